@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: compatibility shims between the supported kernels (6.1 and later).
+ *
+ * The module is written against the newest API; every difference of an
+ * older kernel is bridged here and nowhere else. Shims are selected by
+ * feature probes run in Kbuild (MMB_COMPAT_* defines), never by version
+ * numbers, so distribution backports are honoured.
+ */
+#ifndef _MMB_COMPAT_H
+#define _MMB_COMPAT_H
+
+#endif /* _MMB_COMPAT_H */

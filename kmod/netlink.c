@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the generic netlink family. The interface is documented in
+ * uapi/linux/mmb.h.
+ */
+#include <linux/rtnetlink.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "mmb.h"
+
+static struct genl_family mmb_genl_family;
+
+static const struct nla_policy mmb_dev_policy[MMB_A_IFNAME + 1] = {
+	[MMB_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[MMB_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+};
+
+/* The device a request names, by index or by name. Called under RTNL. */
+static struct net_device *mmb_nl_dev_lookup(struct genl_info *info)
+{
+	struct nlattr *ifindex = info->attrs[MMB_A_IFINDEX];
+	struct nlattr *ifname = info->attrs[MMB_A_IFNAME];
+	struct net *net = genl_info_net(info);
+	struct net_device *dev;
+
+	if (ifindex && ifname) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ifname,
+				    "name the device by index or by name, not both");
+		return ERR_PTR(-EINVAL);
+	}
+	if (ifindex) {
+		dev = __dev_get_by_index(net, nla_get_u32(ifindex));
+	} else if (ifname) {
+		dev = __dev_get_by_name(net, nla_data(ifname));
+	} else {
+		NL_SET_ERR_MSG(info->extack,
+			       "missing device: MMB_A_IFINDEX or MMB_A_IFNAME");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, ifindex ?: ifname,
+				    "no such device in this network namespace");
+		return ERR_PTR(-ENODEV);
+	}
+	return dev;
+}
+
+static int mmb_nl_dev_set(struct genl_info *info, bool enable)
+{
+	struct net_device *dev;
+	int err;
+
+	rtnl_lock();
+	dev = mmb_nl_dev_lookup(info);
+	if (IS_ERR(dev))
+		err = PTR_ERR(dev);
+	else if (enable)
+		err = mmb_dev_enable(dev, info->extack);
+	else
+		err = mmb_dev_disable(dev, info->extack);
+	rtnl_unlock();
+	return err;
+}
+
+static int mmb_nl_dev_enable(struct sk_buff *skb, struct genl_info *info)
+{
+	return mmb_nl_dev_set(info, true);
+}
+
+static int mmb_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
+{
+	return mmb_nl_dev_set(info, false);
+}
+
+static int mmb_nl_put_stats(struct sk_buff *skb, const struct mmb_dev *md)
+{
+	struct mmb_stats st;
+	struct nlattr *nest;
+
+	nest = nla_nest_start(skb, MMB_A_DEV_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	mmb_dev_stats_read(md, &st);
+	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st.packets,
+			      MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
+			      MMB_STATS_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
+			   struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
+	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
+	    mmb_nl_put_stats(skb, md)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+struct mmb_nl_dump_ctx {
+	unsigned long next;	/* index of the next device to send */
+};
+
+static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
+	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_dev *md;
+	unsigned long i = 0;
+
+	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	rtnl_lock();
+	list_for_each_entry(md, &mn->devs, list) {
+		if (i++ < ctx->next)
+			continue;
+		if (mmb_nl_dev_fill(skb, md, cb))
+			break;
+		ctx->next++;
+	}
+	rtnl_unlock();
+	return skb->len;
+}
+
+static const struct genl_ops mmb_genl_ops[] = {
+	{
+		.cmd	= MMB_CMD_DEV_ENABLE,
+		.doit	= mmb_nl_dev_enable,
+		.policy	= mmb_dev_policy,
+		.maxattr = ARRAY_SIZE(mmb_dev_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_DEV_DISABLE,
+		.doit	= mmb_nl_dev_disable,
+		.policy	= mmb_dev_policy,
+		.maxattr = ARRAY_SIZE(mmb_dev_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_DEV_GET,
+		.dumpit	= mmb_nl_dev_dump,
+	},
+};
+
+/* resv_start_op stays 0: every command is validated strictly. */
+static struct genl_family mmb_genl_family __ro_after_init = {
+	.name		= MMB_GENL_NAME,
+	.version	= MMB_GENL_VERSION,
+	.module		= THIS_MODULE,
+	.netnsok	= true,
+	.parallel_ops	= true,
+	.ops		= mmb_genl_ops,
+	.n_ops		= ARRAY_SIZE(mmb_genl_ops),
+};
+
+int __init mmb_genl_register(void)
+{
+	return genl_register_family(&mmb_genl_family);
+}
+
+void mmb_genl_unregister(void)
+{
+	genl_unregister_family(&mmb_genl_family);
+}

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: attaching to devices, counting what the hook sees, and
+ * letting go of devices that disappear.
+ */
+#include <linux/rtnetlink.h>
+
+#include "../kmod/mmb.h"
+#include "util.h"
+
+static int mmbt_enable(struct net_device *dev)
+{
+	int err;
+
+	rtnl_lock();
+	err = mmb_dev_enable(dev, NULL);
+	rtnl_unlock();
+	return err;
+}
+
+static int mmbt_disable(struct net_device *dev)
+{
+	int err;
+
+	rtnl_lock();
+	err = mmb_dev_disable(dev, NULL);
+	rtnl_unlock();
+	return err;
+}
+
+static bool mmbt_enabled(struct net_device *dev)
+{
+	bool on;
+
+	rtnl_lock();
+	on = mmb_dev_get_rtnl(dev);
+	rtnl_unlock();
+	return on;
+}
+
+static void mmbt_stats(struct net_device *dev, struct mmb_stats *st)
+{
+	rtnl_lock();
+	mmb_dev_stats_read(mmb_dev_get_rtnl(dev), st);
+	rtnl_unlock();
+}
+
+static void dev_enable_disable_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_EQ(test, mmbt_enable(dev), 0);
+	KUNIT_EXPECT_TRUE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_PTR_EQ(test, rcu_access_pointer(dev->rx_handler),
+			    (rx_handler_func_t *)mmb_hook);
+	KUNIT_EXPECT_EQ(test, mmbt_enable(dev), -EEXIST);
+	KUNIT_EXPECT_EQ(test, mmbt_disable(dev), 0);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_NULL(test, rcu_access_pointer(dev->rx_handler));
+	KUNIT_EXPECT_EQ(test, mmbt_disable(dev), -ENOENT);
+	mmbt_netdev_destroy(dev);
+}
+
+static void dev_count_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_stats st;
+	struct sk_buff *skb;
+	int i;
+
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	for (i = 0; i < 10; i++) {
+		skb = mmbt_skb_udp4(dev, i);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		mmbt_receive(skb);
+	}
+	/* A frame a tap holds a reference to is seen too. */
+	skb = mmbt_skb_udp4(dev, 100);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_get(skb);
+	mmbt_receive(skb);
+	kfree_skb(skb);
+
+	mmbt_stats(dev, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 11);
+	/* 10 x 28 bytes of headers + 0..9 bytes payload, then 128 bytes */
+	KUNIT_EXPECT_EQ(test, st.bytes, 10 * 28 + 45 + 128);
+	mmbt_netdev_destroy(dev);
+}
+
+static void dev_not_counted_after_disable_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_stats st;
+
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	mmbt_receive(mmbt_skb_udp4(dev, 4));
+	KUNIT_ASSERT_EQ(test, mmbt_disable(dev), 0);
+	mmbt_receive(mmbt_skb_udp4(dev, 4));
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	mmbt_stats(dev, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 0);
+	mmbt_receive(mmbt_skb_udp4(dev, 4));
+	mmbt_stats(dev, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 1);
+	mmbt_netdev_destroy(dev);
+}
+
+static rx_handler_result_t other_handler(struct sk_buff **pskb)
+{
+	return RX_HANDLER_PASS;
+}
+
+static void dev_busy_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+
+	rtnl_lock();
+	KUNIT_ASSERT_EQ(test, netdev_rx_handler_register(dev, other_handler,
+							 NULL), 0);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, mmbt_enable(dev), -EBUSY);
+	KUNIT_EXPECT_PTR_EQ(test, rcu_access_pointer(dev->rx_handler),
+			    (rx_handler_func_t *)other_handler);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	rtnl_lock();
+	netdev_rx_handler_unregister(dev);
+	rtnl_unlock();
+	mmbt_netdev_destroy(dev);
+}
+
+static void dev_loopback_refused_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, mmbt_enable(init_net.loopback_dev), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(init_net.loopback_dev));
+}
+
+static void dev_unregister_detaches_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct mmb_dev *md;
+	bool listed = false;
+
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	mmbt_netdev_destroy(dev);
+	rtnl_lock();
+	list_for_each_entry(md, &mn->devs, list)
+		listed |= md->dev == dev;
+	rtnl_unlock();
+	KUNIT_EXPECT_FALSE(test, listed);
+}
+
+static struct kunit_case mmb_dev_cases[] = {
+	KUNIT_CASE(dev_enable_disable_test),
+	KUNIT_CASE(dev_count_test),
+	KUNIT_CASE(dev_not_counted_after_disable_test),
+	KUNIT_CASE(dev_busy_test),
+	KUNIT_CASE(dev_loopback_refused_test),
+	KUNIT_CASE(dev_unregister_detaches_test),
+	{}
+};
+
+static struct kunit_suite mmb_dev_suite = {
+	.name = "mmb-dev",
+	.test_cases = mmb_dev_cases,
+};
+
+kunit_test_suites(&mmb_dev_suite);

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit helpers: an Ethernet netdev registered for the test, frames
+ * built the way a driver hands them to the stack, and injection through
+ * the real receive path.
+ */
+#include <linux/etherdevice.h>
+#include <linux/ip.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+
+#include "util.h"
+
+static netdev_tx_t mmbt_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops mmbt_netdev_ops = {
+	.ndo_start_xmit = mmbt_xmit,
+};
+
+static void mmbt_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &mmbt_netdev_ops;
+	eth_hw_addr_random(dev);
+}
+
+struct net_device *mmbt_netdev_create(struct kunit *test)
+{
+	struct net_device *dev;
+
+	dev = alloc_netdev(0, "mmbt%d", NET_NAME_UNKNOWN, mmbt_setup);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
+	return dev;
+}
+
+void mmbt_netdev_destroy(struct net_device *dev)
+{
+	unregister_netdev(dev);
+	free_netdev(dev);
+}
+
+/* An Ethernet + IPv4 + UDP frame to @dev, data pointing at L3 after eth_type_trans(). */
+struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload)
+{
+	unsigned int l3len = sizeof(struct iphdr) + sizeof(struct udphdr) + payload;
+	struct sk_buff *skb;
+	struct ethhdr *eth;
+	struct udphdr *uh;
+	struct iphdr *iph;
+
+	skb = alloc_skb(NET_IP_ALIGN + ETH_HLEN + l3len, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_IP_ALIGN);
+	eth = skb_put_zero(skb, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, dev->dev_addr);
+	eth->h_source[5] = 1;
+	eth->h_proto = htons(ETH_P_IP);
+
+	iph = skb_put_zero(skb, sizeof(*iph));
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->tot_len = htons(l3len);
+	iph->saddr = htonl(0xc0000201);		/* 192.0.2.1 */
+	iph->daddr = htonl(0xc6336402);		/* 198.51.100.2 */
+	ip_send_check(iph);
+
+	uh = skb_put_zero(skb, sizeof(*uh) + payload);
+	uh->source = htons(40000);
+	uh->dest = htons(53);
+	uh->len = htons(sizeof(*uh) + payload);
+
+	skb->dev = dev;
+	skb->protocol = eth_type_trans(skb, dev);
+	return skb;
+}
+
+void mmbt_receive(struct sk_buff *skb)
+{
+	local_bh_disable();
+	netif_receive_skb(skb);
+	local_bh_enable();
+}

@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared paths and helpers of the mmb scripts; source it, do not run it.
+
+MMB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+MMB_BUILD=${MMB_BUILD:-$MMB_ROOT/build}
+UML_TREE=$MMB_BUILD/uml/linux
+UML_OUT=$MMB_BUILD/uml/out
+UML_LINUX=$UML_OUT/linux
+
+die() {
+	echo "${0##*/}: $*" >&2
+	exit 1
+}
+
+# The pristine kernel source of a Debian linux-source-X.Y package.
+mmb_kernel_source() {
+	local ver=$1 tarball=/usr/src/linux-source-$1.tar.xz
+	local dir=$MMB_BUILD/linux-source-$ver
+
+	[ -f "$tarball" ] || die "$tarball missing: run scripts/setup"
+	if [ ! -e "$dir/.mmb-extracted" ] || [ "$tarball" -nt "$dir/.mmb-extracted" ]; then
+		rm -rf "$dir"
+		mkdir -p "$MMB_BUILD"
+		tar -C "$MMB_BUILD" -xf "$tarball"
+		touch "$dir/.mmb-extracted"
+	fi
+	echo "$dir"
+}
+
+# The UML tree: linux-source-6.12 with mmb linked in.
+mmb_uml_tree() {
+	local src
+
+	src=$(mmb_kernel_source 6.12)
+	"$MMB_ROOT/scripts/jury-rig" "$src" "$UML_TREE"
+	mkdir -p "$UML_OUT"
+}
+
+# Kernel versions whose headers are installed (Debian amd64 flavour),
+# e.g. "6.1.0-56-amd64 6.12.117+deb12-amd64", oldest first.
+mmb_kernel_versions() {
+	local d
+
+	for d in /usr/src/linux-headers-*-amd64; do
+		[ -d "$d" ] && echo "${d#/usr/src/linux-headers-}"
+	done | sort -V
+}
+
+# The installed kernel version of a series, e.g. "6.1" -> 6.1.0-56-amd64.
+mmb_kernel_version() {
+	mmb_kernel_versions | grep -E "^${1//./\\.}[.-]" | tail -n 1
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmbctl: shared declarations of the command modules.
+ */
+#ifndef MMBCTL_H
+#define MMBCTL_H
+
+#include "nl.h"
+
+/* Exit codes scripts can rely on. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FAIL = 1,		/* the kernel or the system refused */
+	EXIT_USAGE = 2,		/* malformed command line or file */
+};
+
+/* The words of the command being run, for errors that point at one. */
+struct words {
+	int n;
+	char **w;
+	const char *file;	/* NULL on the command line */
+	unsigned int line;
+};
+
+extern struct words cur;
+
+/* Index in cur.w of a word pointer of the command being run. */
+#define AT(p) ((int)((p) - cur.w))
+
+int err_word(int argi, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int err_kernel(const struct mmb_nl_err *err);
+int err_sys(const char *what, int error);
+
+int do_enable(int argc, char **argv);
+int do_disable(int argc, char **argv);
+int do_show_interfaces(int argc, char **argv);
+
+#endif /* MMBCTL_H */

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl: generic netlink plumbing over libmnl. Resolves the "mmb" family,
+ * sends one request, collects its answers and the kernel's extended ACK.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#include "../uapi/linux/mmb.h"
+#include "nl.h"
+
+static struct mnl_socket *sock;
+static uint16_t family_id;
+
+static int family_attr_cb(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
+	    mnl_attr_validate(attr, MNL_TYPE_U16) == 0)
+		*(uint16_t *)data = mnl_attr_get_u16(attr);
+	return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb,
+			      data);
+}
+
+static struct nlmsghdr *msg_start(char *buf, uint16_t type, uint16_t flags,
+				  uint8_t cmd, uint8_t version)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = time(NULL);
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = version;
+	return nlh;
+}
+
+static int talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err);
+
+static int resolve_family(struct mmb_nl_err *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct mmb_req req = { .buf = buf, .bufsize = sizeof(buf) };
+
+	req.nlh = msg_start(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1);
+	mnl_attr_put_strz(req.nlh, CTRL_ATTR_FAMILY_NAME, MMB_GENL_NAME);
+	if (talk(&req, family_cb, &family_id, err) == 0 && family_id)
+		return 0;
+	if (err->error == ENOENT || !family_id)
+		snprintf(err->msg, sizeof(err->msg),
+			 "the mmb kernel module is not loaded (no generic netlink family \"%s\")",
+			 MMB_GENL_NAME);
+	err->error = err->error ?: ENOENT;
+	return -1;
+}
+
+static int nl_open(struct mmb_nl_err *err)
+{
+	int one = 1;
+
+	sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!sock || mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err->error = errno;
+		snprintf(err->msg, sizeof(err->msg), "opening a generic netlink socket");
+		return -1;
+	}
+	/* Older kernels lack these; errors then come without detail. */
+	mnl_socket_setsockopt(sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(sock, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+	return resolve_family(err);
+}
+
+void mmb_nl_close(void)
+{
+	if (sock)
+		mnl_socket_close(sock);
+	sock = NULL;
+}
+
+struct mmb_req *mmb_req_new(uint8_t cmd, uint16_t flags)
+{
+	struct mmb_req *req = calloc(1, sizeof(*req));
+
+	if (!req)
+		return NULL;
+	req->bufsize = MNL_SOCKET_BUFFER_SIZE;
+	req->buf = calloc(1, req->bufsize);
+	if (!req->buf) {
+		free(req);
+		return NULL;
+	}
+	/* The family id is filled in when the request is sent. */
+	req->nlh = msg_start(req->buf, 0, flags, cmd, MMB_GENL_VERSION);
+	return req;
+}
+
+void mmb_req_free(struct mmb_req *req)
+{
+	if (!req)
+		return;
+	free(req->buf);
+	free(req);
+}
+
+void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi)
+{
+	if (req->ntok == MMB_NL_MAX_TOKENS)
+		return;
+	req->tok[req->ntok].off = (const char *)attr - (const char *)req->nlh;
+	req->tok[req->ntok].argi = argi;
+	req->ntok++;
+}
+
+/* The word behind the attribute at @off: the innermost one containing it. */
+static int token_at(const struct mmb_req *req, uint32_t off)
+{
+	int best = -1;
+	uint32_t best_off = 0;
+	unsigned int i;
+
+	for (i = 0; i < req->ntok; i++) {
+		const struct nlattr *a = (void *)((char *)req->nlh + req->tok[i].off);
+
+		if (off >= req->tok[i].off && off < req->tok[i].off + a->nla_len &&
+		    req->tok[i].off >= best_off) {
+			best = req->tok[i].argi;
+			best_off = req->tok[i].off;
+		}
+	}
+	return best;
+}
+
+/* What the callbacks of one exchange share: libmnl passes them one pointer. */
+struct talk {
+	const struct mmb_req *req;
+	struct mmb_nl_err *err;
+	mmb_nl_data_cb cb;
+	void *data;
+};
+
+static int extack_attr_cb(const struct nlattr *attr, void *data)
+{
+	struct talk *t = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case NLMSGERR_ATTR_MSG:
+		if (mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
+			snprintf(t->err->msg, sizeof(t->err->msg), "%s",
+				 mnl_attr_get_str(attr));
+		break;
+	case NLMSGERR_ATTR_OFFS:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			t->err->argi = token_at(t->req, mnl_attr_get_u32(attr));
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int error_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	struct talk *t = data;
+	unsigned int off = sizeof(*e);
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
+		t->err->error = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (e->error == 0)
+		return MNL_CB_STOP;
+	t->err->error = -e->error;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS) {
+		if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+			off += e->msg.nlmsg_len - sizeof(struct nlmsghdr);
+		if (mnl_nlmsg_size(off) <= nlh->nlmsg_len)
+			mnl_attr_parse(nlh, off, extack_attr_cb, t);
+	}
+	return MNL_CB_ERROR;
+}
+
+static int noop_cb(const struct nlmsghdr *nlh, void *data)
+{
+	return MNL_CB_OK;
+}
+
+static int data_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+
+	return t->cb ? t->cb(nlh, t->data) : MNL_CB_OK;
+}
+
+static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
+	[NLMSG_NOOP] = noop_cb,
+	[NLMSG_ERROR] = error_cb,
+};
+
+/*
+ * Send @req and run @cb on each answer until the kernel acknowledges it or
+ * ends the dump. Returns 0, or -1 with @err filled in. The socket is opened
+ * on first use.
+ */
+int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->argi = -1;
+	if (!sock && nl_open(err))
+		return -1;
+	req->nlh->nlmsg_type = family_id;
+	return talk(req, cb, data, err);
+}
+
+static int talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err)
+{
+	char buf[32768];	/* libmnl's MNL_SOCKET_DUMP_SIZE, absent from 1.0.4 */
+	struct talk t = { .req = req, .err = err, .cb = cb, .data = data };
+	unsigned int portid = mnl_socket_get_portid(sock);
+	ssize_t n;
+	int ret;
+
+	if (mnl_socket_sendto(sock, req->nlh, req->nlh->nlmsg_len) < 0) {
+		err->error = errno;
+		return -1;
+	}
+	do {
+		n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+		if (n < 0) {
+			err->error = errno;
+			return -1;
+		}
+		ret = mnl_cb_run2(buf, n, req->nlh->nlmsg_seq, portid, data_cb,
+				  &t, ctl_cbs, NLMSG_MIN_TYPE);
+	} while (ret > 0);
+	if (ret < 0) {
+		if (!err->error)
+			err->error = errno ?: EIO;
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmbctl: talking to the mmb generic netlink family with libmnl.
+ */
+#ifndef MMBCTL_NL_H
+#define MMBCTL_NL_H
+
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+
+#define MMB_NL_MAX_TOKENS 256
+
+/*
+ * One request under construction. Attributes that come from the user's
+ * words are tied to the word (its index in argv) so that an error the
+ * kernel reports against an attribute points at the word.
+ */
+struct mmb_req {
+	struct nlmsghdr *nlh;
+	char *buf;
+	size_t bufsize;
+	unsigned int ntok;
+	struct {
+		uint32_t off;	/* attribute offset in the message */
+		int argi;	/* word it came from */
+	} tok[MMB_NL_MAX_TOKENS];
+};
+
+/* The kernel's answer to a failed request. */
+struct mmb_nl_err {
+	int error;		/* positive errno */
+	char msg[256];		/* extack message, may be empty */
+	int argi;		/* offending word, or -1 */
+};
+
+typedef int (*mmb_nl_data_cb)(const struct nlmsghdr *nlh, void *data);
+
+void mmb_nl_close(void);
+struct mmb_req *mmb_req_new(uint8_t cmd, uint16_t flags);
+void mmb_req_free(struct mmb_req *req);
+void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi);
+int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err);
+
+#endif /* MMBCTL_NL_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl: text and JSON output from the same calls.
+ */
+#include <stdarg.h>
+#include <string.h>
+
+#include "print.h"
+
+#define MAX_DEPTH 16
+
+static FILE *out;
+static bool json, pretty;
+static int depth;
+static unsigned int count[MAX_DEPTH];	/* members written at each level */
+
+void print_init(FILE *f, bool as_json, bool as_pretty)
+{
+	out = f;
+	json = as_json;
+	pretty = as_pretty;
+	depth = 0;
+	count[0] = 0;
+}
+
+bool print_is_json(void)
+{
+	return json;
+}
+
+static void indent(void)
+{
+	int i;
+
+	if (!pretty)
+		return;
+	fputc('\n', out);
+	for (i = 0; i < depth; i++)
+		fputs("    ", out);
+}
+
+static void json_str(const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* Separator and key of the next member. */
+static void member(const char *key)
+{
+	if (count[depth]++)
+		fputc(',', out);
+	indent();
+	if (key) {
+		json_str(key);
+		fputs(pretty ? ": " : ":", out);
+	}
+}
+
+static void open(const char *key, char c)
+{
+	if (!json)
+		return;
+	member(key);
+	fputc(c, out);
+	if (depth < MAX_DEPTH - 1)
+		depth++;
+	count[depth] = 0;
+}
+
+static void close(char c)
+{
+	if (!json)
+		return;
+	if (depth > 0)
+		depth--;
+	if (count[depth + 1])
+		indent();
+	fputc(c, out);
+}
+
+void print_open_array(const char *key)
+{
+	open(key, '[');
+}
+
+void print_close_array(void)
+{
+	close(']');
+}
+
+void print_open_object(const char *key)
+{
+	open(key, '{');
+}
+
+void print_close_object(void)
+{
+	close('}');
+}
+
+void print_string(const char *key, const char *fmt, const char *val)
+{
+	if (json) {
+		if (!key)
+			return;
+		member(key);
+		json_str(val);
+	} else if (fmt) {
+		fprintf(out, fmt, val);
+	}
+}
+
+void print_u64(const char *key, const char *fmt, uint64_t val)
+{
+	if (json) {
+		if (!key)
+			return;
+		member(key);
+		fprintf(out, "%llu", (unsigned long long)val);
+	} else if (fmt) {
+		fprintf(out, fmt, (unsigned long long)val);
+	}
+}
+
+void print_bool(const char *key, const char *fmt, bool val)
+{
+	if (json) {
+		if (!key)
+			return;
+		member(key);
+		fputs(val ? "true" : "false", out);
+	} else if (fmt && val) {
+		fputs(fmt, out);
+	}
+}
+
+void print_text(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (json)
+		return;
+	va_start(ap, fmt);
+	vfprintf(out, fmt, ap);
+	va_end(ap);
+}
+
+void print_finish(void)
+{
+	if (json)
+		fputc('\n', out);
+	fflush(out);
+}
