@@ -191,6 +191,23 @@ static int error_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_ERROR;
 }
 
+/* The end of a dump; it carries the dump's error, if any. */
+static int done_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct talk *t = data;
+	int error;
+
+	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(error)))
+		return MNL_CB_STOP;
+	memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
+	if (error >= 0)
+		return MNL_CB_STOP;
+	t->err->error = -error;
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		mnl_attr_parse(nlh, sizeof(error), extack_attr_cb, t);
+	return MNL_CB_ERROR;
+}
+
 static int noop_cb(const struct nlmsghdr *nlh, void *data)
 {
 	return MNL_CB_OK;
@@ -206,6 +223,7 @@ static int data_cb(const struct nlmsghdr *nlh, void *data)
 static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 	[NLMSG_NOOP] = noop_cb,
 	[NLMSG_ERROR] = error_cb,
+	[NLMSG_DONE] = done_cb,
 };
 
 /*

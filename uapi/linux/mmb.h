@@ -49,6 +49,7 @@ enum mmb_cmd {
 	MMB_CMD_DEV_GET,
 	__MMB_CMD_MAX
 };
+
 #define MMB_CMD_MAX (__MMB_CMD_MAX - 1)
 
 enum mmb_attr {
@@ -59,6 +60,7 @@ enum mmb_attr {
 	MMB_A_DEV_STATS,	/* nest of enum mmb_stats_attr */
 	__MMB_A_MAX
 };
+
 #define MMB_A_MAX (__MMB_A_MAX - 1)
 
 /* Counters of what the hook saw on one device. */
@@ -69,6 +71,7 @@ enum mmb_stats_attr {
 	MMB_STATS_A_BYTES,	/* u64: bytes from the L3 header on */
 	__MMB_STATS_A_MAX
 };
+
 #define MMB_STATS_A_MAX (__MMB_STATS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_MMB_H */

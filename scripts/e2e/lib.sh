@@ -1,0 +1,179 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Helpers of the end-to-end scripts: a three-namespace topology and TAP
+# output. Source it; it expects root, iproute2, python3, jq and mmbctl.
+#
+#   +----------------+      +------------------------------+      +----------------+
+#   | $C  client     |      | $R  router, mmb on r0 and r1 |      | $S  server     |
+#   |  c0 10.0.1.2   +------+ r0 10.0.1.1     r1 10.0.2.1  +------+ s0 10.0.2.2    |
+#   |     fd00:1::2  |      |    fd00:1::1       fd00:2::1 |      |    fd00:2::2   |
+#   +----------------+      +------------------------------+      +----------------+
+
+E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+MMB_ROOT=$(cd "$E2E_DIR/../.." && pwd)
+export PATH=$MMB_ROOT/userspace:$PATH
+TRAFFIC=$E2E_DIR/traffic.py
+
+C=mmb-c-$$
+R=mmb-r-$$
+S=mmb-s-$$
+TMP=$(mktemp -d)
+
+in_c() { ip netns exec "$C" "$@"; }
+in_r() { ip netns exec "$R" "$@"; }
+in_s() { ip netns exec "$S" "$@"; }
+
+# TAP: one line per check, numbered; the plan comes last.
+tap_n=0
+tap_failed=0
+
+ok() {
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n - $*"
+}
+
+not_ok() {
+	tap_n=$((tap_n + 1))
+	tap_failed=$((tap_failed + 1))
+	echo "not ok $tap_n - $*"
+}
+
+diag() {
+	sed 's/^/#   /'
+}
+
+# check DESC CMD...: CMD succeeds.
+check() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		diag <<< "$out"
+	fi
+}
+
+# check_fails DESC CMD...: CMD fails.
+check_fails() {
+	local desc=$1 out
+	shift
+	if out=$("$@" 2>&1); then
+		not_ok "$desc"
+		diag <<< "$out"
+	else
+		ok "$desc"
+	fi
+}
+
+# refused DESC STATUS PATTERN CMD...: CMD exits STATUS and says PATTERN.
+refused() {
+	local desc=$1 want=$2 pattern=$3 out status
+	shift 3
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -eq "$want" ] && grep -q -- "$pattern" <<< "$out"; then
+		ok "$desc"
+	else
+		not_ok "$desc (exit $status, wanted $want and \"$pattern\")"
+		diag <<< "$out"
+	fi
+}
+
+# wait_for SECONDS CMD...: poll CMD until it succeeds.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" > /dev/null 2>&1; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# A background server in namespace $1, ready when it printed "ready";
+# SERVER_PID and SERVER_LOG name it.
+start_server() {
+	local ns=$1
+	shift
+	SERVER_LOG=$(mktemp "$TMP/server.XXXXXX")
+	ip netns exec "$ns" "$@" > "$SERVER_LOG" 2>&1 &
+	SERVER_PID=$!
+	wait_for 20 grep -q '^ready' "$SERVER_LOG"
+}
+
+# The exit status of the last server; its output if it failed.
+server_result() {
+	wait "$SERVER_PID" && return 0
+	cat "$SERVER_LOG"
+	return 1
+}
+
+# mmb counter of a device in the router: dev_stat DEV packets|bytes
+dev_stat() {
+	in_r mmbctl -j show interfaces |
+		jq -er --arg d "$1" --arg k "$2" '.[] | select(.ifname == $d) | .stats[$k]'
+}
+
+# Enabled devices of a namespace, sorted, as one line: "r0 r1"
+enabled_in() {
+	ip netns exec "$1" mmbctl -j show interfaces | jq -r '[.[].ifname] | sort | join(" ")'
+}
+
+topology_up() {
+	ip netns add "$C" && ip netns add "$R" && ip netns add "$S" || return 1
+	ip -n "$C" link add c0 type veth peer name r0 netns "$R" || return 1
+	ip -n "$S" link add s0 type veth peer name r1 netns "$R" || return 1
+	for ns in "$C" "$R" "$S"; do
+		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
+			net.ipv6.conf.default.accept_dad=0
+	done
+	in_r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip -n "$C" addr add 10.0.1.2/24 dev c0
+	ip -n "$C" addr add fd00:1::2/64 dev c0 nodad
+	ip -n "$R" addr add 10.0.1.1/24 dev r0
+	ip -n "$R" addr add fd00:1::1/64 dev r0 nodad
+	ip -n "$R" addr add 10.0.2.1/24 dev r1
+	ip -n "$R" addr add fd00:2::1/64 dev r1 nodad
+	ip -n "$S" addr add 10.0.2.2/24 dev s0
+	ip -n "$S" addr add fd00:2::2/64 dev s0 nodad
+	for dev in "$C c0" "$R r0" "$R r1" "$S s0"; do
+		set -- $dev
+		ip -n "$1" link set "$2" up || return 1
+	done
+	ip -n "$C" route add default via 10.0.1.1
+	ip -n "$C" -6 route add default via fd00:1::1
+	ip -n "$S" route add default via 10.0.2.1
+	ip -n "$S" -6 route add default via fd00:2::1
+}
+
+topology_down() {
+	local pid
+
+	for pid in $(jobs -p); do
+		kill "$pid" 2> /dev/null
+	done
+	wait 2> /dev/null
+	ip netns del "$C" 2> /dev/null
+	ip netns del "$R" 2> /dev/null
+	ip netns del "$S" 2> /dev/null
+	rm -rf "$TMP"
+}
+
+# Kernel log lines from now on are checked by kernel_log_clean.
+kernel_log_mark() {
+	dmesg | wc -l > "$TMP/dmesg.mark"
+}
+
+kernel_log_clean() {
+	local bad
+
+	bad=$(dmesg | tail -n +$(($(cat "$TMP/dmesg.mark") + 1)) |
+		grep -E 'WARNING:|BUG:|Oops|general protection|refcount_t|list_add corruption|list_del corruption|kmemleak|UBSAN|KASAN')
+	[ -z "$bad" ] || { echo "$bad"; return 1; }
+}
+
+tap_end() {
+	echo "1..$tap_n"
+	[ "$tap_failed" -eq 0 ]
+}

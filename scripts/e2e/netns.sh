@@ -1,0 +1,126 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmb end-to-end, foundation: enabling mmb on a router's devices keeps
+# forwarding working (IPv4, IPv6, ICMP, TCP, UDP), the hook counts what it
+# sees, errors are precise and change nothing, devices that go away or
+# change namespace are let go, and (with a module) unload under traffic is
+# clean. Topology in lib.sh. Prints TAP.
+set -u
+
+. "$(dirname "$0")/lib.sh"
+trap topology_down EXIT
+
+kernel_log_mark
+if ! topology_up; then
+	echo "Bail out! cannot build the namespaces"
+	exit 1
+fi
+
+# --- enabling -------------------------------------------------------------
+check "enable r0" in_r mmbctl enable r0
+check "enable r1" in_r mmbctl enable r1
+check "show interfaces lists r0 and r1" \
+	test "$(enabled_in "$R")" = "r0 r1"
+check "text output has a line per device" \
+	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+$'"
+check "state is per namespace: client has none enabled" \
+	test -z "$(enabled_in "$C")"
+
+# --- forwarding through the hook -------------------------------------------
+check "ping client -> server, IPv4" in_c ping -c 3 -i 0.2 -W 2 10.0.2.2
+check "ping client -> server, IPv6" in_c ping -c 3 -i 0.2 -W 2 fd00:2::2
+
+start_server "$S" python3 "$TRAFFIC" tcp-echo-server 5000
+check "TCP 1 MiB echoed, IPv4" in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 5000 1048576
+check "TCP 1 MiB echoed, IPv6" in_c python3 "$TRAFFIC" tcp-client fd00:2::2 5000 1048576
+
+p0=$(dev_stat r0 packets)
+b0=$(dev_stat r0 bytes)
+start_server "$S" python3 "$TRAFFIC" udp-sink 5001 200 20
+check "UDP: 200 datagrams of 100 bytes sent" \
+	in_c python3 "$TRAFFIC" udp-send 10.0.2.2 5001 200 100
+check "UDP: all 200 delivered" server_result
+p1=$(dev_stat r0 packets)
+b1=$(dev_stat r0 bytes)
+check "r0 counted the 200 datagrams ($((p1 - p0)) packets)" \
+	test $((p1 - p0)) -ge 200
+check "r0 counted their bytes ($((b1 - b0)) >= 200 * 128)" \
+	test $((b1 - b0)) -ge $((200 * 128))
+check "r1 counted the replies" test "$(dev_stat r1 packets)" -ge 6
+
+# --- errors are precise and change nothing ---------------------------------
+in_r ip link add br0 type bridge
+in_r ip link add b0 type veth peer name b1
+in_r ip link set b0 master br0
+refused "enable a missing device" 1 "no such device" in_r mmbctl enable nosuchdev
+refused "enable twice" 1 "already enabled" in_r mmbctl enable r0
+refused "enable a bridge port" 1 "already has an rx_handler" in_r mmbctl enable b0
+refused "enable loopback" 1 "loopback" in_r mmbctl enable lo
+refused "enable without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl enable b1
+refused "disable without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl disable r0
+refused "disable a device mmb is not on" 1 "not enabled" in_r mmbctl disable b1
+refused "enable without a device is a usage error" 2 "missing IFACE" in_r mmbctl enable
+refused "unknown command is a usage error" 2 "unknown command" in_r mmbctl frobnicate
+check "after the refusals, still exactly r0 and r1" \
+	test "$(enabled_in "$R")" = "r0 r1"
+check "a bridge can still enslave a device mmb does not hold" \
+	in_r ip link set b1 master br0
+check_fails "a bridge cannot enslave a device mmb holds" \
+	in_r ip link set r0 master br0
+
+# --- devices that go away or move ------------------------------------------
+in_r ip link add d0 type veth peer name d1
+check "enable d0" in_r mmbctl enable d0
+check "deleting d0 lets it go" bash -c "ip netns exec $R ip link del d0 &&
+	test \"\$(ip netns exec $R mmbctl -j show interfaces | jq -r '[.[].ifname]|sort|join(\" \")')\" = 'r0 r1'"
+in_r ip link add m0 type veth peer name m1
+check "enable m0" in_r mmbctl enable m0
+check "moving m0 to another namespace lets it go" bash -c "ip -n $R link set m0 netns $C &&
+	test \"\$(ip netns exec $R mmbctl -j show interfaces | jq -r '[.[].ifname]|sort|join(\" \")')\" = 'r0 r1' &&
+	test -z \"\$(ip netns exec $C mmbctl -j show interfaces | jq -r '.[].ifname')\""
+check "m0 can be enabled in its new namespace" in_c mmbctl enable m0
+check "and disabled there" in_c mmbctl disable m0
+
+# --- disable, and toggling under traffic -----------------------------------
+check "disable r1" in_r mmbctl disable r1
+check "r1 no longer listed" test "$(enabled_in "$R")" = "r0"
+check "ping still works with r1 disabled" in_c ping -c 2 -i 0.2 -W 2 10.0.2.2
+check "enable r1 again" in_r mmbctl enable r1
+check "counters start from zero after re-enabling" \
+	test "$(dev_stat r1 packets)" -lt 5
+
+start_server "$S" python3 "$TRAFFIC" udp-sink 5002 1000000 3
+in_c python3 "$TRAFFIC" udp-stream 10.0.2.2 5002 2 &
+toggled=0
+for i in $(seq 20); do
+	in_r mmbctl disable r0 && in_r mmbctl enable r0 && toggled=$((toggled + 1))
+done
+wait $! 2> /dev/null
+wait "$SERVER_PID" 2> /dev/null
+check "20 disable/enable cycles of r0 under traffic all succeeded" test "$toggled" -eq 20
+check "traffic kept flowing through the cycles ($(tail -n 1 "$SERVER_LOG") datagrams)" \
+	test "$(tail -n 1 "$SERVER_LOG")" -gt 100
+check "ping after the cycles" in_c ping -c 2 -i 0.2 -W 2 fd00:2::2
+
+# --- module unload under traffic (qemu, where mmb is a module) --------------
+if [ -n "${MMB_KO:-}" ]; then
+	in_c ping -i 0.05 -W 1 10.0.2.2 > "$TMP/ping" 2>&1 &
+	pinger=$!
+	sleep 1
+	check "rmmod while traffic flows through enabled devices" rmmod mmb
+	sleep 1
+	kill "$pinger" 2> /dev/null
+	wait "$pinger" 2> /dev/null
+	check "module gone" test ! -e /sys/module/mmb
+	check "no rx_handler left: r0 can join a bridge" \
+		bash -c "ip -n $R link set r0 master br0 && ip -n $R link set r0 nomaster"
+	check "forwarding still works after unload" in_c ping -c 2 -i 0.2 -W 2 10.0.2.2
+	check "insmod again" insmod "$MMB_KO"
+	check "nothing enabled after reload" test -z "$(enabled_in "$R")"
+fi
+
+check "kernel log has no warnings" kernel_log_clean
+tap_end
