@@ -75,7 +75,9 @@ int err_word(int argi, const char *fmt, ...)
 
 int err_kernel(const struct mmb_nl_err *err)
 {
-	if (err->error == EPERM)
+	if (err->local)
+		fprintf(stderr, "Error: %s\n", err->msg);
+	else if (err->error == EPERM)
 		fprintf(stderr, "Error: %s (mmbctl needs CAP_NET_ADMIN)\n",
 			strerror(err->error));
 	else if (err->msg[0])

@@ -59,10 +59,12 @@ static int resolve_family(struct mmb_nl_err *err)
 	mnl_attr_put_strz(req.nlh, CTRL_ATTR_FAMILY_NAME, MMB_GENL_NAME);
 	if (talk(&req, family_cb, &family_id, err) == 0 && family_id)
 		return 0;
-	if (err->error == ENOENT || !family_id)
+	if (err->error == ENOENT || !family_id) {
+		err->local = true;
 		snprintf(err->msg, sizeof(err->msg),
 			 "the mmb kernel module is not loaded (no generic netlink family \"%s\")",
 			 MMB_GENL_NAME);
+	}
 	err->error = err->error ?: ENOENT;
 	return -1;
 }
@@ -74,7 +76,9 @@ static int nl_open(struct mmb_nl_err *err)
 	sock = mnl_socket_open(NETLINK_GENERIC);
 	if (!sock || mnl_socket_bind(sock, 0, MNL_SOCKET_AUTOPID) < 0) {
 		err->error = errno;
-		snprintf(err->msg, sizeof(err->msg), "opening a generic netlink socket");
+		err->local = true;
+		snprintf(err->msg, sizeof(err->msg),
+			 "cannot open a generic netlink socket: %s", strerror(errno));
 		return -1;
 	}
 	/* Older kernels lack these; errors then come without detail. */

@@ -5,6 +5,7 @@
 #ifndef MMBCTL_NL_H
 #define MMBCTL_NL_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <libmnl/libmnl.h>
 
@@ -30,6 +31,7 @@ struct mmb_req {
 struct mmb_nl_err {
 	int error;		/* positive errno */
 	char msg[256];		/* extack message, may be empty */
+	bool local;		/* msg is mmbctl's own, complete sentence */
 	int argi;		/* offending word, or -1 */
 };
 

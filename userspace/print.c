@@ -64,7 +64,8 @@ static void member(const char *key)
 {
 	if (count[depth]++)
 		fputc(',', out);
-	indent();
+	if (depth)
+		indent();
 	if (key) {
 		json_str(key);
 		fputs(pretty ? ": " : ":", out);

@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmb: everything runs as root on Debian bookworm (amd64).
+#
+#   make run      install what is needed, boot a VM, load mmb, show it working
+#   make check    install what is needed, run every test; ends "N passed, N failed"
+#   make          build mmb.ko for every installed kernel and userspace/mmbctl
+#
+# The kernel build itself reads Kbuild, not this file.
+
+all: modules mmbctl
+
+setup:
+	scripts/setup
+
+modules:
+	scripts/build-module
+
+mmbctl:
+	$(MAKE) -C userspace
+
+check: setup
+	scripts/check
+
+run: setup
+	scripts/demo
+
+kunit:
+	scripts/kunit
+
+clean:
+	$(MAKE) -C userspace clean
+	rm -rf build/mod build/check build/vm
+
+.PHONY: all setup modules mmbctl check run kunit clean

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The one printer: the same calls give the expected text and valid JSON.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "print.h"
+
+static int n, failed;
+
+static void expect(const char *name, const char *got, const char *want)
+{
+	n++;
+	if (!strcmp(got, want)) {
+		printf("ok %d - print: %s\n", n, name);
+		return;
+	}
+	failed++;
+	printf("not ok %d - print: %s\n#   got:  %s\n#   want: %s\n", n, name, got, want);
+}
+
+/* What show interfaces prints for two devices. */
+static void emit(void)
+{
+	static const char *names[] = { "r0", "we\"ird\\\n" };
+	int i;
+
+	print_open_array(NULL);
+	for (i = 0; i < 2; i++) {
+		print_open_object(NULL);
+		print_u64("ifindex", "%llu: ", 3 + i);
+		print_string("ifname", "%s:", names[i]);
+		print_open_object("stats");
+		print_u64("packets", " packets %llu", 18446744073709551615ULL);
+		print_u64("bytes", " bytes %llu", 0);
+		print_close_object();
+		print_bool("up", " up", i == 0);
+		print_close_object();
+		print_text("\n");
+	}
+	print_close_array();
+	print_finish();
+}
+
+static void run(const char *name, int json, int pretty, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	print_init(f, json, pretty);
+	emit();
+	fclose(f);
+	expect(name, buf, want);
+	free(buf);
+}
+
+static void empty(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	print_init(f, 1, 0);
+	print_open_array(NULL);
+	print_close_array();
+	print_finish();
+	fclose(f);
+	expect("empty JSON array", buf, "[]\n");
+	free(buf);
+}
+
+int main(void)
+{
+	run("text", 0, 0,
+	    "3: r0: packets 18446744073709551615 bytes 0 up\n"
+	    "4: we\"ird\\\n: packets 18446744073709551615 bytes 0\n");
+	run("JSON, escaped, u64 max", 1, 0,
+	    "[{\"ifindex\":3,\"ifname\":\"r0\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":true},"
+	    "{\"ifindex\":4,\"ifname\":\"we\\\"ird\\\\\\n\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":false}]\n");
+	run("pretty JSON", 1, 1,
+	    "[\n    {\n        \"ifindex\": 3,\n        \"ifname\": \"r0\",\n        \"stats\": {\n"
+	    "            \"packets\": 18446744073709551615,\n            \"bytes\": 0\n        },\n"
+	    "        \"up\": true\n    },\n    {\n        \"ifindex\": 4,\n"
+	    "        \"ifname\": \"we\\\"ird\\\\\\n\",\n        \"stats\": {\n"
+	    "            \"packets\": 18446744073709551615,\n            \"bytes\": 0\n        },\n"
+	    "        \"up\": false\n    }\n]\n");
+	empty();
+	printf("1..%d\n", n);
+	return failed != 0;
+}
