@@ -89,7 +89,56 @@ static void dev_count_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
-static void dev_not_counted_after_disable_test(struct kunit *test)
+/* What a protocol handler bound to the test device received. */
+static struct {
+	int count;
+	int same;
+	const u8 *want;
+	unsigned int len;
+} delivered;
+
+static int deliver_rcv(struct sk_buff *skb, struct net_device *dev,
+		       struct packet_type *pt, struct net_device *orig_dev)
+{
+	delivered.count++;
+	if (skb->len == delivered.len && !skb_linearize(skb) &&
+	    !memcmp(skb->data, delivered.want, skb->len))
+		delivered.same++;
+	kfree_skb(skb);
+	return 0;
+}
+
+static void dev_passes_unchanged_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct packet_type pt = {
+		.type = htons(ETH_P_IP),
+		.func = deliver_rcv,
+		.dev = dev,
+	};
+	struct sk_buff *skb;
+	u8 want[64];
+	int i;
+
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	dev_add_pack(&pt);
+	memset(&delivered, 0, sizeof(delivered));
+	for (i = 0; i < 5; i++) {
+		skb = mmbt_skb_udp4(dev, 36);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, skb->len, sizeof(want));
+		memcpy(want, skb->data, sizeof(want));
+		delivered.want = want;
+		delivered.len = sizeof(want);
+		mmbt_receive(skb);
+	}
+	dev_remove_pack(&pt);
+	KUNIT_EXPECT_EQ(test, delivered.count, 5);
+	KUNIT_EXPECT_EQ(test, delivered.same, 5);
+	mmbt_netdev_destroy(dev);
+}
+
+static void dev_reenable_counts_afresh_test(struct kunit *test)
 {
 	struct net_device *dev = mmbt_netdev_create(test);
 	struct mmb_stats st;
@@ -155,7 +204,8 @@ static void dev_unregister_detaches_test(struct kunit *test)
 static struct kunit_case mmb_dev_cases[] = {
 	KUNIT_CASE(dev_enable_disable_test),
 	KUNIT_CASE(dev_count_test),
-	KUNIT_CASE(dev_not_counted_after_disable_test),
+	KUNIT_CASE(dev_passes_unchanged_test),
+	KUNIT_CASE(dev_reenable_counts_afresh_test),
 	KUNIT_CASE(dev_busy_test),
 	KUNIT_CASE(dev_loopback_refused_test),
 	KUNIT_CASE(dev_unregister_detaches_test),
