@@ -10,4 +10,11 @@
 #ifndef _MMB_COMPAT_H
 #define _MMB_COMPAT_H
 
+/* 6.12 moved the unaligned accessors to <linux/unaligned.h>. */
+#ifdef MMB_HAVE_LINUX_UNALIGNED_H
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 #endif /* _MMB_COMPAT_H */

@@ -52,6 +52,7 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
 		goto err_free;
 	}
 	md->dev = dev;
+	md->mn = mn;
 
 	err = netdev_rx_handler_register(dev, mmb_hook, md);
 	if (err) {
@@ -98,26 +99,6 @@ void mmb_dev_disable_all(struct mmb_net *mn)
 	ASSERT_RTNL();
 	list_for_each_entry_safe(md, tmp, &mn->devs, list)
 		mmb_dev_detach(md);
-}
-
-void mmb_dev_stats_read(const struct mmb_dev *md, struct mmb_stats *st)
-{
-	int cpu;
-
-	memset(st, 0, sizeof(*st));
-	for_each_possible_cpu(cpu) {
-		const struct mmb_pcpu_stats *s = per_cpu_ptr(md->stats, cpu);
-		unsigned int start;
-		u64 packets, bytes;
-
-		do {
-			start = u64_stats_fetch_begin(&s->syncp);
-			packets = u64_stats_read(&s->packets);
-			bytes = u64_stats_read(&s->bytes);
-		} while (u64_stats_fetch_retry(&s->syncp, start));
-		st->packets += packets;
-		st->bytes += bytes;
-	}
 }
 
 /*

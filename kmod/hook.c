@@ -1,33 +1,53 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmb: the datapath. Runs in softirq under RCU for every frame received on
- * an enabled device, before the protocol handlers (ip_rcv, ipv6_rcv).
+ * an enabled device, before the protocol handlers (ip_rcv, ipv6_rcv):
+ * parse, classify, then drop, or rewrite and pass on to the stack.
  */
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
 #include "mmb.h"
 
-static void mmb_count(struct mmb_dev *md, const struct sk_buff *skb)
+static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb)
 {
-	struct mmb_pcpu_stats *s = this_cpu_ptr(md->stats);
-
-	u64_stats_update_begin(&s->syncp);
-	u64_stats_add(&s->packets, skb_shinfo(skb)->gso_segs ?: 1);
-	u64_stats_add(&s->bytes, skb->len);
-	u64_stats_update_end(&s->syncp);
+	mmb_stats_count(md->stats, skb, true);
+	kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+	return RX_HANDLER_CONSUMED;
 }
 
 rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
+	const struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
 	struct mmb_dev *md;
+	unsigned int i;
 
 	/* Frames we sent to ourselves (dev_loopback_xmit) are not ingress. */
 	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
 		return RX_HANDLER_PASS;
 
 	md = rcu_dereference(skb->dev->rx_handler_data);
-	mmb_count(md, skb);
+	rs = rcu_dereference(md->mn->rules);
+	if (!rs || !mmb_ruleset_count(rs) || mmb_parse(skb, &pkt))
+		goto pass;
+
+	mmb_classify(rs, &pkt, skb, &v);
+	if (v.drop && !v.accept)
+		return mmb_drop(md, skb);
+	if (!v.nrw)
+		goto pass;
+
+	skb = skb_share_check(skb, GFP_ATOMIC);
+	if (!skb)
+		return RX_HANDLER_CONSUMED;
+	*pskb = skb;
+	for (i = 0; i < v.nrw; i++)
+		if (mmb_rewrite(skb, &pkt, v.rw[i]))
+			return mmb_drop(md, skb);	/* no memory to write */
+pass:
+	mmb_stats_count(md->stats, skb, false);
 	return RX_HANDLER_PASS;
 }

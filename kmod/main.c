@@ -13,8 +13,14 @@ unsigned int mmb_net_id __read_mostly;
 static int __net_init mmb_net_init(struct net *net)
 {
 	struct mmb_net *mn = mmb_pernet(net);
+	struct mmb_ruleset *rs = mmb_ruleset_create();
 
+	if (!rs)
+		return -ENOMEM;
 	INIT_LIST_HEAD(&mn->devs);
+	mutex_init(&mn->lock);
+	mn->next_handle = 1;
+	rcu_assign_pointer(mn->rules, rs);
 	return 0;
 }
 
@@ -25,6 +31,8 @@ static void __net_exit mmb_net_exit(struct net *net)
 	rtnl_lock();
 	mmb_dev_disable_all(mn);
 	rtnl_unlock();
+	/* No device can reach the rules any more. */
+	mmb_ruleset_destroy(rcu_dereference_protected(mn->rules, true));
 }
 
 static struct pernet_operations mmb_net_ops = {
@@ -38,6 +46,7 @@ static int __init mmb_init(void)
 {
 	int err;
 
+	mmb_fields_init();
 	err = register_pernet_subsys(&mmb_net_ops);
 	if (err)
 		return err;
@@ -61,6 +70,7 @@ static void __exit mmb_exit(void)
 	mmb_genl_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
+	rcu_barrier();		/* rules freed with call_rcu */
 }
 
 module_init(mmb_init);

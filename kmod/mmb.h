@@ -8,6 +8,7 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
 #include <linux/u64_stats_sync.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -15,17 +16,185 @@
 #include "compat.h"
 #include "../uapi/linux/mmb.h"
 
-/* Per-CPU counters of one enabled device; written only in softirq. */
+/* Per-CPU counters of a device or a rule; written only in softirq. */
 struct mmb_pcpu_stats {
 	u64_stats_t packets;
 	u64_stats_t bytes;
+	u64_stats_t dropped;
 	struct u64_stats_sync syncp;
 };
 
 struct mmb_stats {
 	u64 packets;
 	u64 bytes;
+	u64 dropped;
 };
+
+void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st);
+
+/* Count a packet (its GRO segments) in this CPU's counters. */
+static inline void mmb_stats_count(struct mmb_pcpu_stats __percpu *pcpu,
+				   const struct sk_buff *skb, bool dropped)
+{
+	struct mmb_pcpu_stats *s = this_cpu_ptr(pcpu);
+	unsigned int segs = skb_shinfo(skb)->gso_segs ?: 1;
+
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_add(&s->packets, segs);
+	u64_stats_add(&s->bytes, skb->len);
+	if (dropped)
+		u64_stats_add(&s->dropped, segs);
+	u64_stats_update_end(&s->syncp);
+}
+
+/*
+ * The canonical header image of a packet: fixed offsets whatever the IP
+ * options, IPv6 extension headers and TCP options. Rule masks and keys
+ * refer to it; it is compared in 16-byte chunks of two u64 words.
+ *
+ *   0  family (4 or 6)      1  L4 protocol       2  MMB_KF_* flags
+ *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
+ *   8  ingress ifindex (big endian)
+ *  20  IPv4 header bytes 0-19 (addresses in chunk 2)
+ *  24  IPv6 header bytes 0-39 (addresses in chunks 2 and 3)
+ *  64  L4 header bytes 4-19
+ */
+#define MMB_KEY_CHUNKS		5
+#define MMB_IMG_FAMILY		0
+#define MMB_IMG_L4PROTO		1
+#define MMB_IMG_FLAGS		2
+#define MMB_IMG_L4_LO		4
+#define MMB_IMG_IFINDEX		8
+#define MMB_IMG_IP4		20
+#define MMB_IMG_IP6		24
+#define MMB_IMG_L4_HI		64
+
+#define MMB_KF_L4		0x01	/* the whole fixed L4 header is there */
+#define MMB_KF_FRAG		0x02	/* an IP fragment */
+#define MMB_KF_LATER		0x04	/* a fragment other than the first */
+
+struct mmb_chunk {
+	u64 w[2];
+};
+
+struct mmb_key {
+	union {
+		struct mmb_chunk c[MMB_KEY_CHUNKS];
+		u8 b[MMB_KEY_CHUNKS * 16];
+	};
+};
+
+/* A parsed packet; offsets count from the network header (skb->data). */
+struct mmb_pkt {
+	struct mmb_key key;
+	u16 l4off;		/* L4 header */
+	u16 l7off;		/* L4 payload (after TCP options, UDP, ICMP) */
+	u16 end;		/* end of the IP packet */
+};
+
+int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);
+
+/* Where a field lives: in the header (for rewrites) and in the image. */
+enum { MMB_HDR_NONE, MMB_HDR_META, MMB_HDR_L3, MMB_HDR_L4, MMB_HDR_PAYLOAD };
+
+struct mmb_field_info {
+	const char *name;
+	u8 family;		/* 0, 4 or 6 */
+	u8 l4;			/* 0 or the IP protocol of its header */
+	u8 bits;		/* 0: byte string */
+	u8 hdr;			/* MMB_HDR_* */
+	u8 hoff;		/* byte offset in that header */
+	u8 len;			/* bytes spanned: 1, 2, 3, 4 or 16 */
+	u8 shift;		/* value = (bytes & mask) >> shift */
+	u32 mask;		/* bits of the bytes (len <= 4) */
+	u8 img;			/* image offset of the first byte */
+};
+
+void __init mmb_fields_init(void);
+const struct mmb_field_info *mmb_field(unsigned int id);
+u32 mmb_img_read(const struct mmb_key *key, unsigned int off, unsigned int len);
+
+/* A rule as given: what netlink carries, what "list" shows. */
+#define MMB_MAX_MATCHES		32
+#define MMB_MAX_TARGETS		16
+
+struct mmb_match_spec {
+	u16 field;
+	u8 op;
+	u8 plen;		/* prefix length of an address, else its bits */
+	u8 vlen;
+	u8 value[MMB_PAYLOAD_MAX];
+	const struct nlattr *attr;	/* for errors, while adding */
+};
+
+struct mmb_target_spec {
+	u8 type;
+	u16 field;
+	u8 plen;
+	u8 vlen;
+	u32 rate;
+	u8 value[16];
+	const struct nlattr *attr;
+};
+
+struct mmb_rule_spec {
+	unsigned int nmatches;
+	unsigned int ntargets;
+	struct mmb_match_spec m[MMB_MAX_MATCHES];
+	struct mmb_target_spec t[MMB_MAX_TARGETS];
+};
+
+/* A compiled rule. Immutable once published; freed after a grace period. */
+struct mmb_rule {
+	u32 handle;
+	u8 nslow;		/* matches checked after the hash probe */
+	u8 nmatches;
+	u8 ntargets;
+	bool accept;
+	bool drop;
+	bool rewrite;
+	u32 drop_rate;		/* millionths */
+	struct mmb_key mask;
+	struct mmb_key key;
+	struct mmb_pcpu_stats __percpu *stats;
+	struct rcu_head rcu;
+	u8 slow[MMB_MAX_MATCHES];
+	struct mmb_match_spec *m;
+	struct mmb_target_spec *t;
+};
+
+struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
+				 struct netlink_ext_ack *extack);
+void mmb_rule_free(struct mmb_rule *rule);
+bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb);
+bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
+		    const struct sk_buff *skb);
+
+/* The rules of a namespace: per-mask hash tables (classify.c). */
+struct mmb_ruleset;
+
+struct mmb_verdict {
+	bool accept;
+	bool drop;
+	unsigned int nrw;
+#define MMB_MAX_REWRITES 32
+	const struct mmb_rule *rw[MMB_MAX_REWRITES];
+};
+
+struct mmb_ruleset *mmb_ruleset_create(void);
+void mmb_ruleset_destroy(struct mmb_ruleset *rs);
+int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);
+int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
+struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
+struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
+unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
+void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+		  struct sk_buff *skb, struct mmb_verdict *v);
+
+/* rewrite.c */
+int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,
+		const struct mmb_rule *rule);
 
 /*
  * One device mmb is enabled on. It is the device's rx_handler_data; the
@@ -33,6 +202,7 @@ struct mmb_stats {
  */
 struct mmb_dev {
 	struct net_device *dev;
+	struct mmb_net *mn;
 	netdevice_tracker dev_tracker;
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;
@@ -41,6 +211,9 @@ struct mmb_dev {
 /* Per network namespace state. */
 struct mmb_net {
 	struct list_head devs;		/* enabled devices, RTNL */
+	struct mutex lock;		/* serialises rule changes */
+	struct mmb_ruleset __rcu *rules;
+	u32 next_handle;		/* under lock */
 };
 
 extern unsigned int mmb_net_id;
@@ -55,7 +228,6 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack);
 int mmb_dev_disable(struct net_device *dev, struct netlink_ext_ack *extack);
 struct mmb_dev *mmb_dev_get_rtnl(const struct net_device *dev);
 void mmb_dev_disable_all(struct mmb_net *mn);
-void mmb_dev_stats_read(const struct mmb_dev *md, struct mmb_stats *st);
 int mmb_dev_notifier_register(void);
 void mmb_dev_notifier_unregister(void);
 

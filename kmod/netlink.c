@@ -73,18 +73,21 @@ static int mmb_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return mmb_nl_dev_set(info, false);
 }
 
-static int mmb_nl_put_stats(struct sk_buff *skb, const struct mmb_dev *md)
+static int mmb_nl_put_stats(struct sk_buff *skb, int type,
+			    struct mmb_pcpu_stats __percpu *pcpu)
 {
 	struct mmb_stats st;
 	struct nlattr *nest;
 
-	nest = nla_nest_start(skb, MMB_A_DEV_STATS);
+	nest = nla_nest_start(skb, type);
 	if (!nest)
 		return -EMSGSIZE;
-	mmb_dev_stats_read(md, &st);
+	mmb_stats_read(pcpu, &st);
 	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st.packets,
 			      MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
+			      MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, st.dropped,
 			      MMB_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
@@ -104,7 +107,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
-	    mmb_nl_put_stats(skb, md)) {
+	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -113,7 +116,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 }
 
 struct mmb_nl_dump_ctx {
-	unsigned long next;	/* index of the next device to send */
+	u64 next;		/* index of the next device, handle of the next rule */
 };
 
 static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
@@ -136,6 +139,342 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* --- rules ------------------------------------------------------------- */
+
+static const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
+	[MMB_MATCH_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
+	[MMB_MATCH_A_OP]	= NLA_POLICY_MAX(NLA_U8, MMB_OP_MAX),
+	[MMB_MATCH_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_PAYLOAD_MAX },
+	[MMB_MATCH_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
+};
+
+/* Not const: 6.1's policy takes a plain pointer. */
+static struct netlink_range_validation mmb_rate_range = {
+	.min = 1,
+	.max = MMB_RATE_ALWAYS,
+};
+
+static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
+	[MMB_TARGET_A_TYPE]	= NLA_POLICY_MAX(NLA_U8, MMB_TARGET_MAX),
+	[MMB_TARGET_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
+	[MMB_TARGET_A_VALUE]	= { .type = NLA_BINARY, .len = 16 },
+	[MMB_TARGET_A_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_rate_range),
+};
+
+static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
+	[MMB_RULE_A_HANDLE]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[MMB_RULE_A_MATCHES]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
+	[MMB_RULE_A_TARGETS]	= NLA_POLICY_NESTED_ARRAY(mmb_target_policy),
+};
+
+static const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
+	[MMB_A_RULE]		= NLA_POLICY_NESTED(mmb_rule_policy),
+};
+
+static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_match_spec *m,
+			      struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MMB_MATCH_A_MAX + 1];
+	const struct mmb_field_info *f;
+	int err;
+
+	err = nla_parse_nested(tb, MMB_MATCH_A_MAX, attr, mmb_match_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_MATCH_A_FIELD))
+		return -EINVAL;
+	m->attr = attr;
+	m->field = nla_get_u16(tb[MMB_MATCH_A_FIELD]);
+	f = mmb_field(m->field);
+	m->op = tb[MMB_MATCH_A_OP] ? nla_get_u8(tb[MMB_MATCH_A_OP]) : MMB_OP_EQ;
+	m->plen = tb[MMB_MATCH_A_PREFIX] ? nla_get_u8(tb[MMB_MATCH_A_PREFIX]) : f->bits;
+	if (tb[MMB_MATCH_A_VALUE]) {
+		m->attr = tb[MMB_MATCH_A_VALUE];
+		m->vlen = nla_len(tb[MMB_MATCH_A_VALUE]);
+		memcpy(m->value, nla_data(tb[MMB_MATCH_A_VALUE]), m->vlen);
+	} else if (m->field != MMB_FIELD_ALL) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "match has no value");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_target_spec *t,
+			       struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MMB_TARGET_A_MAX + 1];
+	int err;
+
+	err = nla_parse_nested(tb, MMB_TARGET_A_MAX, attr, mmb_target_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_TYPE))
+		return -EINVAL;
+	t->attr = attr;
+	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
+	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
+					  MMB_RATE_ALWAYS;
+	if (t->type != MMB_TARGET_MOD)
+		return 0;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD) ||
+	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
+		return -EINVAL;
+	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
+	t->attr = tb[MMB_TARGET_A_VALUE];
+	t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
+	memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);
+	t->plen = mmb_field(t->field)->bits;
+	if (tb[MMB_TARGET_A_RATE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_rule_spec *spec,
+			     struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	int rem, err;
+
+	nla_for_each_nested(a, tb[MMB_RULE_A_MATCHES], rem) {
+		if (spec->nmatches == MMB_MAX_MATCHES) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "more than 32 matches");
+			return -E2BIG;
+		}
+		err = mmb_nl_parse_match(a, &spec->m[spec->nmatches++], extack);
+		if (err)
+			return err;
+	}
+	nla_for_each_nested(a, tb[MMB_RULE_A_TARGETS], rem) {
+		if (spec->ntargets == MMB_MAX_TARGETS) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "more than 16 targets");
+			return -E2BIG;
+		}
+		err = mmb_nl_parse_target(a, &spec->t[spec->ntargets++], extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static struct mmb_ruleset *mmb_nl_rules(struct mmb_net *mn)
+{
+	return rcu_dereference_protected(mn->rules, lockdep_is_held(&mn->lock));
+}
+
+static int mmb_nl_rule_attrs(struct genl_info *info, struct nlattr **tb)
+{
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_RULE))
+		return -EINVAL;
+	return nla_parse_nested(tb, MMB_RULE_A_MAX, info->attrs[MMB_A_RULE],
+				mmb_rule_policy, info->extack);
+}
+
+static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct nlattr *tb[MMB_RULE_A_MAX + 1];
+	struct mmb_rule_spec *spec;
+	struct mmb_rule *rule;
+	struct sk_buff *reply;
+	struct nlattr *nest;
+	void *hdr;
+	int err;
+
+	err = mmb_nl_rule_attrs(info, tb);
+	if (err)
+		return err;
+	if (tb[MMB_RULE_A_HANDLE]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE],
+				    "handles are chosen by the kernel");
+		return -EINVAL;
+	}
+	spec = kzalloc(sizeof(*spec), GFP_KERNEL);
+	if (!spec)
+		return -ENOMEM;
+	err = mmb_nl_parse_rule(tb, spec, info->extack);
+	rule = err ? ERR_PTR(err) : mmb_rule_create(spec, info->extack);
+	kfree(spec);
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+
+	/* Everything that can fail after the rule is published, first. */
+	err = -ENOMEM;
+	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!reply)
+		goto err_rule;
+	hdr = genlmsg_put_reply(reply, info, &mmb_genl_family, 0, MMB_CMD_RULE_ADD);
+	nest = hdr ? nla_nest_start(reply, MMB_A_RULE) : NULL;
+	if (!nest)
+		goto err_reply;
+
+	mutex_lock(&mn->lock);
+	rule->handle = mn->next_handle;
+	err = rule->handle ? mmb_ruleset_insert(mmb_nl_rules(mn), rule) : -ENOSPC;
+	if (!err)
+		mn->next_handle++;
+	mutex_unlock(&mn->lock);
+	if (err)
+		goto err_reply;
+
+	nla_put_u32(reply, MMB_RULE_A_HANDLE, rule->handle);
+	nla_nest_end(reply, nest);
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+
+err_reply:
+	nlmsg_free(reply);
+err_rule:
+	mmb_rule_free(rule);
+	return err;
+}
+
+static int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct nlattr *tb[MMB_RULE_A_MAX + 1];
+	struct mmb_ruleset *rs;
+	struct mmb_rule *rule;
+	int err;
+
+	err = mmb_nl_rule_attrs(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[MMB_A_RULE], tb,
+			      MMB_RULE_A_HANDLE))
+		return -EINVAL;
+	mutex_lock(&mn->lock);
+	rs = mmb_nl_rules(mn);
+	rule = mmb_ruleset_find(rs, nla_get_u32(tb[MMB_RULE_A_HANDLE]));
+	if (rule) {
+		err = mmb_ruleset_remove(rs, rule);
+	} else {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE],
+				    "no rule with this handle");
+		err = -ENOENT;
+	}
+	mutex_unlock(&mn->lock);
+	return err;
+}
+
+static int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct mmb_ruleset *new = mmb_ruleset_create(), *old;
+
+	if (!new)
+		return -ENOMEM;
+	mutex_lock(&mn->lock);
+	old = mmb_nl_rules(mn);
+	rcu_assign_pointer(mn->rules, new);
+	mutex_unlock(&mn->lock);
+	synchronize_rcu();
+	mmb_ruleset_destroy(old);
+	return 0;
+}
+
+static int mmb_nl_put_value(struct sk_buff *skb, int type, const u8 *v,
+			    unsigned int len)
+{
+	return len ? nla_put(skb, type, len, v) : 0;
+}
+
+static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i;
+
+	list = nla_nest_start(skb, MMB_RULE_A_MATCHES);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->nmatches; i++) {
+		const struct mmb_match_spec *m = &rule->m[i];
+
+		nest = nla_nest_start(skb, i + 1);
+		if (!nest ||
+		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
+		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
+		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, m->value, m->vlen) ||
+		    (m->plen != mmb_field(m->field)->bits &&
+		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i;
+
+	list = nla_nest_start(skb, MMB_RULE_A_TARGETS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->ntargets; i++) {
+		const struct mmb_target_spec *t = &rule->t[i];
+
+		nest = nla_nest_start(skb, i + 1);
+		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, t->type))
+			return -EMSGSIZE;
+		if (t->type == MMB_TARGET_DROP && t->rate != MMB_RATE_ALWAYS &&
+		    nla_put_u32(skb, MMB_TARGET_A_RATE, t->rate))
+			return -EMSGSIZE;
+		if (t->type == MMB_TARGET_MOD &&
+		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
+		     mmb_nl_put_value(skb, MMB_TARGET_A_VALUE, t->value, t->vlen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
+			    struct netlink_callback *cb)
+{
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_RULE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MMB_A_RULE);
+	if (!nest ||
+	    nla_put_u32(skb, MMB_RULE_A_HANDLE, rule->handle) ||
+	    mmb_nl_put_matches(skb, rule) ||
+	    mmb_nl_put_targets(skb, rule) ||
+	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
+	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_rule *rule;
+	u32 handle;
+
+	mutex_lock(&mn->lock);
+	while (ctx->next <= U32_MAX) {
+		handle = max_t(u64, ctx->next, 1);
+		rule = mmb_ruleset_next(mmb_nl_rules(mn), &handle);
+		if (!rule || mmb_nl_rule_fill(skb, rule, cb))
+			break;
+		ctx->next = (u64)handle + 1;
+	}
+	mutex_unlock(&mn->lock);
+	return skb->len;
+}
+
 static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_DEV_ENABLE,
@@ -154,6 +493,29 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_DEV_GET,
 		.dumpit	= mmb_nl_dev_dump,
+	},
+	{
+		.cmd	= MMB_CMD_RULE_ADD,
+		.doit	= mmb_nl_rule_add,
+		.policy	= mmb_rule_cmd_policy,
+		.maxattr = ARRAY_SIZE(mmb_rule_cmd_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_RULE_DEL,
+		.doit	= mmb_nl_rule_del,
+		.policy	= mmb_rule_cmd_policy,
+		.maxattr = ARRAY_SIZE(mmb_rule_cmd_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_RULE_FLUSH,
+		.doit	= mmb_nl_rule_flush,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_RULE_GET,
+		.dumpit	= mmb_nl_rule_dump,
 	},
 };
 

@@ -41,7 +41,7 @@ static bool mmbt_enabled(struct net_device *dev)
 static void mmbt_stats(struct net_device *dev, struct mmb_stats *st)
 {
 	rtnl_lock();
-	mmb_dev_stats_read(mmb_dev_get_rtnl(dev), st);
+	mmb_stats_read(mmb_dev_get_rtnl(dev)->stats, st);
 	rtnl_unlock();
 }
 

@@ -35,6 +35,41 @@
  *	  MMB_A_IFINDEX     u32
  *	  MMB_A_IFNAME      string
  *	  MMB_A_DEV_STATS   nest of enum mmb_stats_attr, summed over CPUs
+ *
+ * Rules
+ * -----
+ * A rule is a list of matches, all of which must hold, and a list of
+ * targets. Every rule a packet matches applies: accept beats drop, drop
+ * beats rewrites, and the rewrites of all matching rules are applied in
+ * rule order (ascending handle). Rules apply to every enabled device of
+ * the namespace.
+ *
+ * MMB_CMD_RULE_ADD
+ *	MMB_A_RULE: nest of enum mmb_rule_attr with MMB_RULE_A_MATCHES (at
+ *	least one; MMB_FIELD_ALL matches every packet) and MMB_RULE_A_TARGETS
+ *	(at least one). The new rule's handle is returned in a
+ *	MMB_CMD_RULE_ADD message before the acknowledgment.
+ *
+ * MMB_CMD_RULE_DEL
+ *	MMB_A_RULE with MMB_RULE_A_HANDLE. ENOENT if there is no such rule.
+ *
+ * MMB_CMD_RULE_FLUSH
+ *	Removes every rule of the namespace.
+ *
+ * MMB_CMD_RULE_GET (dump only, unprivileged)
+ *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
+ *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
+ *	and bytes of the packets the rule matched).
+ *
+ * A match is (field, operator, value[, prefix length]). The value is the
+ * field's value in network byte order, right-aligned in the width of
+ * mmb_field_size(): 1, 2, 4 or 16 bytes. It must fit the field's bits;
+ * addresses take a prefix length (operators == and != only). Byte-string
+ * fields (payloads) take 1 to MMB_PAYLOAD_MAX bytes compared at the start
+ * of the payload, with == or !=. Fields of IPv4 (ip-*) or IPv6 (ip6-*)
+ * restrict a rule to that family; fields of an L4 protocol restrict it to
+ * packets of that protocol that carry the whole L4 header (not later
+ * fragments). Target fields restrict the rule the same way.
  */
 #ifndef _UAPI_LINUX_MMB_H
 #define _UAPI_LINUX_MMB_H
@@ -47,6 +82,10 @@ enum mmb_cmd {
 	MMB_CMD_DEV_ENABLE,
 	MMB_CMD_DEV_DISABLE,
 	MMB_CMD_DEV_GET,
+	MMB_CMD_RULE_ADD,
+	MMB_CMD_RULE_DEL,
+	MMB_CMD_RULE_FLUSH,
+	MMB_CMD_RULE_GET,
 	__MMB_CMD_MAX
 };
 
@@ -58,6 +97,7 @@ enum mmb_attr {
 	MMB_A_IFINDEX,		/* u32 */
 	MMB_A_IFNAME,		/* NUL-terminated string, < IFNAMSIZ */
 	MMB_A_DEV_STATS,	/* nest of enum mmb_stats_attr */
+	MMB_A_RULE,		/* nest of enum mmb_rule_attr */
 	__MMB_A_MAX
 };
 
@@ -69,9 +109,143 @@ enum mmb_stats_attr {
 	MMB_STATS_A_PAD,
 	MMB_STATS_A_PACKETS,	/* u64: wire packets (GRO segments counted) */
 	MMB_STATS_A_BYTES,	/* u64: bytes from the L3 header on */
+	MMB_STATS_A_DROPPED,	/* u64: packets of those mmb dropped */
 	__MMB_STATS_A_MAX
 };
 
 #define MMB_STATS_A_MAX (__MMB_STATS_A_MAX - 1)
+
+enum mmb_rule_attr {
+	MMB_RULE_A_UNSPEC,
+	MMB_RULE_A_PAD,
+	MMB_RULE_A_HANDLE,	/* u32 */
+	MMB_RULE_A_MATCHES,	/* nest of nests of enum mmb_match_attr */
+	MMB_RULE_A_TARGETS,	/* nest of nests of enum mmb_target_attr */
+	MMB_RULE_A_STATS,	/* nest of enum mmb_stats_attr */
+	__MMB_RULE_A_MAX
+};
+
+#define MMB_RULE_A_MAX (__MMB_RULE_A_MAX - 1)
+
+enum mmb_match_attr {
+	MMB_MATCH_A_UNSPEC,
+	MMB_MATCH_A_FIELD,	/* u16, enum mmb_field */
+	MMB_MATCH_A_OP,		/* u8, enum mmb_op; default MMB_OP_EQ */
+	MMB_MATCH_A_VALUE,	/* binary, see above; absent for MMB_FIELD_ALL */
+	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
+	__MMB_MATCH_A_MAX
+};
+
+#define MMB_MATCH_A_MAX (__MMB_MATCH_A_MAX - 1)
+
+enum mmb_op {
+	MMB_OP_EQ,
+	MMB_OP_NE,
+	MMB_OP_LT,
+	MMB_OP_GT,
+	MMB_OP_LE,
+	MMB_OP_GE,
+	__MMB_OP_MAX
+};
+
+#define MMB_OP_MAX (__MMB_OP_MAX - 1)
+
+enum mmb_target_attr {
+	MMB_TARGET_A_UNSPEC,
+	MMB_TARGET_A_TYPE,	/* u8, enum mmb_target_type */
+	MMB_TARGET_A_FIELD,	/* u16, for MMB_TARGET_MOD */
+	MMB_TARGET_A_VALUE,	/* binary, for MMB_TARGET_MOD, as for matches */
+	MMB_TARGET_A_RATE,	/* u32, drop probability in millionths */
+	__MMB_TARGET_A_MAX
+};
+
+#define MMB_TARGET_A_MAX (__MMB_TARGET_A_MAX - 1)
+
+enum mmb_target_type {
+	MMB_TARGET_DROP,	/* with MMB_TARGET_A_RATE < 1000000: randomly */
+	MMB_TARGET_ACCEPT,
+	MMB_TARGET_MOD,		/* set a header field */
+	__MMB_TARGET_MAX
+};
+
+#define MMB_TARGET_MAX (__MMB_TARGET_MAX - 1)
+#define MMB_RATE_ALWAYS		1000000
+#define MMB_PAYLOAD_MAX		64
+
+/* The fields rules match and rewrite; see mmb_fields.h for their names. */
+enum mmb_field {
+	MMB_FIELD_ALL,
+	MMB_FIELD_IN,
+	MMB_FIELD_NET_PROTO,
+	MMB_FIELD_IP_VER,
+	MMB_FIELD_IP_IHL,
+	MMB_FIELD_IP_DSCP,
+	MMB_FIELD_IP_ECN,
+	MMB_FIELD_IP_LEN,
+	MMB_FIELD_IP_ID,
+	MMB_FIELD_IP_FLAGS,
+	MMB_FIELD_IP_RES,
+	MMB_FIELD_IP_DF,
+	MMB_FIELD_IP_MF,
+	MMB_FIELD_IP_FRAG_OFFSET,
+	MMB_FIELD_IP_TTL,
+	MMB_FIELD_IP_PROTO,
+	MMB_FIELD_IP_CHECKSUM,
+	MMB_FIELD_IP_SADDR,
+	MMB_FIELD_IP_DADDR,
+	MMB_FIELD_IP_PAYLOAD,
+	MMB_FIELD_IP6_VER,
+	MMB_FIELD_IP6_TRAFFIC_CLASS,
+	MMB_FIELD_IP6_DSCP,
+	MMB_FIELD_IP6_ECN,
+	MMB_FIELD_IP6_FLOW_LABEL,
+	MMB_FIELD_IP6_LEN,
+	MMB_FIELD_IP6_NEXT,
+	MMB_FIELD_IP6_HOP_LIMIT,
+	MMB_FIELD_IP6_SADDR,
+	MMB_FIELD_IP6_DADDR,
+	MMB_FIELD_IP6_PAYLOAD,
+	MMB_FIELD_ICMP_TYPE,
+	MMB_FIELD_ICMP_CODE,
+	MMB_FIELD_ICMP_CHECKSUM,
+	MMB_FIELD_ICMP_PAYLOAD,
+	MMB_FIELD_ICMP6_TYPE,
+	MMB_FIELD_ICMP6_CODE,
+	MMB_FIELD_ICMP6_CHECKSUM,
+	MMB_FIELD_ICMP6_PAYLOAD,
+	MMB_FIELD_UDP_SPORT,
+	MMB_FIELD_UDP_DPORT,
+	MMB_FIELD_UDP_LEN,
+	MMB_FIELD_UDP_CHECKSUM,
+	MMB_FIELD_UDP_PAYLOAD,
+	MMB_FIELD_TCP_SPORT,
+	MMB_FIELD_TCP_DPORT,
+	MMB_FIELD_TCP_SEQ_NUM,
+	MMB_FIELD_TCP_ACK_NUM,
+	MMB_FIELD_TCP_OFFSET,
+	MMB_FIELD_TCP_RESERVED,
+	MMB_FIELD_TCP_FLAGS,
+	MMB_FIELD_TCP_CWR,
+	MMB_FIELD_TCP_ECE,
+	MMB_FIELD_TCP_URG,
+	MMB_FIELD_TCP_ACK,
+	MMB_FIELD_TCP_PUSH,
+	MMB_FIELD_TCP_RST,
+	MMB_FIELD_TCP_SYN,
+	MMB_FIELD_TCP_FIN,
+	MMB_FIELD_TCP_WIN,
+	MMB_FIELD_TCP_CHECKSUM,
+	MMB_FIELD_TCP_URG_PTR,
+	MMB_FIELD_TCP_PAYLOAD,
+	__MMB_FIELD_MAX
+};
+
+#define MMB_FIELD_MAX (__MMB_FIELD_MAX - 1)
+
+/* Bytes of a field's value in MMB_MATCH_A_VALUE / MMB_TARGET_A_VALUE. */
+static inline unsigned int mmb_field_size(unsigned int bits)
+{
+	return bits > 32 ? 16 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
+}
 
 #endif /* _UAPI_LINUX_MMB_H */

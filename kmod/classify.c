@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: tuple space search. Rules whose exact parts use the same bits of the
+ * header image share a mask; each mask has a hash table keyed by the masked
+ * image, in which rules with the same key share an entry. A packet costs
+ * one probe per mask, however many rules there are. The masked key is built
+ * and compared in 16-byte chunks of two u64 words, over the chunks the mask
+ * touches only.
+ *
+ * Readers (the datapath) run under RCU and never block. Writers hold the
+ * namespace's lock; every change is published with one pointer store, so a
+ * packet sees a rule entirely or not at all.
+ */
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/xarray.h>
+
+#include "mmb.h"
+
+/* The rules of one entry, in handle order. */
+struct mmb_rvec {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct mmb_rule *r[];
+};
+
+struct mmb_entry {
+	struct rhash_head node;
+	struct mmb_rvec __rcu *rules;
+	struct rcu_head rcu;
+	struct mmb_chunk key[MMB_KEY_CHUNKS];	/* the mask's chunks only */
+};
+
+struct mmb_mask {
+	struct mmb_key m;
+	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
+	u8 n;
+	unsigned int entries;
+	struct rhashtable ht;
+	struct rhashtable_params params;
+};
+
+struct mmb_mvec {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct mmb_mask *m[];
+};
+
+struct mmb_ruleset {
+	struct mmb_mvec __rcu *masks;
+	struct xarray rules;		/* handle -> rule */
+	unsigned int nrules;
+};
+
+static const struct rhashtable_params mmb_entry_params = {
+	.head_offset = offsetof(struct mmb_entry, node),
+	.key_offset = offsetof(struct mmb_entry, key),
+	.automatic_shrinking = true,
+};
+
+/* The masked chunks of @key under @mask, compacted. */
+static void mmb_mask_key(const struct mmb_mask *mask, const struct mmb_key *key,
+			 struct mmb_chunk *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < mask->n; i++) {
+		const struct mmb_chunk *k = &key->c[mask->chunk[i]];
+		const struct mmb_chunk *m = &mask->m.c[mask->chunk[i]];
+
+		out[i].w[0] = k->w[0] & m->w[0];
+		out[i].w[1] = k->w[1] & m->w[1];
+	}
+}
+
+/* The AND/XOR compare: zero when the stored key equals the masked packet. */
+static int mmb_entry_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct mmb_entry *e = obj;
+	const struct mmb_chunk *k = arg->key;
+	unsigned int i, n = arg->ht->p.key_len / sizeof(*k);
+	u64 diff = 0;
+
+	for (i = 0; i < n; i++)
+		diff |= (k[i].w[0] ^ e->key[i].w[0]) | (k[i].w[1] ^ e->key[i].w[1]);
+	return diff != 0;
+}
+
+static struct mmb_mvec *mmb_masks(const struct mmb_ruleset *rs)
+{
+	return rcu_dereference_protected(rs->masks, true);
+}
+
+static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs,
+				      const struct mmb_key *m)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	unsigned int i;
+
+	for (i = 0; mv && i < mv->n; i++)
+		if (!memcmp(&mv->m[i]->m, m, sizeof(*m)))
+			return mv->m[i];
+	return NULL;
+}
+
+static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
+{
+	struct mmb_mask *mask;
+	unsigned int i;
+
+	mask = kzalloc(sizeof(*mask), GFP_KERNEL_ACCOUNT);
+	if (!mask)
+		return NULL;
+	mask->m = *m;
+	for (i = 0; i < MMB_KEY_CHUNKS; i++)
+		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
+			mask->chunk[mask->n++] = i;
+	mask->params = mmb_entry_params;
+	mask->params.key_len = mask->n * sizeof(struct mmb_chunk);
+	mask->params.obj_cmpfn = mmb_entry_cmp;
+	if (rhashtable_init(&mask->ht, &mask->params)) {
+		kfree(mask);
+		return NULL;
+	}
+	return mask;
+}
+
+static void mmb_entry_free(void *ptr, void *arg)
+{
+	struct mmb_entry *e = ptr;
+
+	kfree(rcu_dereference_protected(e->rules, true));
+	kfree(e);
+}
+
+static void mmb_mask_destroy(struct mmb_mask *mask)
+{
+	rhashtable_free_and_destroy(&mask->ht, mmb_entry_free, NULL);
+	kfree(mask);
+}
+
+/* Publish the mask list with @add appended, or without @del. */
+static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
+			    struct mmb_mask *del)
+{
+	struct mmb_mvec *old = mmb_masks(rs), *mv;
+	unsigned int i, n = old ? old->n : 0;
+
+	mv = kzalloc(struct_size(mv, m, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!mv)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (old->m[i] != del)
+			mv->m[mv->n++] = old->m[i];
+	if (add)
+		mv->m[mv->n++] = add;
+	rcu_assign_pointer(rs->masks, mv);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* Publish @e's rules with @add inserted in handle order, or without @del. */
+static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
+			    struct mmb_rule *del)
+{
+	struct mmb_rvec *old = rcu_dereference_protected(e->rules, true), *rv;
+	unsigned int i, n = old ? old->n : 0;
+
+	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!rv)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		if (add && old->r[i]->handle > add->handle) {
+			rv->r[rv->n++] = add;
+			add = NULL;
+		}
+		if (old->r[i] != del)
+			rv->r[rv->n++] = old->r[i];
+	}
+	if (add)
+		rv->r[rv->n++] = add;
+	rcu_assign_pointer(e->rules, rv);
+	if (old)
+		kfree_rcu(old, rcu);
+	return 0;
+}
+
+struct mmb_ruleset *mmb_ruleset_create(void)
+{
+	struct mmb_ruleset *rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
+
+	if (rs)
+		xa_init(&rs->rules);
+	return rs;
+}
+
+/* Free a ruleset no reader can see any more. */
+void mmb_ruleset_destroy(struct mmb_ruleset *rs)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	struct mmb_rule *rule;
+	unsigned long handle;
+	unsigned int i;
+
+	for (i = 0; mv && i < mv->n; i++)
+		mmb_mask_destroy(mv->m[i]);
+	kfree(mv);
+	xa_for_each(&rs->rules, handle, rule)
+		mmb_rule_free(rule);
+	xa_destroy(&rs->rules);
+	kfree(rs);
+}
+
+int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_mask *mask, *new_mask = NULL;
+	struct mmb_entry *e;
+	int err;
+
+	err = xa_insert(&rs->rules, rule->handle, rule, GFP_KERNEL_ACCOUNT);
+	if (err)
+		return err;
+	err = -ENOMEM;
+	mask = mmb_mask_find(rs, &rule->mask);
+	if (!mask) {
+		mask = mmb_mask_create(&rule->mask);
+		if (!mask)
+			goto err_xa;
+		new_mask = mask;
+	}
+	mmb_mask_key(mask, &rule->key, key);
+	e = rhashtable_lookup_fast(&mask->ht, key, mask->params);
+	if (e) {
+		/* An existing entry: one published list replaces another. */
+		err = mmb_rules_update(e, rule, NULL);
+		if (err)
+			goto err_xa;
+	} else {
+		e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+		if (!e)
+			goto err_mask;
+		memcpy(e->key, key, mask->n * sizeof(*key));
+		err = mmb_rules_update(e, rule, NULL);
+		if (err)
+			goto err_entry;
+		err = rhashtable_insert_fast(&mask->ht, &e->node, mask->params);
+		if (err)
+			goto err_entry;
+		mask->entries++;
+		/* A new mask is published last, with its table complete. */
+		if (new_mask) {
+			err = mmb_masks_update(rs, new_mask, NULL);
+			if (err)
+				goto err_mask;	/* its table holds e */
+		}
+	}
+	rs->nrules++;
+	return 0;
+
+err_entry:
+	mmb_entry_free(e, NULL);
+err_mask:
+	if (new_mask)
+		mmb_mask_destroy(new_mask);
+err_xa:
+	xa_erase(&rs->rules, rule->handle);
+	return err;
+}
+
+static void mmb_rule_free_rcu(struct rcu_head *head)
+{
+	mmb_rule_free(container_of(head, struct mmb_rule, rcu));
+}
+
+/*
+ * Unpublish @rule and free it after a grace period. Nothing changes if
+ * that fails. May sleep, when the rule was the last of its mask.
+ */
+int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_mask *mask = mmb_mask_find(rs, &rule->mask);
+	struct mmb_entry *e;
+	struct mmb_rvec *rv;
+	int err;
+
+	mmb_mask_key(mask, &rule->key, key);
+	e = rhashtable_lookup_fast(&mask->ht, key, mask->params);
+	rv = rcu_dereference_protected(e->rules, true);
+	if (rv->n > 1) {
+		err = mmb_rules_update(e, NULL, rule);
+		if (err)
+			return err;
+	} else {
+		rhashtable_remove_fast(&mask->ht, &e->node, mask->params);
+		kfree_rcu(rv, rcu);
+		kfree_rcu(e, rcu);
+		/* An empty mask left published (no memory) is harmless. */
+		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
+			synchronize_rcu();
+			mmb_mask_destroy(mask);
+		}
+	}
+	xa_erase(&rs->rules, rule->handle);
+	rs->nrules--;
+	call_rcu(&rule->rcu, mmb_rule_free_rcu);
+	return 0;
+}
+
+struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle)
+{
+	return xa_load(&rs->rules, handle);
+}
+
+/* The first rule with a handle >= *handle, which is set to it. */
+struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle)
+{
+	unsigned long h = *handle;
+	struct mmb_rule *rule = xa_find(&rs->rules, &h, U32_MAX, XA_PRESENT);
+
+	*handle = h;
+	return rule;
+}
+
+unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
+{
+	return rs->nrules;
+}
+
+static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
+{
+	unsigned int i;
+
+	if (rule->accept)
+		v->accept = true;
+	if (rule->drop && (rule->drop_rate >= MMB_RATE_ALWAYS ||
+			   reciprocal_scale(get_random_u32(), MMB_RATE_ALWAYS) <
+			   rule->drop_rate))
+		v->drop = true;
+	if (!rule->rewrite)
+		return;
+	/* Keep the lowest handles, sorted: the order rewrites apply in. */
+	if (v->nrw == MMB_MAX_REWRITES) {
+		if (v->rw[v->nrw - 1]->handle < rule->handle)
+			return;
+		v->nrw--;
+	}
+	for (i = v->nrw; i > 0 && v->rw[i - 1]->handle > rule->handle; i--)
+		v->rw[i] = v->rw[i - 1];
+	v->rw[i] = rule;
+	v->nrw++;
+}
+
+void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+		  struct sk_buff *skb, struct mmb_verdict *v)
+{
+	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	unsigned int i, j;
+
+	v->accept = false;
+	v->drop = false;
+	v->nrw = 0;
+	for (i = 0; mv && i < mv->n; i++) {
+		const struct mmb_mask *mask = mv->m[i];
+		const struct mmb_entry *e;
+		const struct mmb_rvec *rv;
+
+		mmb_mask_key(mask, &pkt->key, key);
+		e = rhashtable_lookup(&((struct mmb_mask *)mask)->ht, key, mask->params);
+		if (!e)
+			continue;
+		rv = rcu_dereference(e->rules);
+		for (j = 0; j < rv->n; j++) {
+			const struct mmb_rule *rule = rv->r[j];
+
+			if (rule->nslow && !mmb_rule_match_slow(rule, pkt, skb))
+				continue;
+			mmb_stats_count(rule->stats, skb, false);
+			mmb_verdict_add(v, rule);
+		}
+	}
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: parsing a received packet into the canonical header image. Every
+ * read is bounds-checked with skb_header_pointer(), so paged, cloned and
+ * truncated skbs are fine; nothing is pulled or written here.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "mmb.h"
+
+#define MMB_MAX_EXTHDRS 8
+
+/* The fixed L4 header: bytes 0-3 and 4-19 go to their image slots. */
+static void mmb_parse_l4(const struct sk_buff *skb, struct mmb_pkt *pkt,
+			 u8 proto)
+{
+	unsigned int hlen, l7;
+	u8 buf[20];
+	const u8 *h;
+
+	switch (proto) {
+	case IPPROTO_TCP:
+		hlen = sizeof(struct tcphdr);
+		break;
+	case IPPROTO_UDP:
+		hlen = sizeof(struct udphdr);
+		break;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		hlen = 8;
+		break;
+	default:
+		return;
+	}
+	if (pkt->l4off + hlen > pkt->end)
+		return;
+	h = skb_header_pointer(skb, pkt->l4off, hlen, buf);
+	if (!h)
+		return;
+	l7 = pkt->l4off + hlen;
+	if (proto == IPPROTO_TCP) {
+		l7 = pkt->l4off + (h[12] >> 4) * 4;
+		if (l7 < pkt->l4off + hlen || l7 > pkt->end)
+			return;		/* bad data offset: no L4 fields */
+	} else if (proto != IPPROTO_UDP) {
+		l7 = pkt->l4off + 4;	/* ICMP payload: after type/code/csum */
+	}
+	memcpy(&pkt->key.b[MMB_IMG_L4_LO], h, 4);
+	memcpy(&pkt->key.b[MMB_IMG_L4_HI], h + 4, hlen - 4);
+	pkt->l7off = l7;
+	pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_L4;
+}
+
+static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
+{
+	struct iphdr buf;
+	const struct iphdr *iph;
+	unsigned int hlen, tot;
+
+	iph = skb_header_pointer(skb, 0, sizeof(buf), &buf);
+	if (!iph || iph->version != 4 || iph->ihl < 5)
+		return -EINVAL;
+	hlen = iph->ihl * 4;
+	tot = ntohs(iph->tot_len);
+	if (tot < hlen || skb->len < hlen)
+		return -EINVAL;
+	pkt->end = min(tot, skb->len);
+	pkt->l4off = hlen;
+	pkt->l7off = hlen;
+	pkt->key.b[MMB_IMG_FAMILY] = 4;
+	pkt->key.b[MMB_IMG_L4PROTO] = iph->protocol;
+	memcpy(&pkt->key.b[MMB_IMG_IP4], iph, sizeof(*iph));
+	if (ip_is_fragment(iph)) {
+		pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
+		if (iph->frag_off & htons(IP_OFFSET)) {
+			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
+			return 0;
+		}
+	}
+	mmb_parse_l4(skb, pkt, iph->protocol);
+	return 0;
+}
+
+/* Walk the extension headers to the upper-layer protocol. */
+static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
+{
+	struct ipv6hdr buf;
+	const struct ipv6hdr *ip6;
+	unsigned int off = sizeof(*ip6), n;
+	u8 next;
+
+	ip6 = skb_header_pointer(skb, 0, sizeof(buf), &buf);
+	if (!ip6 || ip6->version != 6)
+		return -EINVAL;
+	pkt->end = min_t(unsigned int, sizeof(*ip6) + ntohs(ip6->payload_len),
+			 skb->len);
+	if (pkt->end < sizeof(*ip6))
+		return -EINVAL;
+	pkt->key.b[MMB_IMG_FAMILY] = 6;
+	memcpy(&pkt->key.b[MMB_IMG_IP6], ip6, sizeof(*ip6));
+	next = ip6->nexthdr;
+
+	for (n = 0; n < MMB_MAX_EXTHDRS; n++) {
+		u8 eb[8];
+		const u8 *eh;
+		unsigned int len;
+
+		if (next != NEXTHDR_HOP && next != NEXTHDR_ROUTING &&
+		    next != NEXTHDR_DEST && next != NEXTHDR_FRAGMENT &&
+		    next != NEXTHDR_AUTH)
+			break;
+		eh = off + 8 <= pkt->end ? skb_header_pointer(skb, off, 8, eb) : NULL;
+		if (!eh) {
+			next = NEXTHDR_NONE;	/* truncated chain */
+			break;
+		}
+		if (next == NEXTHDR_FRAGMENT) {
+			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
+			if (get_unaligned_be16(eh + 2) & IP6_OFFSET) {
+				pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
+				pkt->key.b[MMB_IMG_L4PROTO] = eh[0];
+				pkt->l4off = off + 8;
+				pkt->l7off = pkt->l4off;
+				return 0;
+			}
+			len = 8;
+		} else if (next == NEXTHDR_AUTH) {
+			len = (eh[1] + 2) * 4;
+		} else {
+			len = (eh[1] + 1) * 8;
+		}
+		next = eh[0];
+		off += len;
+	}
+	if (n == MMB_MAX_EXTHDRS)
+		next = NEXTHDR_NONE;	/* too long a chain: no L4 */
+	pkt->key.b[MMB_IMG_L4PROTO] = next;
+	pkt->l4off = min_t(unsigned int, off, pkt->end);
+	pkt->l7off = pkt->l4off;
+	mmb_parse_l4(skb, pkt, next);
+	return 0;
+}
+
+/* 0 and a filled @pkt for an IPv4 or IPv6 packet, -EINVAL otherwise. */
+int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt)
+{
+	memset(&pkt->key, 0, sizeof(pkt->key));
+	put_unaligned_be32(skb->dev->ifindex, &pkt->key.b[MMB_IMG_IFINDEX]);
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		return mmb_parse_ipv4(skb, pkt);
+	case htons(ETH_P_IPV6):
+		return mmb_parse_ipv6(skb, pkt);
+	}
+	return -EINVAL;
+}

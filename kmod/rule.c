@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: rules. A rule as given (matches, targets) is checked, then compiled
+ * into the mask and key of its exact part, for the per-mask hash tables,
+ * and the list of matches checked after the probe (!=, <, >, payloads...).
+ */
+#include <linux/ipv6.h>
+#include <linux/netlink.h>
+#include <linux/slab.h>
+
+#include "mmb.h"
+
+#define MMB_ETH_IP4	0x0800
+#define MMB_ETH_IP6	0x86dd
+
+static bool mmb_field_is_addr(unsigned int id)
+{
+	return id == MMB_FIELD_IP_SADDR || id == MMB_FIELD_IP_DADDR ||
+	       id == MMB_FIELD_IP6_SADDR || id == MMB_FIELD_IP6_DADDR;
+}
+
+static u32 mmb_value_u32(const u8 *v, unsigned int len)
+{
+	u32 x = 0;
+
+	while (len--)
+		x = x << 8 | *v++;
+	return x;
+}
+
+/* A value of a field: its length, that it fits, its prefix length. */
+static int mmb_check_value(const struct mmb_field_info *f, unsigned int id,
+			   const u8 *value, unsigned int vlen, unsigned int plen,
+			   const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	if (!f->bits) {
+		if (vlen < 1 || vlen > MMB_PAYLOAD_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "payload value must be 1 to 64 bytes");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (vlen != mmb_field_size(f->bits)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "value has the wrong size for its field");
+		return -EINVAL;
+	}
+	if (f->bits < 32 && mmb_value_u32(value, vlen) >> f->bits) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "value does not fit in the field");
+		return -ERANGE;
+	}
+	if (plen > f->bits || (plen != f->bits && !mmb_field_is_addr(id))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "prefix length out of range for this field");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The family and L4 protocol a field pins the rule to. */
+static int mmb_check_proto(u8 family, u8 l4, u8 *rfamily, u8 *rl4,
+			   const struct nlattr *attr, struct netlink_ext_ack *extack)
+{
+	if (family) {
+		if (*rfamily && *rfamily != family) {
+			NL_SET_ERR_MSG_ATTR(extack, attr, "rule mixes IPv4 and IPv6 fields");
+			return -EINVAL;
+		}
+		*rfamily = family;
+	}
+	if (l4) {
+		if (*rl4 && *rl4 != l4) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "rule mixes fields of different L4 protocols");
+			return -EINVAL;
+		}
+		*rl4 = l4;
+	}
+	return 0;
+}
+
+static int mmb_check_match(const struct mmb_match_spec *m, unsigned int n,
+			   u8 *family, u8 *l4, struct netlink_ext_ack *extack)
+{
+	const struct mmb_field_info *f = mmb_field(m->field);
+	u8 mfamily;
+	int err;
+
+	if (!f) {
+		NL_SET_ERR_MSG_ATTR(extack, m->attr, "unknown field");
+		return -EINVAL;
+	}
+	if (m->op > MMB_OP_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, m->attr, "unknown operator");
+		return -EINVAL;
+	}
+	if (m->field == MMB_FIELD_ALL) {
+		if (n != 1 || m->vlen || m->op != MMB_OP_EQ) {
+			NL_SET_ERR_MSG_ATTR(extack, m->attr,
+					    "\"all\" takes no value and must be the only match");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	err = mmb_check_value(f, m->field, m->value, m->vlen, m->plen, m->attr, extack);
+	if (err)
+		return err;
+	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
+	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
+		NL_SET_ERR_MSG_ATTR(extack, m->attr,
+				    "only == and != apply to payloads, prefixes and interfaces");
+		return -EINVAL;
+	}
+	mfamily = f->family;
+	if (m->field == MMB_FIELD_NET_PROTO) {
+		u32 proto = mmb_value_u32(m->value, m->vlen);
+
+		if (proto != MMB_ETH_IP4 && proto != MMB_ETH_IP6) {
+			NL_SET_ERR_MSG_ATTR(extack, m->attr,
+					    "net-proto is ip4 (0x0800) or ip6 (0x86dd)");
+			return -EINVAL;
+		}
+		if (m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
+			NL_SET_ERR_MSG_ATTR(extack, m->attr, "net-proto takes == or !=");
+			return -EINVAL;
+		}
+		mfamily = (proto == MMB_ETH_IP4) == (m->op == MMB_OP_EQ) ? 4 : 6;
+	}
+	return mmb_check_proto(mfamily, f->l4, family, l4, m->attr, extack);
+}
+
+static int mmb_check_target(const struct mmb_target_spec *t, unsigned int n,
+			    u8 *family, u8 *l4, struct netlink_ext_ack *extack)
+{
+	const struct mmb_field_info *f;
+	int err;
+
+	switch (t->type) {
+	case MMB_TARGET_DROP:
+		if (!t->rate || t->rate > MMB_RATE_ALWAYS) {
+			NL_SET_ERR_MSG_ATTR(extack, t->attr,
+					    "drop rate must be in (0, 100] percent");
+			return -EINVAL;
+		}
+		fallthrough;
+	case MMB_TARGET_ACCEPT:
+		if (n != 1) {
+			NL_SET_ERR_MSG_ATTR(extack, t->attr,
+					    "drop and accept must be a rule's only target");
+			return -EINVAL;
+		}
+		return 0;
+	case MMB_TARGET_MOD:
+		f = mmb_field(t->field);
+		if (!f || (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4)) {
+			NL_SET_ERR_MSG_ATTR(extack, t->attr, "this field cannot be rewritten");
+			return -EINVAL;
+		}
+		err = mmb_check_value(f, t->field, t->value, t->vlen, t->plen,
+				      t->attr, extack);
+		if (err)
+			return err;
+		return mmb_check_proto(f->family, f->l4, family, l4, t->attr, extack);
+	}
+	NL_SET_ERR_MSG_ATTR(extack, t->attr, "unknown target");
+	return -EINVAL;
+}
+
+static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
+		    u8 m, u8 v)
+{
+	mask->b[off] |= m;
+	key->b[off] = (key->b[off] & ~m) | (v & m);
+}
+
+/*
+ * Put an == match into the mask and key; false when it cannot go there
+ * (its bits are already constrained by an earlier match).
+ */
+static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m)
+{
+	const struct mmb_field_info *f = mmb_field(m->field);
+	u8 mb[16], vb[16];
+	unsigned int i;
+
+	if (!f->bits || m->field == MMB_FIELD_NET_PROTO)
+		return false;
+	if (f->len == 16) {
+		for (i = 0; i < 16; i++) {
+			unsigned int bits = clamp_t(int, m->plen - i * 8, 0, 8);
+
+			mb[i] = bits ? 0xff << (8 - bits) : 0;
+			vb[i] = m->value[i];
+		}
+	} else {
+		u32 mask = f->mask, v;
+
+		if (mmb_field_is_addr(m->field))
+			mask = m->plen ? ~0U << (32 - m->plen) : 0;
+		v = mmb_value_u32(m->value, m->vlen) << f->shift;
+		for (i = 0; i < f->len; i++) {
+			unsigned int sh = (f->len - 1 - i) * 8;
+
+			mb[i] = mask >> sh;
+			vb[i] = v >> sh;
+		}
+	}
+	for (i = 0; i < f->len; i++)
+		if (rule->mask.b[f->img + i] & mb[i])
+			return false;
+	for (i = 0; i < f->len; i++)
+		mmb_set(&rule->mask, &rule->key, f->img + i, mb[i], vb[i]);
+	return true;
+}
+
+static void mmb_compile(struct mmb_rule *rule, u8 family, u8 l4)
+{
+	unsigned int i;
+
+	if (family)
+		mmb_set(&rule->mask, &rule->key, MMB_IMG_FAMILY, 0xff, family);
+	if (l4) {
+		mmb_set(&rule->mask, &rule->key, MMB_IMG_L4PROTO, 0xff, l4);
+		mmb_set(&rule->mask, &rule->key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
+	}
+	for (i = 0; i < rule->nmatches; i++) {
+		const struct mmb_match_spec *m = &rule->m[i];
+
+		if (m->field == MMB_FIELD_ALL)
+			continue;
+		if (m->op == MMB_OP_EQ && mmb_compile_eq(rule, m))
+			continue;
+		rule->slow[rule->nslow++] = i;
+	}
+	for (i = 0; i < rule->ntargets; i++) {
+		const struct mmb_target_spec *t = &rule->t[i];
+
+		if (t->type == MMB_TARGET_ACCEPT) {
+			rule->accept = true;
+		} else if (t->type == MMB_TARGET_DROP) {
+			rule->drop = true;
+			rule->drop_rate = t->rate;
+		} else {
+			rule->rewrite = true;
+		}
+	}
+}
+
+struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
+				 struct netlink_ext_ack *extack)
+{
+	struct mmb_rule *rule;
+	u8 family = 0, l4 = 0;
+	unsigned int i;
+	int err;
+
+	if (!spec->nmatches || spec->nmatches > MMB_MAX_MATCHES) {
+		NL_SET_ERR_MSG(extack, "a rule needs 1 to 32 matches");
+		return ERR_PTR(-EINVAL);
+	}
+	if (!spec->ntargets || spec->ntargets > MMB_MAX_TARGETS) {
+		NL_SET_ERR_MSG(extack, "a rule needs 1 to 16 targets");
+		return ERR_PTR(-EINVAL);
+	}
+	for (i = 0; i < spec->nmatches; i++) {
+		err = mmb_check_match(&spec->m[i], spec->nmatches, &family, &l4,
+				      extack);
+		if (err)
+			return ERR_PTR(err);
+	}
+	for (i = 0; i < spec->ntargets; i++) {
+		err = mmb_check_target(&spec->t[i], spec->ntargets, &family, &l4,
+				       extack);
+		if (err)
+			return ERR_PTR(err);
+	}
+
+	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
+	if (!rule)
+		return ERR_PTR(-ENOMEM);
+	rule->nmatches = spec->nmatches;
+	rule->ntargets = spec->ntargets;
+	rule->m = kmemdup(spec->m, spec->nmatches * sizeof(*rule->m), GFP_KERNEL_ACCOUNT);
+	rule->t = kmemdup(spec->t, spec->ntargets * sizeof(*rule->t), GFP_KERNEL_ACCOUNT);
+	rule->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
+	if (!rule->m || !rule->t || !rule->stats) {
+		mmb_rule_free(rule);
+		return ERR_PTR(-ENOMEM);
+	}
+	for (i = 0; i < rule->nmatches; i++)
+		rule->m[i].attr = NULL;
+	for (i = 0; i < rule->ntargets; i++)
+		rule->t[i].attr = NULL;
+	mmb_compile(rule, family, l4);
+	return rule;
+}
+
+void mmb_rule_free(struct mmb_rule *rule)
+{
+	free_percpu(rule->stats);
+	kfree(rule->m);
+	kfree(rule->t);
+	kfree(rule);
+}
+
+static bool mmb_op_holds(u8 op, int cmp)
+{
+	switch (op) {
+	case MMB_OP_EQ:
+		return cmp == 0;
+	case MMB_OP_NE:
+		return cmp != 0;
+	case MMB_OP_LT:
+		return cmp < 0;
+	case MMB_OP_GT:
+		return cmp > 0;
+	case MMB_OP_LE:
+		return cmp <= 0;
+	case MMB_OP_GE:
+		return cmp >= 0;
+	}
+	return false;
+}
+
+static unsigned int mmb_payload_base(unsigned int id, const struct mmb_pkt *pkt)
+{
+	switch (id) {
+	case MMB_FIELD_IP_PAYLOAD:
+		return pkt->l4off;
+	case MMB_FIELD_IP6_PAYLOAD:
+		return sizeof(struct ipv6hdr);
+	}
+	return pkt->l7off;
+}
+
+/* Compare the first @plen bits of two 16-byte addresses. */
+static int mmb_prefix_cmp(const u8 *a, const u8 *b, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; plen; i++) {
+		unsigned int bits = min(plen, 8U);
+		u8 m = 0xff << (8 - bits);
+
+		if ((a[i] ^ b[i]) & m)
+			return (a[i] & m) < (b[i] & m) ? -1 : 1;
+		plen -= bits;
+	}
+	return 0;
+}
+
+/* Does one match hold for a packet? The reference semantics of a match. */
+bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
+		    const struct sk_buff *skb)
+{
+	const struct mmb_field_info *f = mmb_field(m->field);
+	const struct mmb_key *k = &pkt->key;
+	int cmp;
+
+	if (f->family && k->b[MMB_IMG_FAMILY] != f->family)
+		return false;
+	if (f->l4 && (k->b[MMB_IMG_L4PROTO] != f->l4 ||
+		      !(k->b[MMB_IMG_FLAGS] & MMB_KF_L4)))
+		return false;
+
+	if (m->field == MMB_FIELD_ALL)
+		return true;
+	if (m->field == MMB_FIELD_NET_PROTO) {
+		u8 fam = mmb_value_u32(m->value, m->vlen) == MMB_ETH_IP4 ? 4 : 6;
+
+		cmp = k->b[MMB_IMG_FAMILY] != fam;
+	} else if (!f->bits) {
+		unsigned int base = mmb_payload_base(m->field, pkt);
+		u8 buf[MMB_PAYLOAD_MAX];
+		const u8 *p;
+
+		if (base + m->vlen > pkt->end)
+			return false;
+		p = skb_header_pointer(skb, base, m->vlen, buf);
+		if (!p)
+			return false;
+		cmp = memcmp(p, m->value, m->vlen);
+	} else if (f->len == 16) {
+		cmp = mmb_prefix_cmp(&k->b[f->img], m->value, m->plen);
+	} else {
+		u32 v = (mmb_img_read(k, f->img, f->len) & f->mask) >> f->shift;
+		u32 want = mmb_value_u32(m->value, m->vlen);
+
+		if (m->plen < f->bits) {
+			u32 pm = m->plen ? ~0U << (32 - m->plen) : 0;
+
+			v &= pm;
+			want &= pm;
+		}
+		cmp = v < want ? -1 : v > want;
+	}
+	return mmb_op_holds(m->op, cmp);
+}
+
+bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb)
+{
+	unsigned int i;
+
+	for (i = 0; i < rule->nslow; i++)
+		if (!mmb_match_eval(&rule->m[rule->slow[i]], pkt, skb))
+			return false;
+	return true;
+}
