@@ -124,7 +124,8 @@ struct mmb_match_spec {
 	u8 plen;		/* prefix length of an address, else its bits */
 	u8 vlen;
 	u8 value[MMB_PAYLOAD_MAX];
-	const struct nlattr *attr;	/* for errors, while adding */
+	const struct nlattr *attr;	/* for errors, while adding: the match */
+	const struct nlattr *vattr;	/* and its value */
 };
 
 struct mmb_target_spec {
@@ -135,6 +136,7 @@ struct mmb_target_spec {
 	u32 rate;
 	u8 value[16];
 	const struct nlattr *attr;
+	const struct nlattr *vattr;
 };
 
 struct mmb_rule_spec {

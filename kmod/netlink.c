@@ -184,12 +184,13 @@ static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_match_spec *
 	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_MATCH_A_FIELD))
 		return -EINVAL;
 	m->attr = attr;
+	m->vattr = attr;
 	m->field = nla_get_u16(tb[MMB_MATCH_A_FIELD]);
 	f = mmb_field(m->field);
 	m->op = tb[MMB_MATCH_A_OP] ? nla_get_u8(tb[MMB_MATCH_A_OP]) : MMB_OP_EQ;
 	m->plen = tb[MMB_MATCH_A_PREFIX] ? nla_get_u8(tb[MMB_MATCH_A_PREFIX]) : f->bits;
 	if (tb[MMB_MATCH_A_VALUE]) {
-		m->attr = tb[MMB_MATCH_A_VALUE];
+		m->vattr = tb[MMB_MATCH_A_VALUE];
 		m->vlen = nla_len(tb[MMB_MATCH_A_VALUE]);
 		memcpy(m->value, nla_data(tb[MMB_MATCH_A_VALUE]), m->vlen);
 	} else if (m->field != MMB_FIELD_ALL) {
@@ -211,6 +212,7 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_target_spec
 	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_TYPE))
 		return -EINVAL;
 	t->attr = attr;
+	t->vattr = attr;
 	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
 	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
 					  MMB_RATE_ALWAYS;
@@ -220,7 +222,7 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_target_spec
 	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
 		return -EINVAL;
 	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
-	t->attr = tb[MMB_TARGET_A_VALUE];
+	t->vattr = tb[MMB_TARGET_A_VALUE];
 	t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
 	memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);
 	t->plen = mmb_field(t->field)->bits;

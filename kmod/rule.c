@@ -100,7 +100,8 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int n,
 		}
 		return 0;
 	}
-	err = mmb_check_value(f, m->field, m->value, m->vlen, m->plen, m->attr, extack);
+	err = mmb_check_value(f, m->field, m->value, m->vlen, m->plen, m->vattr,
+			      extack);
 	if (err)
 		return err;
 	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
@@ -155,7 +156,7 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int n,
 			return -EINVAL;
 		}
 		err = mmb_check_value(f, t->field, t->value, t->vlen, t->plen,
-				      t->attr, extack);
+				      t->vattr, extack);
 		if (err)
 			return err;
 		return mmb_check_proto(f->family, f->l4, family, l4, t->attr, extack);
@@ -285,10 +286,15 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 		mmb_rule_free(rule);
 		return ERR_PTR(-ENOMEM);
 	}
-	for (i = 0; i < rule->nmatches; i++)
+	/* The request's attributes are gone once it is answered. */
+	for (i = 0; i < rule->nmatches; i++) {
 		rule->m[i].attr = NULL;
-	for (i = 0; i < rule->ntargets; i++)
+		rule->m[i].vattr = NULL;
+	}
+	for (i = 0; i < rule->ntargets; i++) {
 		rule->t[i].attr = NULL;
+		rule->t[i].vattr = NULL;
+	}
 	mmb_compile(rule, family, l4);
 	return rule;
 }

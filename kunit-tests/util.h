@@ -14,4 +14,25 @@ void mmbt_netdev_destroy(struct net_device *dev);
 struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload);
 void mmbt_receive(struct sk_buff *skb);
 
+/* A packet to craft: network header at skb->data, checksums valid. */
+struct mmbt_pkt_desc {
+	bool v6;
+	u8 proto;		/* IPPROTO_TCP, _UDP, _ICMP, _ICMPV6 */
+	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
+	u8 ttl;
+	u8 l3_opt_len;		/* IPv4 options / IPv6 dest. options, 4/8-multiple */
+	u8 tcp_opt_len;		/* NOPs, multiple of 4 */
+	u8 tcp_flags;
+	bool no_udp_csum;
+	u16 frag_off;		/* IPv4 only, host order */
+	u16 sport, dport;	/* ICMP: type << 8 | code in sport */
+	u32 seq;
+	u8 saddr[16], daddr[16];
+	unsigned int payload_len;
+	u8 payload_seed;
+};
+
+struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_desc *d);
+bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
+
 #endif /* _MMB_KUNIT_UTIL_H */

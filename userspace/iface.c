@@ -89,6 +89,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	print_open_object("stats");
 	print_u64("packets", " packets %llu", get_u64(st[MMB_STATS_A_PACKETS]));
 	print_u64("bytes", " bytes %llu", get_u64(st[MMB_STATS_A_BYTES]));
+	print_u64("dropped", " dropped %llu", get_u64(st[MMB_STATS_A_DROPPED]));
 	print_close_object();
 	print_close_object();
 	print_text("\n");

@@ -21,12 +21,37 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: mmbctl [ OPTIONS ] COMMAND\n"
 "\n"
-"COMMAND := { enable IFACE | disable IFACE | show interfaces | help }\n"
+"COMMAND := { enable IFACE | disable IFACE | add RULE | del HANDLE | flush |\n"
+"             list | show interfaces | help }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
+"\n"
+"RULE    := MATCH [ MATCH ]... TARGET [ TARGET ]...\n"
+"MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
+"OP      := { == | != | < | > | <= | >= }\n"
+"TARGET  := { drop [ PERCENT ] | accept | mod FIELD VALUE }\n"
+"FIELD   := { in | net-proto | ip-{ver,ihl,dscp,ecn,len,id,flags,res,df,mf,\n"
+"             frag-offset,ttl,proto,checksum,saddr,daddr,payload} |\n"
+"             ip-{non-ect,ect0,ect1,ce} | ip6-{ver,traffic-class,dscp,ecn,\n"
+"             flow-label,len,next,hop-limit,saddr,daddr,payload} |\n"
+"             icmp-{type,code,checksum,payload} |\n"
+"             icmp6-{type,code,checksum,payload} |\n"
+"             udp-{sport,dport,len,checksum,payload} |\n"
+"             tcp-{sport,dport,seq-num,ack-num,offset,reserved,flags,cwr,ece,\n"
+"             urg,ack,push,rst,syn,fin,win,checksum,urg-ptr,payload} }\n"
+"VALUE   := { NUMBER | 0xHEX | ADDRESS[/PREFIX] | tcp | udp | icmp | icmp6 |\n"
+"             not-ect | ect0 | ect1 | ce | ip4 | ip6 | IFACE }\n"
 "\n"
 "  enable IFACE      classify what IFACE receives (ingress hook)\n"
 "  disable IFACE     stop classifying on IFACE\n"
+"  add RULE          every rule a packet matches applies: accept beats\n"
+"                    drop, drop beats mod, mods apply in rule order\n"
+"  del HANDLE        remove the rule with that handle (see list)\n"
+"  flush             remove every rule\n"
+"  list              rules, as the commands that re-create them\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
+"\n"
+"Bare one-bit fields mean \"is set\"; a prefix applies to == and !=;\n"
+"payloads compare 0xHEX bytes at the start of the payload.\n"
 "\n"
 "Exit status: 0 success, 1 refused by the kernel or the system,\n"
 "2 malformed command.\n");
@@ -117,6 +142,10 @@ static const struct cmd {
 } cmds[] = {
 	{ "enable",	do_enable },
 	{ "disable",	do_disable },
+	{ "add",	do_add },
+	{ "del",	do_del },
+	{ "flush",	do_flush },
+	{ "list",	do_list },
 	{ "show",	do_show },
 	{ "help",	do_help },
 };

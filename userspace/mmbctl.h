@@ -34,5 +34,9 @@ int err_sys(const char *what, int error);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_show_interfaces(int argc, char **argv);
+int do_add(int argc, char **argv);
+int do_del(int argc, char **argv);
+int do_flush(int argc, char **argv);
+int do_list(int argc, char **argv);
 
 #endif /* MMBCTL_H */

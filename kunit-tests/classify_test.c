@@ -1,0 +1,507 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: the field table, the packet parser, match semantics, and the
+ * per-mask classifier checked against a naive linear evaluation of every
+ * rule on thousands of random rules and packets.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/prandom.h>
+#include <linux/tcp.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "../kmod/mmb.h"
+#include "util.h"
+
+static struct mmb_match_spec mt(u16 field, u8 op, u32 v)
+{
+	const struct mmb_field_info *f = mmb_field(field);
+	struct mmb_match_spec m = { .field = field, .op = op, .plen = f->bits };
+	int i;
+
+	m.vlen = field == MMB_FIELD_ALL ? 0 : mmb_field_size(f->bits);
+	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
+		m.value[i] = v & 0xff;
+	return m;
+}
+
+static const u8 v4a[4][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 10, 0, 1, 1 }, { 192, 0, 2, 9 } };
+static const u8 v6a[4][16] = {
+	{ 0xfd, 0, [15] = 1 }, { 0xfd, 0, [15] = 2 }, { 0xfd, 0, 0, 1, [15] = 1 },
+	{ 0x20, 0x01, 0x0d, 0xb8, [15] = 9 },
+};
+
+static struct mmbt_pkt_desc tcp4(void)
+{
+	struct mmbt_pkt_desc d = {
+		.proto = IPPROTO_TCP, .tos = 0xb9, .ttl = 64, .sport = 40000,
+		.dport = 80, .seq = 0x01020304, .tcp_flags = 0x12, .payload_len = 6,
+	};
+
+	memcpy(d.saddr, v4a[0], 4);
+	memcpy(d.daddr, v4a[3], 4);
+	return d;
+}
+
+static void field_table_test(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i <= MMB_FIELD_MAX; i++) {
+		const struct mmb_field_info *f = mmb_field(i);
+
+		KUNIT_ASSERT_NOT_NULL(test, f->name);
+		if (f->hdr == MMB_HDR_L3 || f->hdr == MMB_HDR_L4 || f->hdr == MMB_HDR_META) {
+			if (f->len == 16)
+				KUNIT_EXPECT_EQ_MSG(test, f->bits, 128, "%s", f->name);
+			else
+				KUNIT_EXPECT_EQ_MSG(test, hweight32(f->mask), f->bits,
+						    "%s", f->name);
+			KUNIT_EXPECT_LE_MSG(test, f->img + f->len, sizeof(struct mmb_key),
+					    "%s", f->name);
+		}
+		if (f->hdr == MMB_HDR_PAYLOAD)
+			KUNIT_EXPECT_EQ_MSG(test, f->bits, 0, "%s", f->name);
+	}
+	KUNIT_EXPECT_NULL(test, mmb_field(MMB_FIELD_MAX + 1));
+}
+
+static void parse_ipv4_options_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = tcp4();
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+
+	d.l3_opt_len = 8;
+	d.tcp_opt_len = 12;
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FAMILY], 4);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_L4PROTO], IPPROTO_TCP);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_L4);
+	KUNIT_EXPECT_EQ(test, pkt.l4off, 28);
+	KUNIT_EXPECT_EQ(test, pkt.l7off, 28 + 32);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_LO + 2, 2), 80);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_HI, 4), 0x01020304);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_IP4 + 12, 4), 0x0a000001);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_IFINDEX, 4),
+			init_net.loopback_dev->ifindex);
+	kfree_skb(skb);
+}
+
+static void parse_ipv6_exthdr_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = { .v6 = true, .proto = IPPROTO_UDP, .ttl = 9,
+				   .sport = 53, .dport = 5353, .l3_opt_len = 16,
+				   .payload_len = 4 };
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+
+	memcpy(d.saddr, v6a[0], 16);
+	memcpy(d.daddr, v6a[3], 16);
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FAMILY], 6);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_L4PROTO], IPPROTO_UDP);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_L4);
+	KUNIT_EXPECT_EQ(test, pkt.l4off, 40 + 16);
+	KUNIT_EXPECT_EQ(test, pkt.l7off, 40 + 16 + 8);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_LO + 2, 2), 5353);
+	/* the first next-header field is the option header's */
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_IP6 + 6], NEXTHDR_DEST);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_IP6 + 8], 0xfd);
+	kfree_skb(skb);
+}
+
+static void parse_fragments_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = tcp4();
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+
+	d.frag_off = IP_MF;			/* first fragment: L4 is there */
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_L4 | MMB_KF_FRAG);
+	kfree_skb(skb);
+
+	d.frag_off = 100;			/* later fragment: no L4 */
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_FRAG | MMB_KF_LATER);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_L4PROTO], IPPROTO_TCP);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_LO, 4), 0);
+	kfree_skb(skb);
+}
+
+/* Cut a packet at every byte: never a read past the end, L4 only if whole. */
+static void parse_truncated_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d4 = tcp4();
+	struct mmbt_pkt_desc d6 = { .v6 = true, .proto = IPPROTO_TCP, .ttl = 1,
+				    .l3_opt_len = 8, .payload_len = 3 };
+	const struct mmbt_pkt_desc *ds[] = { &d4, &d6 };
+	unsigned int i, k, full;
+	struct mmb_pkt pkt;
+
+	d4.l3_opt_len = 4;
+	for (i = 0; i < ARRAY_SIZE(ds); i++) {
+		struct sk_buff *orig = mmbt_pkt_build(init_net.loopback_dev, ds[i]);
+		unsigned int l4off = ds[i]->v6 ? 48 : 24;
+
+		KUNIT_ASSERT_NOT_NULL(test, orig);
+		full = orig->len;
+		for (k = 0; k <= full; k++) {
+			struct sk_buff *skb = skb_copy(orig, GFP_KERNEL);
+			int err;
+
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			skb_trim(skb, k);
+			err = mmb_parse(skb, &pkt);
+			if (k < (ds[i]->v6 ? 40 : l4off)) {
+				KUNIT_EXPECT_NE_MSG(test, err == 0 &&
+						    (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_L4),
+						    true, "cut at %u", k);
+			} else {
+				KUNIT_EXPECT_EQ_MSG(test, err, 0, "cut at %u", k);
+				KUNIT_EXPECT_EQ_MSG(test, !!(pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_L4),
+						    k >= l4off + 20, "cut at %u", k);
+			}
+			kfree_skb(skb);
+		}
+		kfree_skb(orig);
+	}
+}
+
+/* Operators, negation, prefixes and payloads on a packet of known values. */
+static void match_eval_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = tcp4();
+	struct mmb_match_spec m;
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+	const struct {
+		u16 field;
+		u8 op;
+		u32 v;
+		u8 plen;	/* 0: the field's bits */
+		bool want;
+	} cases[] = {
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80, 0, true },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_NE, 80, 0, false },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_LT, 81, 0, true },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_LT, 80, 0, false },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_LE, 80, 0, true },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_GT, 79, 0, true },
+		{ MMB_FIELD_TCP_DPORT, MMB_OP_GE, 81, 0, false },
+		{ MMB_FIELD_UDP_DPORT, MMB_OP_NE, 80, 0, false },	/* not UDP */
+		{ MMB_FIELD_IP6_HOP_LIMIT, MMB_OP_NE, 1, 0, false },	/* not IPv6 */
+		{ MMB_FIELD_IP_TTL, MMB_OP_EQ, 64, 0, true },
+		{ MMB_FIELD_IP_DSCP, MMB_OP_EQ, 0xb9 >> 2, 0, true },
+		{ MMB_FIELD_IP_ECN, MMB_OP_EQ, 1, 0, true },
+		{ MMB_FIELD_IP_ECN, MMB_OP_GT, 0, 0, true },
+		{ MMB_FIELD_TCP_SYN, MMB_OP_EQ, 1, 0, true },
+		{ MMB_FIELD_TCP_FIN, MMB_OP_EQ, 0, 0, true },
+		{ MMB_FIELD_TCP_FLAGS, MMB_OP_EQ, 0x12, 0, true },
+		{ MMB_FIELD_TCP_OFFSET, MMB_OP_EQ, 5, 0, true },
+		{ MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000, 8, true },
+		{ MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000100, 24, false },
+		{ MMB_FIELD_IP_SADDR, MMB_OP_NE, 0x0a000100, 24, true },
+		{ MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0xffffffff, 0, false },
+		{ MMB_FIELD_IP_SADDR, MMB_OP_LT, 0x0a000002, 0, true },
+		{ MMB_FIELD_IP_PROTO, MMB_OP_NE, IPPROTO_TCP, 0, false },
+		{ MMB_FIELD_IP_PROTO, MMB_OP_GE, IPPROTO_TCP, 0, true },
+		{ MMB_FIELD_NET_PROTO, MMB_OP_EQ, 0x0800, 0, true },
+		{ MMB_FIELD_NET_PROTO, MMB_OP_NE, 0x0800, 0, false },
+		{ MMB_FIELD_IP_DF, MMB_OP_EQ, 0, 0, true },
+		{ MMB_FIELD_ALL, MMB_OP_EQ, 0, 0, true },
+	};
+	unsigned int i;
+
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		m = mt(cases[i].field, cases[i].op, cases[i].v);
+		if (cases[i].plen)
+			m.plen = cases[i].plen;
+		KUNIT_EXPECT_EQ_MSG(test, mmb_match_eval(&m, &pkt, skb), cases[i].want,
+				    "case %u: %s %u", i, mmb_field(cases[i].field)->name,
+				    cases[i].op);
+	}
+	/* payload: bytes seed + 7i = 0, 7, 14, 21, ... after the TCP header */
+	m = mt(MMB_FIELD_TCP_PAYLOAD, MMB_OP_EQ, 0);
+	m.vlen = 3;
+	m.value[0] = 0;
+	m.value[1] = 7;
+	m.value[2] = 14;
+	KUNIT_EXPECT_TRUE(test, mmb_match_eval(&m, &pkt, skb));
+	m.value[2] = 15;
+	KUNIT_EXPECT_FALSE(test, mmb_match_eval(&m, &pkt, skb));
+	m.op = MMB_OP_NE;
+	KUNIT_EXPECT_TRUE(test, mmb_match_eval(&m, &pkt, skb));
+	m.vlen = 7;	/* longer than the payload: cannot hold either way */
+	KUNIT_EXPECT_FALSE(test, mmb_match_eval(&m, &pkt, skb));
+	kfree_skb(skb);
+}
+
+/* --- differential ------------------------------------------------------- */
+
+static const u16 rand_fields[] = {
+	MMB_FIELD_IP_SADDR, MMB_FIELD_IP_DADDR, MMB_FIELD_IP_PROTO, MMB_FIELD_IP_TTL,
+	MMB_FIELD_IP_DSCP, MMB_FIELD_IP6_SADDR, MMB_FIELD_IP6_NEXT,
+	MMB_FIELD_IP6_HOP_LIMIT, MMB_FIELD_TCP_SPORT, MMB_FIELD_TCP_DPORT,
+	MMB_FIELD_TCP_SYN, MMB_FIELD_TCP_FLAGS, MMB_FIELD_UDP_SPORT,
+	MMB_FIELD_UDP_DPORT, MMB_FIELD_ICMP_TYPE, MMB_FIELD_IN, MMB_FIELD_UDP_PAYLOAD,
+	MMB_FIELD_NET_PROTO, MMB_FIELD_ALL,
+};
+
+static const u16 ports[] = { 53, 80, 443, 1000 };
+static const u8 ttls[] = { 1, 63, 64, 255 };
+static const u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP };
+static const u8 flagss[] = { 0x02, 0x12, 0x10, 0x11 };
+
+static u32 rnd(struct rnd_state *rs, u32 n)
+{
+	return prandom_u32_state(rs) % n;
+}
+
+static void rand_match(struct rnd_state *rs, struct mmb_match_spec *m, int ifindex)
+{
+	u16 field = rand_fields[rnd(rs, ARRAY_SIZE(rand_fields))];
+	const struct mmb_field_info *f = mmb_field(field);
+	u8 op = rnd(rs, 3) ? MMB_OP_EQ : rnd(rs, MMB_OP_MAX + 1);
+	unsigned int i;
+
+	switch (field) {
+	case MMB_FIELD_IP_SADDR:
+	case MMB_FIELD_IP_DADDR:
+		*m = mt(field, op, get_unaligned_be32(v4a[rnd(rs, 4)]));
+		if (rnd(rs, 2)) {
+			m->plen = rnd(rs, 33);
+			if (m->op > MMB_OP_NE)
+				m->op = MMB_OP_EQ;
+		}
+		return;
+	case MMB_FIELD_IP6_SADDR:
+		*m = mt(field, op, 0);
+		memcpy(m->value, v6a[rnd(rs, 4)], 16);
+		if (rnd(rs, 2)) {
+			m->plen = rnd(rs, 129);
+			if (m->op > MMB_OP_NE)
+				m->op = MMB_OP_EQ;
+		}
+		return;
+	case MMB_FIELD_IP_PROTO:
+	case MMB_FIELD_IP6_NEXT:
+		*m = mt(field, op, protos[rnd(rs, 3)]);
+		return;
+	case MMB_FIELD_IP_TTL:
+	case MMB_FIELD_IP6_HOP_LIMIT:
+		*m = mt(field, op, ttls[rnd(rs, 4)]);
+		return;
+	case MMB_FIELD_IP_DSCP:
+		*m = mt(field, op, rnd(rs, 2) ? 46 : 0);
+		return;
+	case MMB_FIELD_TCP_FLAGS:
+		*m = mt(field, op, flagss[rnd(rs, 4)]);
+		return;
+	case MMB_FIELD_TCP_SYN:
+		*m = mt(field, op, rnd(rs, 2));
+		return;
+	case MMB_FIELD_ICMP_TYPE:
+		*m = mt(field, op, rnd(rs, 2) ? 8 : 0);
+		return;
+	case MMB_FIELD_IN:
+		*m = mt(field, op % 2, rnd(rs, 2) ? ifindex : ifindex + 1);
+		return;
+	case MMB_FIELD_NET_PROTO:
+		*m = mt(field, op % 2, rnd(rs, 2) ? 0x0800 : 0x86dd);
+		return;
+	case MMB_FIELD_UDP_PAYLOAD:
+		*m = mt(field, op % 2, 0);
+		m->vlen = 1 + rnd(rs, 4);
+		m->value[0] = rnd(rs, 2);
+		for (i = 1; i < m->vlen; i++)
+			m->value[i] = m->value[0] + i * 7;
+		return;
+	case MMB_FIELD_ALL:
+		*m = mt(field, MMB_OP_EQ, 0);
+		return;
+	}
+	*m = mt(field, op, ports[rnd(rs, 4)]);
+	(void)f;
+}
+
+static void rand_packet(struct rnd_state *rs, struct mmbt_pkt_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->v6 = rnd(rs, 2);
+	d->proto = protos[rnd(rs, 3)];
+	if (d->v6 && d->proto == IPPROTO_ICMP)
+		d->proto = IPPROTO_ICMPV6;
+	d->tos = rnd(rs, 2) ? 46 << 2 : 0;
+	d->ttl = ttls[rnd(rs, 4)];
+	d->l3_opt_len = d->v6 ? 8 * rnd(rs, 2) : 4 * rnd(rs, 3);
+	d->tcp_opt_len = 4 * rnd(rs, 2);
+	d->tcp_flags = flagss[rnd(rs, 4)];
+	d->sport = ports[rnd(rs, 4)];
+	d->dport = ports[rnd(rs, 4)];
+	if (d->proto == IPPROTO_ICMP || d->proto == IPPROTO_ICMPV6)
+		d->sport = (rnd(rs, 2) ? 8 : 0) << 8;
+	if (d->v6) {
+		memcpy(d->saddr, v6a[rnd(rs, 4)], 16);
+		memcpy(d->daddr, v6a[rnd(rs, 4)], 16);
+	} else {
+		memcpy(d->saddr, v4a[rnd(rs, 4)], 4);
+		memcpy(d->daddr, v4a[rnd(rs, 4)], 4);
+		d->frag_off = rnd(rs, 8) ? 0 : 64;
+	}
+	d->payload_len = rnd(rs, 6);
+	d->payload_seed = rnd(rs, 2);
+}
+
+/* The reference: a rule matches when each of its matches holds. */
+static bool naive_match(const struct mmb_rule_spec *spec, const struct mmb_pkt *pkt,
+			const struct sk_buff *skb)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatches; i++)
+		if (!mmb_match_eval(&spec->m[i], pkt, skb))
+			return false;
+	return true;
+}
+
+#define NRULES 300
+#define NPACKETS 1500
+
+struct diff_ctx {
+	struct mmb_rule_spec spec[NRULES];
+	struct mmb_rule *rule[NRULES];
+	u64 hits[NRULES];
+};
+
+static u64 rule_hits(const struct mmb_rule *rule)
+{
+	struct mmb_stats st;
+
+	mmb_stats_read(rule->stats, &st);
+	return st.packets;
+}
+
+static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset *rs,
+		      struct rnd_state *rnds, unsigned int *agree)
+{
+	struct mmbt_pkt_desc d;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	unsigned int p, i;
+
+	for (p = 0; p < NPACKETS; p++) {
+		struct sk_buff *skb;
+		bool want_drop = false, want_accept = false;
+
+		rand_packet(rnds, &d);
+		skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+		rcu_read_lock();
+		local_bh_disable();
+		mmb_classify(rs, &pkt, skb, &v);
+		local_bh_enable();
+		rcu_read_unlock();
+		for (i = 0; i < NRULES; i++) {
+			u64 now = c->rule[i] ? rule_hits(c->rule[i]) : 0;
+			bool got = c->rule[i] && now != c->hits[i];
+			bool want = c->rule[i] && naive_match(&c->spec[i], &pkt, skb);
+
+			c->hits[i] = now;
+			if (got != want) {
+				KUNIT_FAIL(test, "packet %u rule %u: classifier %d, reference %d",
+					   p, i, got, want);
+				kfree_skb(skb);
+				return;
+			}
+			(*agree)++;
+			if (want && c->rule[i]->drop)
+				want_drop = true;
+			if (want && c->rule[i]->accept)
+				want_accept = true;
+		}
+		KUNIT_EXPECT_EQ(test, v.drop, want_drop);
+		KUNIT_EXPECT_EQ(test, v.accept, want_accept);
+		kfree_skb(skb);
+	}
+}
+
+static void classify_differential_test(struct kunit *test)
+{
+	struct rnd_state rnds;
+	struct diff_ctx *c;
+	struct mmb_ruleset *rs;
+	unsigned int i, j, valid = 0, agree = 0;
+	int ifindex = init_net.loopback_dev->ifindex;
+
+	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	rs = mmb_ruleset_create();
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	KUNIT_ASSERT_NOT_NULL(test, rs);
+	prandom_seed_state(&rnds, 0x6d6d62);
+
+	for (i = 0; i < NRULES; i++) {
+		struct mmb_rule_spec *s = &c->spec[i];
+		struct mmb_rule *rule;
+
+		s->nmatches = 1 + rnd(&rnds, 4);
+		for (j = 0; j < s->nmatches; j++)
+			rand_match(&rnds, &s->m[j], ifindex);
+		s->ntargets = 1;
+		s->t[0].type = rnd(&rnds, 4) ? MMB_TARGET_DROP : MMB_TARGET_ACCEPT;
+		s->t[0].rate = MMB_RATE_ALWAYS;
+		rule = mmb_rule_create(s, NULL);
+		if (IS_ERR(rule))
+			continue;	/* e.g. IPv4 and IPv6 fields together */
+		rule->handle = i + 1;
+		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+		c->rule[i] = rule;
+		valid++;
+	}
+	KUNIT_EXPECT_GT(test, valid, NRULES / 3);
+	check_all(test, c, rs, &rnds, &agree);
+
+	/* Remove every other rule and check again. */
+	for (i = 0; i < NRULES; i += 2) {
+		if (!c->rule[i])
+			continue;
+		KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, c->rule[i]), 0);
+		c->rule[i] = NULL;
+	}
+	rcu_barrier();
+	check_all(test, c, rs, &rnds, &agree);
+	kunit_info(test, "%u valid rules, %u rule/packet verdicts agree", valid, agree);
+	mmb_ruleset_destroy(rs);
+}
+
+static struct kunit_case mmb_classify_cases[] = {
+	KUNIT_CASE(field_table_test),
+	KUNIT_CASE(parse_ipv4_options_test),
+	KUNIT_CASE(parse_ipv6_exthdr_test),
+	KUNIT_CASE(parse_fragments_test),
+	KUNIT_CASE(parse_truncated_test),
+	KUNIT_CASE(match_eval_test),
+	KUNIT_CASE(classify_differential_test),
+	{}
+};
+
+static struct kunit_suite mmb_classify_suite = {
+	.name = "mmb-classify",
+	.test_cases = mmb_classify_cases,
+};
+
+kunit_test_suites(&mmb_classify_suite);

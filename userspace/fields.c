@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl: field names, and values as words: numbers, names of protocols and
+ * ECN codepoints, addresses with prefixes, interfaces, hex byte strings.
+ * Every value is checked against its field's width; nothing is truncated.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../uapi/linux/mmb_fields.h"
+#include "rule.h"
+
+static const char *const op_names[] = {
+	[MMB_OP_EQ] = "==", [MMB_OP_NE] = "!=", [MMB_OP_LT] = "<",
+	[MMB_OP_GT] = ">", [MMB_OP_LE] = "<=", [MMB_OP_GE] = ">=",
+};
+
+const char *op_name(int op)
+{
+	return op >= 0 && op <= MMB_OP_MAX ? op_names[op] : "?";
+}
+
+int field_lookup(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __MMB_FIELD_MAX; i++)
+		if (!strcmp(mmb_field_names[i].name, name))
+			return i;
+	return -1;
+}
+
+const char *field_name(int field)
+{
+	return mmb_field_names[field].name;
+}
+
+int field_bits(int field)
+{
+	return mmb_field_names[field].bits;
+}
+
+static const struct {
+	const char *name;
+	unsigned int value;
+} protos[] = {
+	{ "icmp", 1 }, { "tcp", 6 }, { "udp", 17 }, { "icmp6", 58 },
+}, ecns[] = {
+	{ "not-ect", 0 }, { "ect1", 1 }, { "ect0", 2 }, { "ce", 3 },
+}, net_protos[] = {
+	{ "ip4", 0x0800 }, { "ip6", 0x86dd },
+};
+
+#define NAMED(tbl, s, v) named(tbl, sizeof(tbl) / sizeof(tbl[0]), s, v)
+
+static int named(const void *tbl, size_t n, const char *s, unsigned int *v)
+{
+	const typeof(protos[0]) *t = tbl;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!strcmp(t[i].name, s)) {
+			*v = t[i].value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static const char *name_of(const void *tbl, size_t n, unsigned int v)
+{
+	const typeof(protos[0]) *t = tbl;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (t[i].value == v)
+			return t[i].name;
+	return NULL;
+}
+
+#define NAME_OF(tbl, v) name_of(tbl, sizeof(tbl) / sizeof(tbl[0]), v)
+
+static int is_proto_field(int f)
+{
+	return f == MMB_FIELD_IP_PROTO || f == MMB_FIELD_IP6_NEXT;
+}
+
+static int is_ecn_field(int f)
+{
+	return f == MMB_FIELD_IP_ECN || f == MMB_FIELD_IP6_ECN;
+}
+
+static int is_addr_field(int f)
+{
+	return f == MMB_FIELD_IP_SADDR || f == MMB_FIELD_IP_DADDR ||
+	       f == MMB_FIELD_IP6_SADDR || f == MMB_FIELD_IP6_DADDR;
+}
+
+/* "/len" at the end of @s, split off; -1 if malformed. */
+static int split_prefix(char *s, int max)
+{
+	char *slash = strchr(s, '/'), *end;
+	long len;
+
+	if (!slash)
+		return max;
+	*slash = '\0';
+	errno = 0;
+	len = strtol(slash + 1, &end, 10);
+	if (errno || end == slash + 1 || *end || len < 0 || len > max)
+		return -1;
+	return len;
+}
+
+static int parse_hex_bytes(const char *s, uint8_t *out, int *len)
+{
+	size_t n = strlen(s), i, j = 0;
+	char byte[3] = "";
+
+	if (n == 0 || n > 2 * MMB_PAYLOAD_MAX)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return -1;
+	/* An odd number of digits is padded with a leading 0. */
+	i = 0;
+	if (n % 2) {
+		byte[0] = s[0];
+		byte[1] = '\0';
+		out[j++] = strtoul(byte, NULL, 16);
+		i = 1;
+	}
+	for (; i < n; i += 2) {
+		byte[0] = s[i];
+		byte[1] = s[i + 1];
+		byte[2] = '\0';
+		out[j++] = strtoul(byte, NULL, 16);
+	}
+	*len = j;
+	return 0;
+}
+
+int value_parse(int field, const char *word, uint8_t *value, int *vlen, int *plen,
+		char *err, size_t errlen)
+{
+	int bits = field_bits(field), size = mmb_field_size(bits), i;
+	unsigned long long v;
+	unsigned int named_v;
+	char s[128], *end;
+
+	snprintf(s, sizeof(s), "%s", word);
+	*plen = bits;
+	if (!bits) {
+		if (strncmp(s, "0x", 2) || parse_hex_bytes(s + 2, value, vlen)) {
+			snprintf(err, errlen, "%s takes a hex byte string, 0x and 1 to %d bytes",
+				 field_name(field), MMB_PAYLOAD_MAX);
+			return -1;
+		}
+		return 0;
+	}
+	*vlen = size;
+	if (is_addr_field(field)) {
+		int family = bits == 32 ? AF_INET : AF_INET6;
+
+		*plen = split_prefix(s, bits);
+		if (*plen < 0 || inet_pton(family, s, value) != 1) {
+			snprintf(err, errlen, "%s takes an %s address with an optional /prefix",
+				 field_name(field), bits == 32 ? "IPv4" : "IPv6");
+			return -1;
+		}
+		return 0;
+	}
+	if (field == MMB_FIELD_IN) {
+		unsigned int idx = if_nametoindex(s);
+
+		if (!idx) {
+			snprintf(err, errlen, "no interface \"%s\" in this network namespace", s);
+			return -1;
+		}
+		v = idx;
+	} else if (is_proto_field(field) && !NAMED(protos, s, &named_v)) {
+		v = named_v;
+	} else if (is_ecn_field(field) && !NAMED(ecns, s, &named_v)) {
+		v = named_v;
+	} else if (field == MMB_FIELD_NET_PROTO && !NAMED(net_protos, s, &named_v)) {
+		v = named_v;
+	} else {
+		errno = 0;
+		v = strtoull(s, &end, 0);
+		if (errno || end == s || *end || s[0] == '-') {
+			snprintf(err, errlen, "\"%s\" is not a value of %s", s, field_name(field));
+			return -1;
+		}
+	}
+	if (bits < 64 && v >> bits) {
+		snprintf(err, errlen, "%llu does not fit in %s (%d bit%s)", v,
+			 field_name(field), bits, bits == 1 ? "" : "s");
+		return -1;
+	}
+	for (i = size - 1; i >= 0; i--, v >>= 8)
+		value[i] = v & 0xff;
+	return 0;
+}
+
+void value_format(int field, const uint8_t *value, int vlen, int plen,
+		  char *buf, size_t len)
+{
+	int bits = field_bits(field), i;
+	unsigned long long v = 0;
+	char ifname[IF_NAMESIZE];
+	const char *name = NULL;
+
+	if (!bits) {
+		size_t off = snprintf(buf, len, "0x");
+
+		for (i = 0; i < vlen && off + 3 <= len; i++)
+			off += snprintf(buf + off, len - off, "%02x", value[i]);
+		return;
+	}
+	if (is_addr_field(field)) {
+		char a[INET6_ADDRSTRLEN];
+
+		inet_ntop(bits == 32 ? AF_INET : AF_INET6, value, a, sizeof(a));
+		if (plen != bits)
+			snprintf(buf, len, "%s/%d", a, plen);
+		else
+			snprintf(buf, len, "%s", a);
+		return;
+	}
+	for (i = 0; i < vlen; i++)
+		v = v << 8 | value[i];
+	if (is_proto_field(field))
+		name = NAME_OF(protos, v);
+	else if (field == MMB_FIELD_NET_PROTO)
+		name = NAME_OF(net_protos, v);
+	else if (field == MMB_FIELD_IN)
+		name = if_indextoname(v, ifname);
+	if (name)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "%llu", v);
+}
