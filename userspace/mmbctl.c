@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +12,6 @@
 #include "print.h"
 
 #define MMBCTL_VERSION "0.1.0"
-
-struct words cur;
 
 static void usage(FILE *f)
 {
@@ -55,69 +52,6 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 success, 1 refused by the kernel or the system,\n"
 "2 malformed command.\n");
-}
-
-/* Print the command with a marker under word @argi (cur.n: past the end). */
-static void show_position(int argi)
-{
-	int i, col = 0, start = -1, len = 1;
-
-	if (cur.file)
-		fprintf(stderr, "%s:%u: ", cur.file, cur.line);
-	else
-		fputs("mmbctl ", stderr), col = 7;
-	for (i = 0; i < cur.n; i++) {
-		if (i == argi) {
-			start = col;
-			len = strlen(cur.w[i]) ?: 1;
-		}
-		fprintf(stderr, "%s%s", i ? " " : "", cur.w[i]);
-		col += strlen(cur.w[i]) + (i ? 1 : 0);
-		if (i == argi && i)
-			start++;
-	}
-	fputc('\n', stderr);
-	if (start < 0)
-		start = col + 1;
-	fprintf(stderr, "%*s^", start, "");
-	while (--len > 0)
-		fputc('~', stderr);
-	fputc('\n', stderr);
-}
-
-int err_word(int argi, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("Error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	show_position(argi);
-	return EXIT_USAGE;
-}
-
-int err_kernel(const struct mmb_nl_err *err)
-{
-	if (err->local)
-		fprintf(stderr, "Error: %s\n", err->msg);
-	else if (err->error == EPERM)
-		fprintf(stderr, "Error: %s (mmbctl needs CAP_NET_ADMIN)\n",
-			strerror(err->error));
-	else if (err->msg[0])
-		fprintf(stderr, "Error: %s (%s)\n", err->msg, strerror(err->error));
-	else
-		fprintf(stderr, "Error: %s\n", strerror(err->error));
-	if (err->argi >= 0)
-		show_position(err->argi);
-	return EXIT_FAIL;
-}
-
-int err_sys(const char *what, int error)
-{
-	fprintf(stderr, "Error: %s: %s\n", what, strerror(error));
-	return EXIT_FAIL;
 }
 
 static int do_help(int argc, char **argv)

@@ -20,6 +20,7 @@ struct words {
 	char **w;
 	const char *file;	/* NULL on the command line */
 	unsigned int line;
+	int err_argi;		/* the word the last error was about */
 };
 
 extern struct words cur;
