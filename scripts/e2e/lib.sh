@@ -101,9 +101,15 @@ start_server() {
 	wait_for 20 grep -q '^ready' "$SERVER_LOG"
 }
 
-# The exit status of the last server; its output if it failed.
-server_result() {
-	wait "$SERVER_PID" && return 0
+# Wait for the last server, in this shell: a subshell (as in check's
+# command substitution) cannot wait for it. server_ok then tells how it went.
+server_done() {
+	wait "$SERVER_PID"
+	SERVER_STATUS=$?
+}
+
+server_ok() {
+	[ "$SERVER_STATUS" -eq 0 ] && return 0
 	cat "$SERVER_LOG"
 	return 1
 }

@@ -40,7 +40,8 @@ b0=$(dev_stat r0 bytes)
 start_server "$S" python3 "$TRAFFIC" udp-sink 5001 200 20
 check "UDP: 200 datagrams of 100 bytes sent" \
 	in_c python3 "$TRAFFIC" udp-send 10.0.2.2 5001 200 100
-check "UDP: all 200 delivered" server_result
+server_done
+check "UDP: all 200 delivered" server_ok
 p1=$(dev_stat r0 packets)
 b1=$(dev_stat r0 bytes)
 check "r0 counted the 200 datagrams ($((p1 - p0)) packets)" \

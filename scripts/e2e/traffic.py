@@ -7,13 +7,21 @@
   tcp-client HOST PORT BYTES      send BYTES random bytes, expect them back
   udp-sink PORT COUNT SECONDS     prints "ready", waits for COUNT datagrams,
                                   prints how many came
-  udp-send HOST PORT COUNT SIZE   send COUNT datagrams of SIZE bytes
+  udp-send HOST PORT COUNT SIZE [TOS [SRC]]
+                                  send COUNT datagrams of SIZE bytes, with
+                                  that TOS / traffic class, from SRC
+  capture IFACE PROTO COUNT SECONDS
+                                  print "ready", then one JSON line per IP
+                                  packet of PROTO received on IFACE: header
+                                  fields and whether each checksum is valid
   udp-stream HOST PORT SECONDS    send datagrams at ~1000/s for SECONDS
 
 Exit status 0 when the traffic went through as expected, 1 otherwise.
 """
+import json
 import os
 import socket
+import struct
 import sys
 import threading
 import time
@@ -87,8 +95,14 @@ def udp_sink(port, count, seconds):
     return 0 if got == int(count) else 1
 
 
-def udp_send(host, port, count, size):
+def udp_send(host, port, count, size, tos="0", src=None):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
+    if family(host) == socket.AF_INET6:
+        s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, int(tos, 0))
+    else:
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, int(tos, 0))
+    if src:
+        s.bind((src, 0))
     payload = os.urandom(int(size))
     for _ in range(int(count)):
         s.sendto(payload, (host, int(port)))
@@ -105,12 +119,82 @@ def udp_stream(host, port, seconds):
     return 0
 
 
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total
+
+
+def parse_ip(frame):
+    """Header fields of an IPv4/IPv6 packet and whether its checksums hold."""
+    ethertype = struct.unpack("!H", frame[12:14])[0]
+    pkt = frame[14:]
+    if ethertype == 0x0800:
+        ihl = (pkt[0] & 0xF) * 4
+        end = struct.unpack("!H", pkt[2:4])[0]
+        info = {"v": 4, "tos": pkt[1], "ttl": pkt[8], "proto": pkt[9],
+                "src": socket.inet_ntop(socket.AF_INET, pkt[12:16]),
+                "dst": socket.inet_ntop(socket.AF_INET, pkt[16:20]),
+                "ip_csum": csum(pkt[:ihl]) == 0xFFFF}
+        l4 = pkt[ihl:end]
+        pseudo = pkt[12:20] + struct.pack("!BBH", 0, pkt[9], len(l4))
+    elif ethertype == 0x86DD:
+        end = 40 + struct.unpack("!H", pkt[4:6])[0]
+        info = {"v": 6, "tos": (struct.unpack("!H", pkt[0:2])[0] >> 4) & 0xFF,
+                "ttl": pkt[7], "proto": pkt[6],
+                "src": socket.inet_ntop(socket.AF_INET6, pkt[8:24]),
+                "dst": socket.inet_ntop(socket.AF_INET6, pkt[24:40]),
+                "ip_csum": True}
+        l4 = pkt[40:end]
+        pseudo = pkt[8:40] + struct.pack("!IxxxB", len(l4), pkt[6])
+    else:
+        return None
+    proto = info["proto"]
+    if proto in (6, 17) and len(l4) >= 8:
+        info["sport"], info["dport"] = struct.unpack("!HH", l4[:4])
+    if proto == 1:
+        info["l4_csum"] = csum(l4) == 0xFFFF
+    elif proto == 17 and info["v"] == 4 and l4[6:8] == b"\0\0":
+        info["l4_csum"] = True       # no checksum
+    elif proto in (6, 17, 58):
+        info["l4_csum"] = csum(pseudo + l4) == 0xFFFF
+    return info
+
+
+def capture(iface, proto, count, seconds):
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.bind((iface, 0))
+    print("ready", flush=True)
+    deadline = time.monotonic() + float(seconds)
+    got = 0
+    while got < int(count):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        s.settimeout(left)
+        try:
+            frame, addr = s.recvfrom(65536)
+        except socket.timeout:
+            break
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue
+        info = parse_ip(frame)
+        if info and info["proto"] == int(proto):
+            print(json.dumps(info), flush=True)
+            got += 1
+    return 0
+
+
 MODES = {
     "tcp-echo-server": tcp_echo_server,
     "tcp-client": tcp_client,
     "udp-sink": udp_sink,
     "udp-send": udp_send,
     "udp-stream": udp_stream,
+    "capture": capture,
 }
 
 if __name__ == "__main__":

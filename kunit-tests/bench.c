@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb classifier microbenchmark, run by scripts/bench (suite "bench-mmb",
+ * outside the test glob: it measures, it never fails on numbers). Prints
+ * one "bench:" line per measurement: ns and TSC cycles per packet for the
+ * classification step (mask, hash, probe, compare) and for parse +
+ * classification, on prepared packets that match no rule (the firewall
+ * case), and control-plane times.
+ */
+#include <linux/ktime.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "../kmod/mmb.h"
+#include "util.h"
+
+#define NPKT 1024
+#define ROUNDS 2000
+
+static u64 tsc(void)
+{
+#if defined(CONFIG_X86_64) || defined(CONFIG_UML_X86)
+	u32 lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (u64)hi << 32 | lo;
+#else
+	return 0;
+#endif
+}
+
+struct bench {
+	struct sk_buff *skb[NPKT];
+	struct mmb_pkt pkt[NPKT];
+	struct rnd_state rs;
+};
+
+static void packets(struct kunit *test, struct bench *b)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 18 };
+	unsigned int i;
+
+	for (i = 0; i < NPKT; i++) {
+		u32 s = prandom_u32_state(&b->rs), t = prandom_u32_state(&b->rs);
+
+		memcpy(d.saddr, &s, 4);
+		memcpy(d.daddr, &t, 4);
+		d.sport = prandom_u32_state(&b->rs);
+		d.dport = prandom_u32_state(&b->rs);
+		b->skb[i] = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, b->skb[i]);
+		KUNIT_ASSERT_EQ(test, mmb_parse(b->skb[i], &b->pkt[i]), 0);
+	}
+}
+
+static void free_packets(struct bench *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < NPKT; i++)
+		kfree_skb(b->skb[i]);
+}
+
+static struct mmb_match_spec m32(u16 field, u32 v, u8 plen)
+{
+	const struct mmb_field_info *f = mmb_field(field);
+	struct mmb_match_spec m = { .field = field, .plen = plen ?: f->bits };
+	int i;
+
+	m.vlen = mmb_field_size(f->bits);
+	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
+		m.value[i] = v;
+	return m;
+}
+
+static void measure(struct kunit *test, struct bench *b, const struct mmb_ruleset *rs,
+		    const char *what)
+{
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	u64 t0, c0, t1, c1, t2, c2;
+	unsigned int r, i, drops = 0;
+
+	rcu_read_lock();
+	local_bh_disable();
+	t0 = ktime_get_ns();
+	c0 = tsc();
+	for (r = 0; r < ROUNDS; r++)
+		for (i = 0; i < NPKT; i++) {
+			mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
+			drops += v.drop;
+		}
+	t1 = ktime_get_ns();
+	c1 = tsc();
+	for (r = 0; r < ROUNDS / 4; r++)
+		for (i = 0; i < NPKT; i++) {
+			mmb_parse(b->skb[i], &pkt);
+			mmb_classify(rs, &pkt, b->skb[i], &v);
+			drops += v.drop;
+		}
+	t2 = ktime_get_ns();
+	c2 = tsc();
+	local_bh_enable();
+	rcu_read_unlock();
+	kunit_info(test, "bench: %-28s classify %4llu ns %5llu cycles | parse+classify %4llu ns %5llu cycles | matched %u\n",
+		   what, (t1 - t0) / (ROUNDS * NPKT), (c1 - c0) / (ROUNDS * NPKT),
+		   (t2 - t1) / (ROUNDS / 4 * NPKT), (c2 - c1) / (ROUNDS / 4 * NPKT), drops);
+}
+
+static struct mmb_rule *five_tuple(struct bench *b, u32 handle)
+{
+	struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	if (!s)
+		return NULL;
+	s->nmatches = 5;
+	s->m[0] = m32(MMB_FIELD_IP_SADDR, prandom_u32_state(&b->rs), 0);
+	s->m[1] = m32(MMB_FIELD_IP_DADDR, prandom_u32_state(&b->rs), 0);
+	s->m[2] = m32(MMB_FIELD_IP_PROTO, IPPROTO_UDP, 0);
+	s->m[3] = m32(MMB_FIELD_UDP_SPORT, prandom_u32_state(&b->rs) & 0xffff, 0);
+	s->m[4] = m32(MMB_FIELD_UDP_DPORT, prandom_u32_state(&b->rs) & 0xffff, 0);
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	rule = mmb_rule_create(s, NULL);
+	kfree(s);
+	if (IS_ERR(rule))
+		return NULL;
+	rule->handle = handle;
+	return rule;
+}
+
+static void bench_rules_test(struct kunit *test)
+{
+	static const unsigned int sizes[] = { 1, 1000, 10000, 100000 };
+	struct bench *b = vzalloc(sizeof(*b));
+	struct mmb_ruleset *rs;
+	unsigned int n = 0, k;
+	char what[40];
+	u64 t;
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	prandom_seed_state(&b->rs, 1);
+	packets(test, b);
+	rs = mmb_ruleset_create();
+	KUNIT_ASSERT_NOT_NULL(test, rs);
+	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		t = ktime_get_ns();
+		for (; n < sizes[k]; n++) {
+			struct mmb_rule *rule = five_tuple(b, n + 1);
+
+			KUNIT_ASSERT_NOT_NULL(test, rule);
+			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+		}
+		kunit_info(test, "bench: load to %u five-tuple rules: %llu us\n",
+			   sizes[k], (ktime_get_ns() - t) / 1000);
+		snprintf(what, sizeof(what), "%u five-tuple rules", sizes[k]);
+		measure(test, b, rs, what);
+	}
+	/* One add and one delete at 100k rules. */
+	{
+		struct mmb_rule *rule = five_tuple(b, n + 1);
+
+		KUNIT_ASSERT_NOT_NULL(test, rule);
+		t = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+		kunit_info(test, "bench: one add at %u rules: %llu ns\n", n,
+			   ktime_get_ns() - t);
+		t = ktime_get_ns();
+		KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, mmb_ruleset_find(rs, n / 2)), 0);
+		kunit_info(test, "bench: one delete at %u rules: %llu ns\n", n,
+			   ktime_get_ns() - t);
+	}
+	t = ktime_get_ns();
+	mmb_ruleset_destroy(rs);
+	kunit_info(test, "bench: free %u rules: %llu us\n", n, (ktime_get_ns() - t) / 1000);
+	free_packets(b);
+	vfree(b);
+}
+
+/* M masks: source and destination prefixes of M different length pairs. */
+static void bench_masks_test(struct kunit *test)
+{
+	static const unsigned int counts[] = { 1, 8, 26, 64 };
+	struct bench *b = vzalloc(sizeof(*b));
+	unsigned int k, i, j;
+	char what[40];
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	prandom_seed_state(&b->rs, 2);
+	packets(test, b);
+	for (k = 0; k < ARRAY_SIZE(counts); k++) {
+		struct mmb_ruleset *rs = mmb_ruleset_create();
+		u32 h = 1;
+
+		KUNIT_ASSERT_NOT_NULL(test, rs);
+		for (i = 0; i < counts[k]; i++) {
+			for (j = 0; j < 16; j++) {
+				struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
+				struct mmb_rule *rule;
+
+				KUNIT_ASSERT_NOT_NULL(test, s);
+				s->nmatches = 2;
+				s->m[0] = m32(MMB_FIELD_IP_SADDR, prandom_u32_state(&b->rs),
+					      8 + i % 25);
+				s->m[1] = m32(MMB_FIELD_IP_DADDR, prandom_u32_state(&b->rs),
+					      8 + i / 25 * 8);
+				s->ntargets = 1;
+				s->t[0].type = MMB_TARGET_DROP;
+				s->t[0].rate = MMB_RATE_ALWAYS;
+				rule = mmb_rule_create(s, NULL);
+				kfree(s);
+				KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+				rule->handle = h++;
+				KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+			}
+		}
+		snprintf(what, sizeof(what), "%u masks x 16 rules", counts[k]);
+		measure(test, b, rs, what);
+		mmb_ruleset_destroy(rs);
+	}
+	free_packets(b);
+	vfree(b);
+}
+
+static struct kunit_case mmb_bench_cases[] = {
+	KUNIT_CASE(bench_rules_test),
+	KUNIT_CASE(bench_masks_test),
+	{}
+};
+
+static struct kunit_suite mmb_bench_suite = {
+	.name = "bench-mmb",
+	.test_cases = mmb_bench_cases,
+};
+
+kunit_test_suites(&mmb_bench_suite);
