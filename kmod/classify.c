@@ -11,7 +11,7 @@
  * namespace's lock; every change is published with one pointer store, so a
  * packet sees a rule entirely or not at all.
  */
-#include <linux/rhashtable.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
 
@@ -24,20 +24,36 @@ struct mmb_rvec {
 	struct mmb_rule *r[];
 };
 
+/*
+ * An entry is linked into its mask's table by node[table->ver]; a resize
+ * links it into the new table by the other node while readers may still
+ * walk the old one (as Open vSwitch's flow table does).
+ */
 struct mmb_entry {
-	struct rhash_head node;
+	struct hlist_node node[2];
+	u32 hash;
 	struct mmb_rvec __rcu *rules;
 	struct rcu_head rcu;
 	struct mmb_chunk key[MMB_KEY_CHUNKS];	/* the mask's chunks only */
 };
+
+struct mmb_table {
+	struct rcu_head rcu;
+	u32 size_mask;			/* buckets - 1 */
+	u8 ver;
+	struct hlist_head buckets[];
+};
+
+#define MMB_TABLE_MIN 16
 
 struct mmb_mask {
 	struct mmb_key m;
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
 	unsigned int entries;
-	struct rhashtable ht;
-	struct rhashtable_params params;
+	u64 seed;
+	unsigned long resize_gp;	/* grace period of the last resize */
+	struct mmb_table __rcu *tbl;
 };
 
 struct mmb_mvec {
@@ -50,12 +66,6 @@ struct mmb_ruleset {
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
 	unsigned int nrules;
-};
-
-static const struct rhashtable_params mmb_entry_params = {
-	.head_offset = offsetof(struct mmb_entry, node),
-	.key_offset = offsetof(struct mmb_entry, key),
-	.automatic_shrinking = true,
 };
 
 /* The masked chunks of @key under @mask, compacted. */
@@ -73,17 +83,92 @@ static void mmb_mask_key(const struct mmb_mask *mask, const struct mmb_key *key,
 	}
 }
 
-/* The AND/XOR compare: zero when the stored key equals the masked packet. */
-static int mmb_entry_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+/* The XOR compare of a masked key with an entry's: true when equal. */
+static bool mmb_key_equal(const struct mmb_chunk *a, const struct mmb_chunk *b,
+			  unsigned int n)
 {
-	const struct mmb_entry *e = obj;
-	const struct mmb_chunk *k = arg->key;
-	unsigned int i, n = arg->ht->p.key_len / sizeof(*k);
 	u64 diff = 0;
+	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		diff |= (k[i].w[0] ^ e->key[i].w[0]) | (k[i].w[1] ^ e->key[i].w[1]);
-	return diff != 0;
+		diff |= (a[i].w[0] ^ b[i].w[0]) | (a[i].w[1] ^ b[i].w[1]);
+	return !diff;
+}
+
+/*
+ * Keys come from the configuration; packets only look up, so they cannot
+ * grow a chain. A seeded multiply-xor mix is enough, and inline.
+ */
+static u32 mmb_key_hash(const struct mmb_chunk *k, unsigned int n, u64 seed)
+{
+	const u64 mul = 0x9e3779b97f4a7c15ULL;
+	u64 h = seed;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ k[i].w[0]) * mul;
+		h = (h ^ k[i].w[1]) * mul;
+	}
+	return h ^ h >> 32;
+}
+
+static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
+{
+	struct mmb_table *t;
+
+	t = kvzalloc(struct_size(t, buckets, size), GFP_KERNEL_ACCOUNT);
+	if (t) {
+		t->size_mask = size - 1;
+		t->ver = ver;
+	}
+	return t;
+}
+
+static void mmb_table_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct mmb_table, rcu));
+}
+
+static struct mmb_table *mmb_tbl(const struct mmb_mask *mask)
+{
+	return rcu_dereference_protected(mask->tbl, true);
+}
+
+/* The entry of @key; readers under RCU, writers under the lock. */
+static struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
+				    const struct mmb_table *t,
+				    const struct mmb_chunk *key)
+{
+	u32 hash = mmb_key_hash(key, mask->n, mask->seed);
+	struct mmb_entry *e;
+
+	hlist_for_each_entry_rcu(e, &t->buckets[hash & t->size_mask], node[t->ver],
+				 true)
+		if (e->hash == hash && mmb_key_equal(e->key, key, mask->n))
+			return e;
+	return NULL;
+}
+
+/* Double the table when it holds more entries than buckets. */
+static int mmb_table_grow(struct mmb_mask *mask)
+{
+	struct mmb_table *old = mmb_tbl(mask), *t;
+	struct mmb_entry *e;
+	unsigned int i;
+
+	/* Readers of the table before last must be gone: we reuse its nodes. */
+	cond_synchronize_rcu(mask->resize_gp);
+	t = mmb_table_alloc((old->size_mask + 1) * 2, !old->ver);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i <= old->size_mask; i++)
+		hlist_for_each_entry(e, &old->buckets[i], node[old->ver])
+			hlist_add_head_rcu(&e->node[t->ver],
+					   &t->buckets[e->hash & t->size_mask]);
+	rcu_assign_pointer(mask->tbl, t);
+	mask->resize_gp = get_state_synchronize_rcu();
+	call_rcu(&old->rcu, mmb_table_free_rcu);
+	return 0;
 }
 
 static struct mmb_mvec *mmb_masks(const struct mmb_ruleset *rs)
@@ -106,36 +191,46 @@ static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs,
 static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 {
 	struct mmb_mask *mask;
+	struct mmb_table *t;
 	unsigned int i;
 
 	mask = kzalloc(sizeof(*mask), GFP_KERNEL_ACCOUNT);
-	if (!mask)
+	t = mmb_table_alloc(MMB_TABLE_MIN, 0);
+	if (!mask || !t) {
+		kfree(mask);
+		kvfree(t);
 		return NULL;
+	}
 	mask->m = *m;
 	for (i = 0; i < MMB_KEY_CHUNKS; i++)
 		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
 			mask->chunk[mask->n++] = i;
-	mask->params = mmb_entry_params;
-	mask->params.key_len = mask->n * sizeof(struct mmb_chunk);
-	mask->params.obj_cmpfn = mmb_entry_cmp;
-	if (rhashtable_init(&mask->ht, &mask->params)) {
-		kfree(mask);
-		return NULL;
-	}
+	mask->seed = get_random_u64();
+	mask->resize_gp = get_state_synchronize_rcu();
+	RCU_INIT_POINTER(mask->tbl, t);
 	return mask;
 }
 
-static void mmb_entry_free(void *ptr, void *arg)
+static void mmb_entry_free(struct mmb_entry *e)
 {
-	struct mmb_entry *e = ptr;
-
 	kfree(rcu_dereference_protected(e->rules, true));
 	kfree(e);
 }
 
+/* Free a mask no reader can see any more, with its entries. */
 static void mmb_mask_destroy(struct mmb_mask *mask)
 {
-	rhashtable_free_and_destroy(&mask->ht, mmb_entry_free, NULL);
+	struct mmb_table *t = mmb_tbl(mask);
+	struct hlist_node *tmp;
+	struct mmb_entry *e;
+	unsigned int i;
+
+	for (i = 0; i <= t->size_mask; i++)
+		hlist_for_each_entry_safe(e, tmp, &t->buckets[i], node[t->ver])
+			mmb_entry_free(e);
+	/* A resize's old table may still wait for its grace period. */
+	cond_synchronize_rcu(mask->resize_gp);
+	kvfree(t);
 	kfree(mask);
 }
 
@@ -216,6 +311,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_mask *mask, *new_mask = NULL;
+	struct mmb_table *t;
 	struct mmb_entry *e;
 	int err;
 
@@ -231,7 +327,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		new_mask = mask;
 	}
 	mmb_mask_key(mask, &rule->key, key);
-	e = rhashtable_lookup_fast(&mask->ht, key, mask->params);
+	e = mmb_lookup(mask, mmb_tbl(mask), key);
 	if (e) {
 		/* An existing entry: one published list replaces another. */
 		err = mmb_rules_update(e, rule, NULL);
@@ -242,12 +338,17 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		if (!e)
 			goto err_mask;
 		memcpy(e->key, key, mask->n * sizeof(*key));
+		e->hash = mmb_key_hash(key, mask->n, mask->seed);
 		err = mmb_rules_update(e, rule, NULL);
 		if (err)
 			goto err_entry;
-		err = rhashtable_insert_fast(&mask->ht, &e->node, mask->params);
-		if (err)
-			goto err_entry;
+		if (mask->entries > mmb_tbl(mask)->size_mask) {
+			err = mmb_table_grow(mask);
+			if (err)
+				goto err_entry;
+		}
+		t = mmb_tbl(mask);
+		hlist_add_head_rcu(&e->node[t->ver], &t->buckets[e->hash & t->size_mask]);
 		mask->entries++;
 		/* A new mask is published last, with its table complete. */
 		if (new_mask) {
@@ -260,7 +361,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	return 0;
 
 err_entry:
-	mmb_entry_free(e, NULL);
+	mmb_entry_free(e);
 err_mask:
 	if (new_mask)
 		mmb_mask_destroy(new_mask);
@@ -282,19 +383,21 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_mask *mask = mmb_mask_find(rs, &rule->mask);
+	struct mmb_table *t;
 	struct mmb_entry *e;
 	struct mmb_rvec *rv;
 	int err;
 
 	mmb_mask_key(mask, &rule->key, key);
-	e = rhashtable_lookup_fast(&mask->ht, key, mask->params);
+	t = mmb_tbl(mask);
+	e = mmb_lookup(mask, t, key);
 	rv = rcu_dereference_protected(e->rules, true);
 	if (rv->n > 1) {
 		err = mmb_rules_update(e, NULL, rule);
 		if (err)
 			return err;
 	} else {
-		rhashtable_remove_fast(&mask->ht, &e->node, mask->params);
+		hlist_del_rcu(&e->node[t->ver]);
 		kfree_rcu(rv, rcu);
 		kfree_rcu(e, rcu);
 		/* An empty mask left published (no memory) is harmless. */
@@ -369,7 +472,7 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		const struct mmb_rvec *rv;
 
 		mmb_mask_key(mask, &pkt->key, key);
-		e = rhashtable_lookup(&((struct mmb_mask *)mask)->ht, key, mask->params);
+		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key);
 		if (!e)
 			continue;
 		rv = rcu_dereference(e->rules);

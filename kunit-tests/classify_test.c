@@ -488,6 +488,85 @@ static void classify_differential_test(struct kunit *test)
 	mmb_ruleset_destroy(rs);
 }
 
+/* One mask, thousands of entries: the table resizes many times. */
+#define NMANY 5000
+
+static void classify_many_test(struct kunit *test)
+{
+	struct mmb_rule **rules = kunit_kcalloc(test, NMANY, sizeof(*rules), GFP_KERNEL);
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_ruleset *rs = mmb_ruleset_create();
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64 };
+	unsigned int i, round, hits;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, rules);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, rs);
+	for (i = 0; i < NMANY; i++) {
+		s->nmatches = 3;
+		s->m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000 + i);
+		s->m[1] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 1000 + i % 7);
+		s->m[2] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+		s->ntargets = 1;
+		s->t[0].type = MMB_TARGET_DROP;
+		s->t[0].rate = MMB_RATE_ALWAYS;
+		rules[i] = mmb_rule_create(s, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(rules[i]));
+		rules[i]->handle = i + 1;
+		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rules[i]), 0);
+	}
+	for (round = 0; round < 2; round++) {
+		hits = 0;
+		for (i = 0; i < NMANY; i += NMANY / 300 + round) {
+			struct sk_buff *skb;
+			u64 before;
+			bool gone = !rules[i];
+
+			put_unaligned_be32(0x0a000000 + i, d.saddr);
+			d.sport = 1000 + i % 7;
+			d.dport = 53;
+			skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+			before = gone ? 0 : rule_hits(rules[i]);
+			rcu_read_lock();
+			local_bh_disable();
+			mmb_classify(rs, &pkt, skb, &v);
+			local_bh_enable();
+			rcu_read_unlock();
+			/* a deleted rule no longer matches; the others exactly once */
+			KUNIT_EXPECT_EQ_MSG(test, v.drop, !gone, "rule %u", i);
+			if (!gone)
+				KUNIT_EXPECT_EQ(test, rule_hits(rules[i]), before + 1);
+			hits += v.drop;
+			/* The neighbour's port: no rule. */
+			d.sport = 1000 + (i + 1) % 7;
+			kfree_skb(skb);
+			skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+			KUNIT_ASSERT_NOT_NULL(test, skb);
+			KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+			rcu_read_lock();
+			local_bh_disable();
+			mmb_classify(rs, &pkt, skb, &v);
+			local_bh_enable();
+			rcu_read_unlock();
+			KUNIT_EXPECT_FALSE(test, v.drop);
+			kfree_skb(skb);
+		}
+		KUNIT_EXPECT_GT(test, hits, 100);
+		/* Then delete every other rule and look again. */
+		for (i = 1; round == 0 && i < NMANY; i += 2) {
+			KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, rules[i]), 0);
+			rules[i] = NULL;
+		}
+		rcu_barrier();
+	}
+	KUNIT_EXPECT_EQ(test, mmb_ruleset_count(rs), NMANY / 2);
+	mmb_ruleset_destroy(rs);
+}
+
 static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(field_table_test),
 	KUNIT_CASE(parse_ipv4_options_test),
@@ -496,6 +575,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(parse_truncated_test),
 	KUNIT_CASE(match_eval_test),
 	KUNIT_CASE(classify_differential_test),
+	KUNIT_CASE(classify_many_test),
 	{}
 };
 
