@@ -302,7 +302,7 @@ void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 		mmb_mask_destroy(mv->m[i]);
 	kfree(mv);
 	xa_for_each(&rs->rules, handle, rule)
-		mmb_rule_free(rule);
+		mmb_rule_put(rule);
 	xa_destroy(&rs->rules);
 	kfree(rs);
 }
@@ -370,11 +370,6 @@ err_xa:
 	return err;
 }
 
-static void mmb_rule_free_rcu(struct rcu_head *head)
-{
-	mmb_rule_free(container_of(head, struct mmb_rule, rcu));
-}
-
 /*
  * Unpublish @rule and free it after a grace period. Nothing changes if
  * that fails. May sleep, when the rule was the last of its mask.
@@ -408,7 +403,25 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	}
 	xa_erase(&rs->rules, rule->handle);
 	rs->nrules--;
-	call_rcu(&rule->rcu, mmb_rule_free_rcu);
+	mmb_rule_put(rule);
+	return 0;
+}
+
+/* Put every rule of @from into @to too (an unpublished ruleset). */
+int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from)
+{
+	struct mmb_rule *rule;
+	unsigned long handle;
+	int err;
+
+	xa_for_each(&from->rules, handle, rule) {
+		refcount_inc(&rule->ref);
+		err = mmb_ruleset_insert(to, rule);
+		if (err) {
+			refcount_dec(&rule->ref);
+			return err;
+		}
+	}
 	return 0;
 }
 

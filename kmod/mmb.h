@@ -146,9 +146,14 @@ struct mmb_rule_spec {
 	struct mmb_target_spec t[MMB_MAX_TARGETS];
 };
 
-/* A compiled rule. Immutable once published; freed after a grace period. */
+/*
+ * A compiled rule. Immutable once published; each ruleset holding it holds
+ * a reference (a transaction's new ruleset shares the old one's rules), and
+ * the last reference frees it after a grace period.
+ */
 struct mmb_rule {
 	u32 handle;
+	refcount_t ref;
 	u8 nslow;		/* matches checked after the hash probe */
 	u8 nmatches;
 	u8 ntargets;
@@ -168,6 +173,7 @@ struct mmb_rule {
 struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 				 struct netlink_ext_ack *extack);
 void mmb_rule_free(struct mmb_rule *rule);
+void mmb_rule_put(struct mmb_rule *rule);
 bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 			 const struct sk_buff *skb);
 bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
@@ -187,6 +193,7 @@ struct mmb_verdict {
 struct mmb_ruleset *mmb_ruleset_create(void);
 void mmb_ruleset_destroy(struct mmb_ruleset *rs);
 int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);
+int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from);
 int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);

@@ -171,6 +171,16 @@ static const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
 	[MMB_A_RULE]		= NLA_POLICY_NESTED(mmb_rule_policy),
 };
 
+static const struct nla_policy mmb_batch_op_policy[MMB_BATCH_A_MAX + 1] = {
+	[MMB_BATCH_A_CMD]	= NLA_POLICY_RANGE(NLA_U8, MMB_CMD_RULE_ADD,
+						   MMB_CMD_RULE_FLUSH),
+	[MMB_BATCH_A_RULE]	= NLA_POLICY_NESTED(mmb_rule_policy),
+};
+
+static const struct nla_policy mmb_batch_policy[MMB_A_BATCH + 1] = {
+	[MMB_A_BATCH]		= NLA_POLICY_NESTED_ARRAY(mmb_batch_op_policy),
+};
+
 static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_match_spec *m,
 			      struct netlink_ext_ack *extack)
 {
@@ -376,6 +386,111 @@ static int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/* One operation of a batch, applied to the unpublished ruleset *rsp. */
+static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
+			   struct mmb_rule_spec *spec, u32 *handle,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MMB_BATCH_A_MAX + 1], *rtb[MMB_RULE_A_MAX + 1];
+	struct mmb_rule *rule;
+	u8 cmd;
+	int err;
+
+	err = nla_parse_nested(tb, MMB_BATCH_A_MAX, op, mmb_batch_op_policy, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_CMD))
+		return -EINVAL;
+	cmd = nla_get_u8(tb[MMB_BATCH_A_CMD]);
+	if (cmd == MMB_CMD_RULE_FLUSH) {
+		struct mmb_ruleset *empty = mmb_ruleset_create();
+
+		if (!empty)
+			return -ENOMEM;
+		mmb_ruleset_destroy(*rsp);
+		*rsp = empty;
+		return 0;
+	}
+	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_RULE))
+		return -EINVAL;
+	err = nla_parse_nested(rtb, MMB_RULE_A_MAX, tb[MMB_BATCH_A_RULE],
+			       mmb_rule_policy, extack);
+	if (err)
+		return err;
+	if (cmd == MMB_CMD_RULE_DEL) {
+		if (NL_REQ_ATTR_CHECK(extack, tb[MMB_BATCH_A_RULE], rtb, MMB_RULE_A_HANDLE))
+			return -EINVAL;
+		rule = mmb_ruleset_find(*rsp, nla_get_u32(rtb[MMB_RULE_A_HANDLE]));
+		if (!rule) {
+			NL_SET_ERR_MSG_ATTR(extack, rtb[MMB_RULE_A_HANDLE],
+					    "no rule with this handle");
+			return -ENOENT;
+		}
+		return mmb_ruleset_remove(*rsp, rule);
+	}
+	if (rtb[MMB_RULE_A_HANDLE]) {
+		NL_SET_ERR_MSG_ATTR(extack, rtb[MMB_RULE_A_HANDLE],
+				    "handles are chosen by the kernel");
+		return -EINVAL;
+	}
+	memset(spec, 0, sizeof(*spec));
+	err = mmb_nl_parse_rule(rtb, spec, extack);
+	rule = err ? ERR_PTR(err) : mmb_rule_create(spec, extack);
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+	if (!*handle) {
+		mmb_rule_free(rule);
+		return -ENOSPC;
+	}
+	rule->handle = (*handle)++;
+	err = mmb_ruleset_insert(*rsp, rule);
+	if (err)
+		mmb_rule_free(rule);
+	return err;
+}
+
+static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct mmb_ruleset *new, *old;
+	struct mmb_rule_spec *spec;
+	const struct nlattr *op;
+	u32 handle;
+	int rem, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_BATCH))
+		return -EINVAL;
+	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
+	new = mmb_ruleset_create();
+	if (!spec || !new) {
+		err = -ENOMEM;
+		goto out;
+	}
+	mutex_lock(&mn->lock);
+	old = mmb_nl_rules(mn);
+	err = mmb_ruleset_copy(new, old);
+	handle = mn->next_handle;
+	nla_for_each_nested(op, info->attrs[MMB_A_BATCH], rem) {
+		if (err)
+			break;
+		err = mmb_nl_batch_op(op, &new, spec, &handle, info->extack);
+		cond_resched();
+	}
+	if (!err) {
+		rcu_assign_pointer(mn->rules, new);
+		mn->next_handle = handle;
+		new = old;	/* to be freed below, once no reader sees it */
+	}
+	mutex_unlock(&mn->lock);
+	if (!err)
+		synchronize_rcu();
+out:
+	if (new)
+		mmb_ruleset_destroy(new);
+	kfree(spec);
+	return err;
+}
+
 static int mmb_nl_put_value(struct sk_buff *skb, int type, const u8 *v,
 			    unsigned int len)
 {
@@ -518,6 +633,13 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_RULE_GET,
 		.dumpit	= mmb_nl_rule_dump,
+	},
+	{
+		.cmd	= MMB_CMD_RULE_BATCH,
+		.doit	= mmb_nl_rule_batch,
+		.policy	= mmb_batch_policy,
+		.maxattr = ARRAY_SIZE(mmb_batch_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };
 

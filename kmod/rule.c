@@ -277,6 +277,7 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
+	refcount_set(&rule->ref, 1);
 	rule->nmatches = spec->nmatches;
 	rule->ntargets = spec->ntargets;
 	rule->m = kmemdup(spec->m, spec->nmatches * sizeof(*rule->m), GFP_KERNEL_ACCOUNT);
@@ -299,12 +300,25 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 	return rule;
 }
 
+/* Free a rule that was never published. */
 void mmb_rule_free(struct mmb_rule *rule)
 {
 	free_percpu(rule->stats);
 	kfree(rule->m);
 	kfree(rule->t);
 	kfree(rule);
+}
+
+static void mmb_rule_free_rcu(struct rcu_head *head)
+{
+	mmb_rule_free(container_of(head, struct mmb_rule, rcu));
+}
+
+/* Drop a ruleset's reference; readers may still see the rule meanwhile. */
+void mmb_rule_put(struct mmb_rule *rule)
+{
+	if (refcount_dec_and_test(&rule->ref))
+		call_rcu(&rule->rcu, mmb_rule_free_rcu);
 }
 
 static bool mmb_op_holds(u8 op, int cmp)

@@ -14,21 +14,24 @@ struct words cur;
 /* Print the command with a marker under word @argi (cur.n: past the end). */
 static void show_position(int argi)
 {
-	int i, col = 0, start = -1, len = 1;
+	int i, col, start = -1, len = 1;
+	char prefix[512];
 
 	if (cur.file)
-		fprintf(stderr, "%s:%u: ", cur.file, cur.line);
+		snprintf(prefix, sizeof(prefix), "%s:%u: ", cur.file, cur.line);
 	else
-		fputs("mmbctl ", stderr), col = 7;
+		snprintf(prefix, sizeof(prefix), "mmbctl ");
+	fputs(prefix, stderr);
+	col = strlen(prefix);
 	for (i = 0; i < cur.n; i++) {
+		if (i)
+			col++;
 		if (i == argi) {
 			start = col;
 			len = strlen(cur.w[i]) ?: 1;
 		}
 		fprintf(stderr, "%s%s", i ? " " : "", cur.w[i]);
-		col += strlen(cur.w[i]) + (i ? 1 : 0);
-		if (i == argi && i)
-			start++;
+		col += strlen(cur.w[i]);
 	}
 	fputc('\n', stderr);
 	if (start < 0)

@@ -17,10 +17,15 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "Usage: mmbctl [ OPTIONS ] COMMAND\n"
+"       mmbctl [ OPTIONS ] -f FILE\n"
 "\n"
 "COMMAND := { enable IFACE | disable IFACE | add RULE | del HANDLE | flush |\n"
 "             list | show interfaces | help }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
+"\n"
+"  -f FILE           apply a file of add, del and flush commands (one per\n"
+"                    line, # comments) as one transaction: all or nothing;\n"
+"                    -f - reads standard input\n"
 "\n"
 "RULE    := MATCH [ MATCH ]... TARGET [ TARGET ]...\n"
 "MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
@@ -108,12 +113,14 @@ int main(int argc, char **argv)
 		{ "pretty",	no_argument, NULL, 'p' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ "version",	no_argument, NULL, 'V' },
+		{ "file",	required_argument, NULL, 'f' },
 		{}
 	};
 	bool json = false, pretty = false;
+	const char *file = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "+jphV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jphVf:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -127,6 +134,9 @@ int main(int argc, char **argv)
 		case 'V':
 			printf("mmbctl %s\n", MMBCTL_VERSION);
 			return EXIT_OK;
+		case 'f':
+			file = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -134,10 +144,17 @@ int main(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	print_init(stdout, json, pretty);
+	if (file) {
+		if (argc) {
+			fprintf(stderr, "Error: -f FILE takes no command\n");
+			return EXIT_USAGE;
+		}
+		return do_batch(file);
+	}
 	if (argc < 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	print_init(stdout, json, pretty);
 	return run(argc, argv);
 }

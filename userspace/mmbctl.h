@@ -39,5 +39,6 @@ int do_add(int argc, char **argv);
 int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
+int do_batch(const char *file);
 
 #endif /* MMBCTL_H */

@@ -4,11 +4,13 @@
  * sends one request, collects its answers and the kernel's extended ACK.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 
@@ -87,6 +89,22 @@ static int nl_open(struct mmb_nl_err *err)
 	return resolve_family(err);
 }
 
+/* Room in the socket for one large request (a batch); 0 or -1. */
+int mmb_nl_sndbuf(size_t size, struct mmb_nl_err *err)
+{
+	int v = size > INT_MAX / 2 ? INT_MAX / 2 : (int)size + 4096;
+
+	memset(err, 0, sizeof(*err));
+	err->argi = -1;
+	err->off = -1;
+	if (!sock && nl_open(err))
+		return -1;
+	/* Past wmem_max needs CAP_NET_ADMIN, which changing rules needs anyway. */
+	if (setsockopt(mnl_socket_get_fd(sock), SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
+		setsockopt(mnl_socket_get_fd(sock), SOL_SOCKET, SO_SNDBUF, &v, sizeof(v));
+	return 0;
+}
+
 void mmb_nl_close(void)
 {
 	if (sock)
@@ -96,11 +114,16 @@ void mmb_nl_close(void)
 
 struct mmb_req *mmb_req_new(uint8_t cmd, uint16_t flags)
 {
+	return mmb_req_new_size(cmd, flags, MNL_SOCKET_BUFFER_SIZE);
+}
+
+struct mmb_req *mmb_req_new_size(uint8_t cmd, uint16_t flags, size_t size)
+{
 	struct mmb_req *req = calloc(1, sizeof(*req));
 
 	if (!req)
 		return NULL;
-	req->bufsize = MNL_SOCKET_BUFFER_SIZE;
+	req->bufsize = size;
 	req->buf = calloc(1, req->bufsize);
 	if (!req->buf) {
 		free(req);
@@ -129,7 +152,7 @@ void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi)
 }
 
 /* The word behind the attribute at @off: the innermost one containing it. */
-static int token_at(const struct mmb_req *req, uint32_t off)
+int mmb_req_token_at(const struct mmb_req *req, uint32_t off)
 {
 	int best = -1;
 	uint32_t best_off = 0;
@@ -166,8 +189,10 @@ static int extack_attr_cb(const struct nlattr *attr, void *data)
 				 mnl_attr_get_str(attr));
 		break;
 	case NLMSGERR_ATTR_OFFS:
-		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
-			t->err->argi = token_at(t->req, mnl_attr_get_u32(attr));
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0) {
+			t->err->off = mnl_attr_get_u32(attr);
+			t->err->argi = mmb_req_token_at(t->req, t->err->off);
+		}
 		break;
 	}
 	return MNL_CB_OK;
@@ -240,6 +265,7 @@ int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 {
 	memset(err, 0, sizeof(*err));
 	err->argi = -1;
+	err->off = -1;
 	if (!sock && nl_open(err))
 		return -1;
 	req->nlh->nlmsg_type = family_id;

@@ -33,12 +33,16 @@ struct mmb_nl_err {
 	char msg[256];		/* extack message, may be empty */
 	bool local;		/* msg is mmbctl's own, complete sentence */
 	int argi;		/* offending word, or -1 */
+	int off;		/* offending attribute's offset, or -1 */
 };
 
 typedef int (*mmb_nl_data_cb)(const struct nlmsghdr *nlh, void *data);
 
 void mmb_nl_close(void);
 struct mmb_req *mmb_req_new(uint8_t cmd, uint16_t flags);
+struct mmb_req *mmb_req_new_size(uint8_t cmd, uint16_t flags, size_t size);
+int mmb_req_token_at(const struct mmb_req *req, uint32_t off);
+int mmb_nl_sndbuf(size_t size, struct mmb_nl_err *err);
 void mmb_req_free(struct mmb_req *req);
 void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi);
 int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,

@@ -287,7 +287,7 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 
 /* --- netlink ------------------------------------------------------------ */
 
-static void put_rule(struct mmb_req *req, const struct urule *r)
+void urule_put(struct mmb_req *req, const struct urule *r)
 {
 	struct nlattr *rule, *list, *nest, *a;
 	int i;
@@ -382,7 +382,7 @@ int do_add(int argc, char **argv)
 		ret = err_sys("allocating a request", ENOMEM);
 		goto out;
 	}
-	put_rule(req, r);
+	urule_put(req, r);
 	if (mmb_nl_talk(req, added_cb, &handle, &err)) {
 		ret = err_kernel(&err);
 	} else if (print_is_json()) {
@@ -397,14 +397,12 @@ out:
 	return ret;
 }
 
-static int handle_req(int argc, char **argv, uint8_t cmd)
+/* "del HANDLE": 0 and the handle put in @req, or an exit code. */
+int handle_put(struct mmb_req *req, int argc, char **argv)
 {
-	struct mmb_nl_err err;
 	struct nlattr *rule, *a;
-	struct mmb_req *req;
 	unsigned long h;
 	char *end;
-	int ret;
 
 	if (argc < 2)
 		return err_word(AT(argv + argc), "missing HANDLE");
@@ -414,15 +412,26 @@ static int handle_req(int argc, char **argv, uint8_t cmd)
 	h = strtoul(argv[1], &end, 10);
 	if (errno || end == argv[1] || *end || !h || h > UINT32_MAX || argv[1][0] == '-')
 		return err_word(AT(argv + 1), "HANDLE is a number from \"mmbctl list\"");
-	req = mmb_req_new(cmd, NLM_F_ACK);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
 	rule = mnl_attr_nest_start(req->nlh, MMB_A_RULE);
 	a = mnl_nlmsg_get_payload_tail(req->nlh);
 	mnl_attr_put_u32(req->nlh, MMB_RULE_A_HANDLE, h);
 	mmb_req_token(req, a, AT(argv + 1));
 	mnl_attr_nest_end(req->nlh, rule);
-	ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
+	return 0;
+}
+
+static int handle_req(int argc, char **argv, uint8_t cmd)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req;
+	int ret;
+
+	req = mmb_req_new(cmd, NLM_F_ACK);
+	if (!req)
+		return err_sys("allocating a request", ENOMEM);
+	ret = handle_put(req, argc, argv);
+	if (!ret)
+		ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
 	mmb_req_free(req);
 	return ret;
 }

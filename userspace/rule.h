@@ -56,4 +56,8 @@ const char *op_name(int op);
 int urule_parse(int argc, char **argv, int argi0, struct urule *r);
 void urule_format(const struct urule *r, char *buf, size_t len);
 
+struct mmb_req;
+void urule_put(struct mmb_req *req, const struct urule *r);
+int handle_put(struct mmb_req *req, int argc, char **argv);
+
 #endif /* MMBCTL_RULE_H */

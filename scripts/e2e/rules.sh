@@ -182,6 +182,48 @@ check "del HANDLE" in_r mmbctl del "$h"
 check "del restores forwarding" test "$(delivered 10.0.2.2 6001 3)" = 3
 refused "del of a gone rule says so" 1 "no rule with this handle" in_r mmbctl del "$h"
 
+# --- mmbctl -f: one transaction ---------------------------------------------------
+cat > "$TMP/ok.rules" <<'RULES'
+# a comment, then rules
+add ip-proto udp drop
+add udp-dport 6001 accept   # trailing comment
+
+add tcp-dport 22 drop
+RULES
+check "-f applies a file" in_r mmbctl -f "$TMP/ok.rules"
+check "-f: its three rules are there, in order" \
+	test "$(rules | tr '\n' ';')" = "ip-proto udp drop;udp-dport 6001 accept;tcp-dport 22 drop;"
+before=$(rules)
+printf 'add all drop\nadd ip-ttl 1 drop\nadd tcp-dport 99999 drop\n' > "$TMP/bad.rules"
+refused "-f: a bad value on line 3 names the file and line" 2 "bad.rules:3:" \
+	in_r mmbctl -f "$TMP/bad.rules"
+check "-f: and applies nothing" test "$(rules)" = "$before"
+printf 'add all drop\ndel 99999\n' > "$TMP/gone.rules"
+refused "-f: a refusal by the kernel on line 2 names it" 1 "gone.rules:2: del 99999" \
+	in_r mmbctl -f "$TMP/gone.rules"
+check "-f: and applies nothing either" test "$(rules)" = "$before"
+check "-f -: list piped back after a flush re-creates the rules" \
+	bash -c "{ echo flush; ip netns exec $R mmbctl list; } | ip netns exec $R mmbctl -f -"
+check "-f -: same rules" test "$(rules)" = "$before"
+
+# Replace the ruleset 30 times under traffic: UDP to 6001 is accepted in
+# every complete ruleset; a half-applied one (the drop without the accept)
+# would lose datagrams.
+printf 'flush\nadd ip-proto udp drop\nadd udp-dport 6001 accept\n' > "$TMP/swap.rules"
+in_r mmbctl -f "$TMP/swap.rules"
+start_server "$S" python3 "$TRAFFIC" udp-sink 6001 300 20
+in_c python3 "$TRAFFIC" udp-send 10.0.2.2 6001 300 40 &
+sender=$!
+swaps=0
+for i in $(seq 30); do
+	in_r mmbctl -f "$TMP/swap.rules" && swaps=$((swaps + 1))
+done
+wait "$sender"
+server_done
+check "30 transactions under traffic all applied" test "$swaps" -eq 30
+check "no datagram saw half a ruleset ($(tail -n 1 "$SERVER_LOG") of 300 arrived)" server_ok
+in_r mmbctl flush
+
 # --- refusals change nothing ----------------------------------------------------
 in_r mmbctl add tcp-dport 22 drop
 before=$(rules)

@@ -56,6 +56,15 @@
  * MMB_CMD_RULE_FLUSH
  *	Removes every rule of the namespace.
  *
+ * MMB_CMD_RULE_BATCH
+ *	MMB_A_BATCH: a nest of operations, each a nest of enum mmb_batch_attr:
+ *	MMB_BATCH_A_CMD (MMB_CMD_RULE_ADD, _DEL or _FLUSH) and, for add and
+ *	del, MMB_BATCH_A_RULE as for those commands. All of them apply, in
+ *	order, as one transaction: packets see the rules from before or from
+ *	after, never between; if one fails, none applies, and the extended
+ *	ACK names the attribute at fault. Rules the batch leaves in place keep
+ *	their handles and counters.
+ *
  * MMB_CMD_RULE_GET (dump only, unprivileged)
  *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
  *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
@@ -86,6 +95,7 @@ enum mmb_cmd {
 	MMB_CMD_RULE_DEL,
 	MMB_CMD_RULE_FLUSH,
 	MMB_CMD_RULE_GET,
+	MMB_CMD_RULE_BATCH,
 	__MMB_CMD_MAX
 };
 
@@ -98,6 +108,7 @@ enum mmb_attr {
 	MMB_A_IFNAME,		/* NUL-terminated string, < IFNAMSIZ */
 	MMB_A_DEV_STATS,	/* nest of enum mmb_stats_attr */
 	MMB_A_RULE,		/* nest of enum mmb_rule_attr */
+	MMB_A_BATCH,		/* nest of nests of enum mmb_batch_attr */
 	__MMB_A_MAX
 };
 
@@ -126,6 +137,15 @@ enum mmb_rule_attr {
 };
 
 #define MMB_RULE_A_MAX (__MMB_RULE_A_MAX - 1)
+
+enum mmb_batch_attr {
+	MMB_BATCH_A_UNSPEC,
+	MMB_BATCH_A_CMD,	/* u8: MMB_CMD_RULE_ADD, _DEL or _FLUSH */
+	MMB_BATCH_A_RULE,	/* nest of enum mmb_rule_attr */
+	__MMB_BATCH_A_MAX
+};
+
+#define MMB_BATCH_A_MAX (__MMB_BATCH_A_MAX - 1)
 
 enum mmb_match_attr {
 	MMB_MATCH_A_UNSPEC,
