@@ -177,8 +177,8 @@ static const struct nla_policy mmb_batch_op_policy[MMB_BATCH_A_MAX + 1] = {
 	[MMB_BATCH_A_RULE]	= NLA_POLICY_NESTED(mmb_rule_policy),
 };
 
-static const struct nla_policy mmb_batch_policy[MMB_A_BATCH + 1] = {
-	[MMB_A_BATCH]		= NLA_POLICY_NESTED_ARRAY(mmb_batch_op_policy),
+static const struct nla_policy mmb_batch_policy[MMB_A_OP + 1] = {
+	[MMB_A_OP]		= NLA_POLICY_NESTED(mmb_batch_op_policy),
 };
 
 static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_match_spec *m,
@@ -458,7 +458,7 @@ static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	u32 handle;
 	int rem, err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MMB_A_BATCH))
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_OP))
 		return -EINVAL;
 	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
 	new = mmb_ruleset_create();
@@ -470,9 +470,12 @@ static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	old = mmb_nl_rules(mn);
 	err = mmb_ruleset_copy(new, old);
 	handle = mn->next_handle;
-	nla_for_each_nested(op, info->attrs[MMB_A_BATCH], rem) {
+	/* info->attrs keeps one MMB_A_OP; the message holds them all. */
+	nla_for_each_attr(op, genlmsg_data(info->genlhdr), genlmsg_len(info->genlhdr), rem) {
 		if (err)
 			break;
+		if (nla_type(op) != MMB_A_OP)
+			continue;
 		err = mmb_nl_batch_op(op, &new, spec, &handle, info->extack);
 		cond_resched();
 	}

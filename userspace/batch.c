@@ -3,7 +3,8 @@
  * mmbctl -f FILE: a file of add, del and flush commands applied as one
  * transaction. Every line is parsed first; an error anywhere names the file,
  * line and word, and nothing is sent. Then one MMB_CMD_RULE_BATCH carries
- * them all, and the kernel applies all or none; its error, too, is mapped
+ * them all, one MMB_A_OP attribute each (an attribute holds at most 64 KiB,
+ * a message more), and the kernel applies all or none; its error, too, is mapped
  * back to the line and word.
  */
 #include <errno.h>
@@ -64,16 +65,15 @@ static int split_words(struct op *op, char *line)
 	return 0;
 }
 
-/* Encode one command with a scratch request; keep its attributes and words. */
-static int encode(struct op *op, struct urule *r)
+/* Encode one command with the scratch request; keep its attributes. */
+static int encode(struct op *op, struct urule *r, struct mmb_req *req)
 {
-	struct mmb_req *req = mmb_req_new(0, 0);
 	size_t start = NLMSG_HDRLEN + GENL_HDRLEN;
 	unsigned int i;
 	int ret = 0;
 
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
+	req->nlh->nlmsg_len = start;
+	req->ntok = 0;
 	if (!strcmp(op->w[0], "add")) {
 		op->cmd = MMB_CMD_RULE_ADD;
 		ret = urule_parse(op->n, op->w, 1, r);
@@ -111,20 +111,23 @@ static int encode(struct op *op, struct urule *r)
 	}
 	op->ntok = req->ntok;
 out:
-	mmb_req_free(req);
 	return ret;
 }
 
 static int read_file(struct batch *b, FILE *f)
 {
+	struct mmb_req *scratch = mmb_req_new(0, 0);
 	struct urule *r = calloc(1, sizeof(*r));
 	unsigned int lineno = 0;
 	size_t cap = 0;
 	char *line = NULL;
 	int ret = 0;
 
-	if (!r)
+	if (!r || !scratch) {
+		free(r);
+		mmb_req_free(scratch);
 		return err_sys("allocating a rule", ENOMEM);
+	}
 	while (!ret && getline(&line, &cap, f) >= 0) {
 		struct op *op;
 
@@ -155,12 +158,13 @@ static int read_file(struct batch *b, FILE *f)
 		cur.line = lineno;
 		cur.n = op->n;
 		cur.w = op->w;
-		ret = encode(op, r);
+		ret = encode(op, r, scratch);
 	}
 	if (!ret && ferror(f))
 		ret = err_sys(b->file, errno);
 	free(line);
 	free(r);
+	mmb_req_free(scratch);
 	return ret;
 }
 
@@ -198,7 +202,7 @@ static void locate(struct batch *b, struct mmb_nl_err *err)
 static int send_batch(struct batch *b)
 {
 	struct mmb_nl_err err;
-	struct nlattr *all, *nest;
+	struct nlattr *nest;
 	struct mmb_req *req;
 	size_t size = 4096;
 	unsigned int i;
@@ -209,18 +213,16 @@ static int send_batch(struct batch *b)
 	req = mmb_req_new_size(MMB_CMD_RULE_BATCH, NLM_F_ACK, size);
 	if (!req)
 		return err_sys("allocating the batch", ENOMEM);
-	all = mnl_attr_nest_start(req->nlh, MMB_A_BATCH);
 	for (i = 0; i < b->n; i++) {
 		struct op *op = &b->ops[i];
 
-		nest = mnl_attr_nest_start(req->nlh, i + 1);
+		nest = mnl_attr_nest_start(req->nlh, MMB_A_OP);
 		mnl_attr_put_u8(req->nlh, MMB_BATCH_A_CMD, op->cmd);
 		op->base = (char *)mnl_nlmsg_get_payload_tail(req->nlh) - (char *)req->nlh;
 		memcpy(mnl_nlmsg_get_payload_tail(req->nlh), op->attrs, op->len);
 		req->nlh->nlmsg_len += MNL_ALIGN(op->len);
 		mnl_attr_nest_end(req->nlh, nest);
 	}
-	mnl_attr_nest_end(req->nlh, all);
 	if (mmb_nl_sndbuf(req->nlh->nlmsg_len, &err) ||
 	    mmb_nl_talk(req, NULL, NULL, &err)) {
 		locate(b, &err);

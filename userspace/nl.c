@@ -86,6 +86,8 @@ static int nl_open(struct mmb_nl_err *err)
 	/* Older kernels lack these; errors then come without detail. */
 	mnl_socket_setsockopt(sock, NETLINK_EXT_ACK, &one, sizeof(one));
 	mnl_socket_setsockopt(sock, NETLINK_GET_STRICT_CHK, &one, sizeof(one));
+	/* Errors need not echo the request: a batch can be megabytes. */
+	mnl_socket_setsockopt(sock, NETLINK_CAP_ACK, &one, sizeof(one));
 	return resolve_family(err);
 }
 

@@ -57,9 +57,10 @@
  *	Removes every rule of the namespace.
  *
  * MMB_CMD_RULE_BATCH
- *	MMB_A_BATCH: a nest of operations, each a nest of enum mmb_batch_attr:
- *	MMB_BATCH_A_CMD (MMB_CMD_RULE_ADD, _DEL or _FLUSH) and, for add and
- *	del, MMB_BATCH_A_RULE as for those commands. All of them apply, in
+ *	MMB_A_OP, repeated: the operations, in order, each a nest of enum
+ *	mmb_batch_attr: MMB_BATCH_A_CMD (MMB_CMD_RULE_ADD, _DEL or _FLUSH)
+ *	and, for add and del, MMB_BATCH_A_RULE as for those commands. (An
+ *	attribute holds at most 64 KiB; a message can be larger.) All apply, in
  *	order, as one transaction: packets see the rules from before or from
  *	after, never between; if one fails, none applies, and the extended
  *	ACK names the attribute at fault. Rules the batch leaves in place keep
@@ -108,7 +109,7 @@ enum mmb_attr {
 	MMB_A_IFNAME,		/* NUL-terminated string, < IFNAMSIZ */
 	MMB_A_DEV_STATS,	/* nest of enum mmb_stats_attr */
 	MMB_A_RULE,		/* nest of enum mmb_rule_attr */
-	MMB_A_BATCH,		/* nest of nests of enum mmb_batch_attr */
+	MMB_A_OP,		/* nest of enum mmb_batch_attr, repeated */
 	__MMB_A_MAX
 };
 
