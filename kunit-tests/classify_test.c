@@ -395,6 +395,23 @@ static u64 rule_hits(const struct mmb_rule *rule)
 	return st.packets;
 }
 
+/* Build @d, parse and classify it as the datapath does; returns the skb. */
+static struct sk_buff *classify_one(struct kunit *test, const struct mmb_ruleset *rs,
+				    const struct mmbt_pkt_desc *d, struct mmb_pkt *pkt,
+				    struct mmb_verdict *v)
+{
+	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, d);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, pkt), 0);
+	rcu_read_lock();
+	local_bh_disable();
+	mmb_classify(rs, pkt, skb, v);
+	local_bh_enable();
+	rcu_read_unlock();
+	return skb;
+}
+
 static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset *rs,
 		      struct rnd_state *rnds, unsigned int *agree)
 {
@@ -408,14 +425,7 @@ static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset
 		bool want_drop = false, want_accept = false;
 
 		rand_packet(rnds, &d);
-		skb = mmbt_pkt_build(init_net.loopback_dev, &d);
-		KUNIT_ASSERT_NOT_NULL(test, skb);
-		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
-		rcu_read_lock();
-		local_bh_disable();
-		mmb_classify(rs, &pkt, skb, &v);
-		local_bh_enable();
-		rcu_read_unlock();
+		skb = classify_one(test, rs, &d, &pkt, &v);
 		for (i = 0; i < NRULES; i++) {
 			u64 now = c->rule[i] ? rule_hits(c->rule[i]) : 0;
 			bool got = c->rule[i] && now != c->hits[i];
@@ -527,15 +537,8 @@ static void classify_many_test(struct kunit *test)
 			put_unaligned_be32(0x0a000000 + i, d.saddr);
 			d.sport = 1000 + i % 7;
 			d.dport = 53;
-			skb = mmbt_pkt_build(init_net.loopback_dev, &d);
-			KUNIT_ASSERT_NOT_NULL(test, skb);
-			KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
 			before = gone ? 0 : rule_hits(rules[i]);
-			rcu_read_lock();
-			local_bh_disable();
-			mmb_classify(rs, &pkt, skb, &v);
-			local_bh_enable();
-			rcu_read_unlock();
+			skb = classify_one(test, rs, &d, &pkt, &v);
 			/* a deleted rule no longer matches; the others exactly once */
 			KUNIT_EXPECT_EQ_MSG(test, v.drop, !gone, "rule %u", i);
 			if (!gone)
@@ -544,14 +547,7 @@ static void classify_many_test(struct kunit *test)
 			/* The neighbour's port: no rule. */
 			d.sport = 1000 + (i + 1) % 7;
 			kfree_skb(skb);
-			skb = mmbt_pkt_build(init_net.loopback_dev, &d);
-			KUNIT_ASSERT_NOT_NULL(test, skb);
-			KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
-			rcu_read_lock();
-			local_bh_disable();
-			mmb_classify(rs, &pkt, skb, &v);
-			local_bh_enable();
-			rcu_read_unlock();
+			skb = classify_one(test, rs, &d, &pkt, &v);
 			KUNIT_EXPECT_FALSE(test, v.drop);
 			kfree_skb(skb);
 		}

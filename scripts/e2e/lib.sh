@@ -179,6 +179,17 @@ kernel_log_clean() {
 	[ -z "$bad" ] || { echo "$bad"; return 1; }
 }
 
+# The start of every end-to-end script: the topology, torn down at exit,
+# and a mark in the kernel log.
+e2e_begin() {
+	trap topology_down EXIT
+	kernel_log_mark
+	if ! topology_up; then
+		echo "Bail out! cannot build the namespaces"
+		exit 1
+	fi
+}
+
 tap_end() {
 	echo "1..$tap_n"
 	[ "$tap_failed" -eq 0 ]

@@ -9,13 +9,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-trap topology_down EXIT
-
-kernel_log_mark
-if ! topology_up; then
-	echo "Bail out! cannot build the namespaces"
-	exit 1
-fi
+e2e_begin
 
 # --- enabling -------------------------------------------------------------
 check "enable r0" in_r mmbctl enable r0

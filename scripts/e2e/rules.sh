@@ -9,13 +9,7 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-trap topology_down EXIT
-
-kernel_log_mark
-if ! topology_up; then
-	echo "Bail out! cannot build the namespaces"
-	exit 1
-fi
+e2e_begin
 in_c ethtool -K c0 tx off > /dev/null
 in_r ethtool -K r1 tx off > /dev/null
 in_c ip addr add 2001:db8::2/64 dev c0 nodad

@@ -72,6 +72,20 @@ def tcp_client(host, port, nbytes):
     return 0
 
 
+def receive(s, count, seconds):
+    """Yield what @s receives, up to @count items or @seconds."""
+    deadline = time.monotonic() + float(seconds)
+    for _ in range(int(count)):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        s.settimeout(left)
+        try:
+            yield s.recvfrom(65536)
+        except socket.timeout:
+            return
+
+
 def udp_sink(port, count, seconds):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
@@ -79,18 +93,7 @@ def udp_sink(port, count, seconds):
     s.setsockopt(socket.SOL_SOCKET, 33, 4 << 20)  # SO_RCVBUFFORCE
     s.bind(("::", int(port)))
     print("ready", flush=True)
-    deadline = time.monotonic() + float(seconds)
-    got = 0
-    while got < int(count):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        s.settimeout(left)
-        try:
-            s.recv(65536)
-        except socket.timeout:
-            break
-        got += 1
+    got = sum(1 for _ in receive(s, count, seconds))
     print(got)
     return 0 if got == int(count) else 1
 
@@ -168,23 +171,15 @@ def capture(iface, proto, count, seconds):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
     s.bind((iface, 0))
     print("ready", flush=True)
-    deadline = time.monotonic() + float(seconds)
+    # Packets of other protocols do not count; outgoing ones are not ours.
     got = 0
-    while got < int(count):
-        left = deadline - time.monotonic()
-        if left <= 0:
-            break
-        s.settimeout(left)
-        try:
-            frame, addr = s.recvfrom(65536)
-        except socket.timeout:
-            break
-        if addr[2] == socket.PACKET_OUTGOING:
-            continue
-        info = parse_ip(frame)
+    for frame, addr in receive(s, 1 << 30, seconds):
+        info = parse_ip(frame) if addr[2] != socket.PACKET_OUTGOING else None
         if info and info["proto"] == int(proto):
             print(json.dumps(info), flush=True)
             got += 1
+            if got == int(count):
+                break
     return 0
 
 
