@@ -440,6 +440,40 @@ struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle)
 	return rule;
 }
 
+/* Describe the mask at @index; -ENOENT past the last. Under the lock. */
+int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
+		      struct mmb_table_info *info)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	struct mmb_mask *mask;
+	struct mmb_table *t;
+	struct mmb_entry *e;
+	struct mmb_stats st;
+	unsigned int i, j;
+
+	if (!mv || index >= mv->n)
+		return -ENOENT;
+	mask = mv->m[index];
+	t = mmb_tbl(mask);
+	memset(info, 0, sizeof(*info));
+	for (i = 0; i <= t->size_mask; i++) {
+		hlist_for_each_entry(e, &t->buckets[i], node[t->ver]) {
+			const struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
+
+			info->entries++;
+			info->rules += rv->n;
+			for (j = 0; j < rv->n; j++) {
+				mmb_stats_read(rv->r[j]->stats, &st);
+				info->hits += st.packets;
+			}
+			if (!info->first)
+				info->first = rv->r[0];
+		}
+		cond_resched();
+	}
+	return 0;
+}
+
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
 {
 	return rs->nrules;

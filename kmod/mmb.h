@@ -198,6 +198,16 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
+/* What "show tables" reports of one mask. */
+struct mmb_table_info {
+	unsigned int entries;
+	unsigned int rules;
+	u64 hits;
+	const struct mmb_rule *first;	/* its == matches define the mask */
+};
+
+int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
+		      struct mmb_table_info *info);
 void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		  struct sk_buff *skb, struct mmb_verdict *v);
 

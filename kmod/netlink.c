@@ -595,6 +595,76 @@ static int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
+/* --- tables ------------------------------------------------------------ */
+
+/* The fields of a mask: the == matches of a rule that has it. */
+static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i, k, n = 0;
+
+	list = nla_nest_start(skb, MMB_TABLE_A_FIELDS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->nmatches; i++) {
+		const struct mmb_match_spec *m = &rule->m[i];
+		bool slow = false;
+
+		for (k = 0; k < rule->nslow; k++)
+			slow |= rule->slow[k] == i;
+		if (slow || m->field == MMB_FIELD_ALL)
+			continue;
+		nest = nla_nest_start(skb, ++n);
+		if (!nest || nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
+		    (m->plen != mmb_field(m->field)->bits &&
+		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
+			     const struct mmb_table_info *info,
+			     struct netlink_callback *cb)
+{
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_TABLE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MMB_A_TABLE);
+	if (!nest ||
+	    nla_put_u32(skb, MMB_TABLE_A_INDEX, index) ||
+	    (info->first && mmb_nl_put_mask_fields(skb, info->first)) ||
+	    nla_put_u32(skb, MMB_TABLE_A_ENTRIES, info->entries) ||
+	    nla_put_u32(skb, MMB_TABLE_A_RULES, info->rules) ||
+	    nla_put_u64_64bit(skb, MMB_TABLE_A_HITS, info->hits, MMB_TABLE_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
+	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_table_info info;
+
+	mutex_lock(&mn->lock);
+	while (!mmb_ruleset_table(mmb_nl_rules(mn), ctx->next, &info) &&
+	       !mmb_nl_table_fill(skb, ctx->next, &info, cb))
+		ctx->next++;
+	mutex_unlock(&mn->lock);
+	return skb->len;
+}
+
 static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_DEV_ENABLE,
@@ -636,6 +706,10 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_RULE_GET,
 		.dumpit	= mmb_nl_rule_dump,
+	},
+	{
+		.cmd	= MMB_CMD_TABLE_GET,
+		.dumpit	= mmb_nl_table_dump,
 	},
 	{
 		.cmd	= MMB_CMD_RULE_BATCH,

@@ -20,7 +20,7 @@ static void usage(FILE *f)
 "       mmbctl [ OPTIONS ] -f FILE\n"
 "\n"
 "COMMAND := { enable IFACE | disable IFACE | add RULE | del HANDLE | flush |\n"
-"             list | show interfaces | help }\n"
+"             list | show { interfaces | tables } | help }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
 "\n"
 "  -f FILE           apply a file of add, del and flush commands (one per\n"
@@ -51,6 +51,7 @@ static void usage(FILE *f)
 "  flush             remove every rule\n"
 "  list              rules, as the commands that re-create them\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
+"  show tables       the per-mask hash tables: fields, entries, rules, hits\n"
 "\n"
 "Bare one-bit fields mean \"is set\"; a prefix applies to == and !=;\n"
 "payloads compare 0xHEX bytes at the start of the payload.\n"
@@ -68,10 +69,12 @@ static int do_help(int argc, char **argv)
 static int do_show(int argc, char **argv)
 {
 	if (argc < 2)
-		return err_word(AT(argv + 1), "show what? { interfaces }");
+		return err_word(AT(argv + 1), "show what? { interfaces | tables }");
 	if (!strcmp(argv[1], "interfaces"))
 		return do_show_interfaces(argc - 1, argv + 1);
-	return err_word(AT(argv + 1), "unknown object \"%s\", try: interfaces",
+	if (!strcmp(argv[1], "tables"))
+		return do_show_tables(argc - 1, argv + 1);
+	return err_word(AT(argv + 1), "unknown object \"%s\", try: interfaces, tables",
 			argv[1]);
 }
 

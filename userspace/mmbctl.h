@@ -40,5 +40,6 @@ int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
+int do_show_tables(int argc, char **argv);
 
 #endif /* MMBCTL_H */

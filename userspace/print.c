@@ -126,6 +126,17 @@ void print_string(const char *key, const char *fmt, const char *val)
 	}
 }
 
+/* A string element of an array: no key in JSON. */
+void print_element(const char *fmt, const char *val)
+{
+	if (json) {
+		member(NULL);
+		json_str(val);
+	} else if (fmt) {
+		fprintf(out, fmt, val);
+	}
+}
+
 void print_u64(const char *key, const char *fmt, uint64_t val)
 {
 	if (json) {

@@ -628,3 +628,75 @@ int do_list(int argc, char **argv)
 	free(r);
 	return ret;
 }
+
+/* --- show tables ---------------------------------------------------------- */
+
+static int table_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct nlattr *tb[MMB_A_MAX + 1] = {};
+	struct attrs ta = {}, fa;
+	const struct nlattr *n;
+	char buf[64];
+
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_cb, tb);
+	if (!tb[MMB_A_TABLE])
+		return MNL_CB_OK;
+	mnl_attr_parse_nested(tb[MMB_A_TABLE], attrs_cb, &ta);
+	if (!ta.tb[MMB_TABLE_A_INDEX])
+		return MNL_CB_OK;
+	print_open_object(NULL);
+	print_u64("index", "table %llu:", mnl_attr_get_u32(ta.tb[MMB_TABLE_A_INDEX]));
+	print_open_array("fields");
+	buf[0] = '\0';
+	if (ta.tb[MMB_TABLE_A_FIELDS]) {
+		mnl_attr_for_each_nested(n, ta.tb[MMB_TABLE_A_FIELDS]) {
+			int field, plen;
+
+			memset(&fa, 0, sizeof(fa));
+			mnl_attr_parse_nested(n, attrs_cb, &fa);
+			if (!fa.tb[MMB_MATCH_A_FIELD])
+				continue;
+			field = mnl_attr_get_u16(fa.tb[MMB_MATCH_A_FIELD]);
+			if (field > MMB_FIELD_MAX)
+				continue;
+			plen = fa.tb[MMB_MATCH_A_PREFIX] ?
+			       mnl_attr_get_u8(fa.tb[MMB_MATCH_A_PREFIX]) : field_bits(field);
+			if (plen != field_bits(field))
+				snprintf(buf, sizeof(buf), "%s/%d", field_name(field), plen);
+			else
+				snprintf(buf, sizeof(buf), "%s", field_name(field));
+			print_element(" %s", buf);
+		}
+	}
+	if (!buf[0])
+		print_text(" (protocol only)");
+	print_close_array();
+	print_u64("entries", "  entries %llu",
+		  ta.tb[MMB_TABLE_A_ENTRIES] ? mnl_attr_get_u32(ta.tb[MMB_TABLE_A_ENTRIES]) : 0);
+	print_u64("rules", " rules %llu",
+		  ta.tb[MMB_TABLE_A_RULES] ? mnl_attr_get_u32(ta.tb[MMB_TABLE_A_RULES]) : 0);
+	print_u64("hits", " hits %llu", u64_or_0(ta.tb[MMB_TABLE_A_HITS]));
+	print_close_object();
+	print_text("\n");
+	return MNL_CB_OK;
+}
+
+int do_show_tables(int argc, char **argv)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req;
+	int ret = EXIT_OK;
+
+	if (argc > 1)
+		return err_word(AT(argv + 1), "unexpected word");
+	req = mmb_req_new(MMB_CMD_TABLE_GET, NLM_F_DUMP);
+	if (!req)
+		return err_sys("allocating a request", ENOMEM);
+	print_open_array(NULL);
+	if (mmb_nl_talk(req, table_cb, NULL, &err))
+		ret = err_kernel(&err);
+	print_close_array();
+	print_finish();
+	mmb_req_free(req);
+	return ret;
+}

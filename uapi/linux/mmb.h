@@ -66,6 +66,11 @@
  *	ACK names the attribute at fault. Rules the batch leaves in place keep
  *	their handles and counters.
  *
+ * MMB_CMD_TABLE_GET (dump only, unprivileged)
+ *	One MMB_A_TABLE per distinct mask (per-mask hash table), in lookup
+ *	order: the fields that make up the mask (with prefix lengths), its
+ *	entries (distinct keys), rules, and the packets its rules matched.
+ *
  * MMB_CMD_RULE_GET (dump only, unprivileged)
  *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
  *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
@@ -97,6 +102,7 @@ enum mmb_cmd {
 	MMB_CMD_RULE_FLUSH,
 	MMB_CMD_RULE_GET,
 	MMB_CMD_RULE_BATCH,
+	MMB_CMD_TABLE_GET,
 	__MMB_CMD_MAX
 };
 
@@ -110,6 +116,7 @@ enum mmb_attr {
 	MMB_A_DEV_STATS,	/* nest of enum mmb_stats_attr */
 	MMB_A_RULE,		/* nest of enum mmb_rule_attr */
 	MMB_A_OP,		/* nest of enum mmb_batch_attr, repeated */
+	MMB_A_TABLE,		/* nest of enum mmb_table_attr */
 	__MMB_A_MAX
 };
 
@@ -138,6 +145,19 @@ enum mmb_rule_attr {
 };
 
 #define MMB_RULE_A_MAX (__MMB_RULE_A_MAX - 1)
+
+enum mmb_table_attr {
+	MMB_TABLE_A_UNSPEC,
+	MMB_TABLE_A_PAD,
+	MMB_TABLE_A_INDEX,	/* u32: position in lookup order */
+	MMB_TABLE_A_FIELDS,	/* nest of nests of enum mmb_match_attr (FIELD, PREFIX) */
+	MMB_TABLE_A_ENTRIES,	/* u32 */
+	MMB_TABLE_A_RULES,	/* u32 */
+	MMB_TABLE_A_HITS,	/* u64: packets matched by its rules */
+	__MMB_TABLE_A_MAX
+};
+
+#define MMB_TABLE_A_MAX (__MMB_TABLE_A_MAX - 1)
 
 enum mmb_batch_attr {
 	MMB_BATCH_A_UNSPEC,

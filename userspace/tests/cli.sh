@@ -46,7 +46,7 @@ mmbctl enable eth0 eth1
                    ^~~~' -- enable eth0 eth1
 t "disable without IFACE" 2 "" -- disable
 t "show without object" 2 "" -- show
-t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces
+t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces, tables
 mmbctl show tables!
             ^~~~~~~' -- show tables!
 t "show interfaces with an extra word" 2 "" -- show interfaces now

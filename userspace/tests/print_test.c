@@ -37,6 +37,10 @@ static void emit(void)
 		print_u64("bytes", " bytes %llu", 0);
 		print_close_object();
 		print_bool("up", " up", i == 0);
+		print_open_array("tags");
+		print_element(" [%s]", names[0]);
+		print_element(" [%s]", "b");
+		print_close_array();
 		print_close_object();
 		print_text("\n");
 	}
@@ -75,18 +79,20 @@ static void empty(void)
 int main(void)
 {
 	run("text", 0, 0,
-	    "3: r0: packets 18446744073709551615 bytes 0 up\n"
-	    "4: we\"ird\\\n: packets 18446744073709551615 bytes 0\n");
+	    "3: r0: packets 18446744073709551615 bytes 0 up [r0] [b]\n"
+	    "4: we\"ird\\\n: packets 18446744073709551615 bytes 0 [r0] [b]\n");
 	run("JSON, escaped, u64 max", 1, 0,
-	    "[{\"ifindex\":3,\"ifname\":\"r0\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":true},"
-	    "{\"ifindex\":4,\"ifname\":\"we\\\"ird\\\\\\n\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":false}]\n");
+	    "[{\"ifindex\":3,\"ifname\":\"r0\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":true,\"tags\":[\"r0\",\"b\"]},"
+	    "{\"ifindex\":4,\"ifname\":\"we\\\"ird\\\\\\n\",\"stats\":{\"packets\":18446744073709551615,\"bytes\":0},\"up\":false,\"tags\":[\"r0\",\"b\"]}]\n");
 	run("pretty JSON", 1, 1,
 	    "[\n    {\n        \"ifindex\": 3,\n        \"ifname\": \"r0\",\n        \"stats\": {\n"
 	    "            \"packets\": 18446744073709551615,\n            \"bytes\": 0\n        },\n"
-	    "        \"up\": true\n    },\n    {\n        \"ifindex\": 4,\n"
+	    "        \"up\": true,\n        \"tags\": [\n            \"r0\",\n            \"b\"\n        ]\n"
+	    "    },\n    {\n        \"ifindex\": 4,\n"
 	    "        \"ifname\": \"we\\\"ird\\\\\\n\",\n        \"stats\": {\n"
 	    "            \"packets\": 18446744073709551615,\n            \"bytes\": 0\n        },\n"
-	    "        \"up\": false\n    }\n]\n");
+	    "        \"up\": false,\n        \"tags\": [\n            \"r0\",\n            \"b\"\n        ]\n"
+	    "    }\n]\n");
 	empty();
 	printf("1..%d\n", n);
 	return failed != 0;
