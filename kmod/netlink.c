@@ -270,6 +270,22 @@ static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_rule_spec *spec,
 	return 0;
 }
 
+/* A new rule from the attributes of an add; the handle comes later. */
+static struct mmb_rule *mmb_nl_rule_new(struct nlattr **tb, struct mmb_rule_spec *spec,
+					struct netlink_ext_ack *extack)
+{
+	int err;
+
+	if (tb[MMB_RULE_A_HANDLE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_HANDLE],
+				    "handles are chosen by the kernel");
+		return ERR_PTR(-EINVAL);
+	}
+	memset(spec, 0, sizeof(*spec));
+	err = mmb_nl_parse_rule(tb, spec, extack);
+	return err ? ERR_PTR(err) : mmb_rule_create(spec, extack);
+}
+
 static struct mmb_ruleset *mmb_nl_rules(struct mmb_net *mn)
 {
 	return rcu_dereference_protected(mn->rules, lockdep_is_held(&mn->lock));
@@ -297,16 +313,10 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	err = mmb_nl_rule_attrs(info, tb);
 	if (err)
 		return err;
-	if (tb[MMB_RULE_A_HANDLE]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE],
-				    "handles are chosen by the kernel");
-		return -EINVAL;
-	}
-	spec = kzalloc(sizeof(*spec), GFP_KERNEL);
+	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
 	if (!spec)
 		return -ENOMEM;
-	err = mmb_nl_parse_rule(tb, spec, info->extack);
-	rule = err ? ERR_PTR(err) : mmb_rule_create(spec, info->extack);
+	rule = mmb_nl_rule_new(tb, spec, info->extack);
 	kfree(spec);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
@@ -428,14 +438,7 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
 		}
 		return mmb_ruleset_remove(*rsp, rule);
 	}
-	if (rtb[MMB_RULE_A_HANDLE]) {
-		NL_SET_ERR_MSG_ATTR(extack, rtb[MMB_RULE_A_HANDLE],
-				    "handles are chosen by the kernel");
-		return -EINVAL;
-	}
-	memset(spec, 0, sizeof(*spec));
-	err = mmb_nl_parse_rule(rtb, spec, extack);
-	rule = err ? ERR_PTR(err) : mmb_rule_create(spec, extack);
+	rule = mmb_nl_rule_new(rtb, spec, extack);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
 	if (!*handle) {

@@ -46,50 +46,24 @@ int do_disable(int argc, char **argv)
 	return dev_set(argc, argv, MMB_CMD_DEV_DISABLE);
 }
 
-static int stats_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (type <= MMB_STATS_A_MAX && type != MMB_STATS_A_PAD &&
-	    mnl_attr_validate(attr, MNL_TYPE_U64) == 0)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static int dev_attr_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (type <= MMB_A_MAX)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static uint64_t get_u64(const struct nlattr *attr)
-{
-	return attr ? mnl_attr_get_u64(attr) : 0;
-}
-
 static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[MMB_A_MAX + 1] = {};
-	const struct nlattr *st[MMB_STATS_A_MAX + 1] = {};
+	struct attrs a, st = {};
 
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, tb);
-	if (!tb[MMB_A_IFINDEX] || !tb[MMB_A_IFNAME])
+	attrs_parse(nlh, &a);
+	if (!a.tb[MMB_A_IFINDEX] || !a.tb[MMB_A_IFNAME] ||
+	    mnl_attr_validate(a.tb[MMB_A_IFNAME], MNL_TYPE_NUL_STRING))
 		return MNL_CB_OK;
-	if (tb[MMB_A_DEV_STATS])
-		mnl_attr_parse_nested(tb[MMB_A_DEV_STATS], stats_attr_cb, st);
+	if (a.tb[MMB_A_DEV_STATS])
+		attrs_nested(a.tb[MMB_A_DEV_STATS], &st);
 
 	print_open_object(NULL);
-	print_u64("ifindex", "%llu: ", mnl_attr_get_u32(tb[MMB_A_IFINDEX]));
-	print_string("ifname", "%s:", mnl_attr_get_str(tb[MMB_A_IFNAME]));
+	print_u64("ifindex", "%llu: ", attr_u32(a.tb[MMB_A_IFINDEX]));
+	print_string("ifname", "%s:", mnl_attr_get_str(a.tb[MMB_A_IFNAME]));
 	print_open_object("stats");
-	print_u64("packets", " packets %llu", get_u64(st[MMB_STATS_A_PACKETS]));
-	print_u64("bytes", " bytes %llu", get_u64(st[MMB_STATS_A_BYTES]));
-	print_u64("dropped", " dropped %llu", get_u64(st[MMB_STATS_A_DROPPED]));
+	print_u64("packets", " packets %llu", attr_u64(st.tb[MMB_STATS_A_PACKETS]));
+	print_u64("bytes", " bytes %llu", attr_u64(st.tb[MMB_STATS_A_BYTES]));
+	print_u64("dropped", " dropped %llu", attr_u64(st.tb[MMB_STATS_A_DROPPED]));
 	print_close_object();
 	print_close_object();
 	print_text("\n");
@@ -98,20 +72,5 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 
 int do_show_interfaces(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
-	int ret = EXIT_OK;
-
-	if (argc > 1)
-		return err_word(AT(argv + 1), "unexpected word");
-	req = mmb_req_new(MMB_CMD_DEV_GET, NLM_F_DUMP);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	print_open_array(NULL);
-	if (mmb_nl_talk(req, dev_show_cb, NULL, &err))
-		ret = err_kernel(&err);
-	print_close_array();
-	print_finish();
-	mmb_req_free(req);
-	return ret;
+	return cmd_dump(argc, argv, MMB_CMD_DEV_GET, dev_show_cb, NULL);
 }

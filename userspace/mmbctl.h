@@ -28,6 +28,19 @@ extern struct words cur;
 /* Index in cur.w of a word pointer of the command being run. */
 #define AT(p) ((int)((p) - cur.w))
 
+/* A message's attributes by type; every mmb attribute enum stays below 16. */
+#define ATTRS_MAX 16
+
+struct attrs {
+	const struct nlattr *tb[ATTRS_MAX];
+};
+
+void attrs_parse(const struct nlmsghdr *nlh, struct attrs *a);
+void attrs_nested(const struct nlattr *nest, struct attrs *a);
+uint64_t attr_u64(const struct nlattr *a);
+uint32_t attr_u32(const struct nlattr *a);
+int cmd_dump(int argc, char **argv, uint8_t cmd, mmb_nl_data_cb cb, void *data);
+
 int err_word(int argi, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int err_kernel(const struct mmb_nl_err *err);
 int err_sys(const char *what, int error);

@@ -343,23 +343,13 @@ static int handle_cb(const struct nlattr *attr, void *data)
 	return MNL_CB_OK;
 }
 
-static int top_cb(const struct nlattr *attr, void *data)
-{
-	const struct nlattr **tb = data;
-	int type = mnl_attr_get_type(attr);
-
-	if (type <= MMB_A_MAX)
-		tb[type] = attr;
-	return MNL_CB_OK;
-}
-
 static int added_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[MMB_A_MAX + 1] = {};
+	struct attrs a;
 
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_cb, tb);
-	if (tb[MMB_A_RULE])
-		mnl_attr_parse_nested(tb[MMB_A_RULE], handle_cb, data);
+	attrs_parse(nlh, &a);
+	if (a.tb[MMB_A_RULE])
+		mnl_attr_parse_nested(a.tb[MMB_A_RULE], handle_cb, data);
 	return MNL_CB_OK;
 }
 
@@ -459,34 +449,15 @@ int do_flush(int argc, char **argv)
 
 /* --- list ---------------------------------------------------------------- */
 
-struct attrs {
-	const struct nlattr *tb[16];
-};
-
-static int attrs_cb(const struct nlattr *attr, void *data)
-{
-	struct attrs *a = data;
-	unsigned int type = mnl_attr_get_type(attr);
-
-	if (type < 16)
-		a->tb[type] = attr;
-	return MNL_CB_OK;
-}
-
-static uint64_t u64_or_0(const struct nlattr *a)
-{
-	return a && !mnl_attr_validate(a, MNL_TYPE_U64) ? mnl_attr_get_u64(a) : 0;
-}
-
 /* A rule the kernel sent back, as words; -1 if it makes no sense. */
 static int decode_rule(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		       struct attrs *stats)
 {
-	struct attrs ra = {}, ma, ta;
+	struct attrs ra, ma, ta;
 	const struct nlattr *n;
 
 	memset(r, 0, sizeof(*r));
-	mnl_attr_parse_nested(attr, attrs_cb, &ra);
+	attrs_nested(attr, &ra);
 	if (!ra.tb[MMB_RULE_A_HANDLE] || !ra.tb[MMB_RULE_A_MATCHES] ||
 	    !ra.tb[MMB_RULE_A_TARGETS])
 		return -1;
@@ -494,8 +465,7 @@ static int decode_rule(const struct nlattr *attr, struct urule *r, uint32_t *han
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		struct umatch *m = &r->m[r->nm];
 
-		memset(&ma, 0, sizeof(ma));
-		mnl_attr_parse_nested(n, attrs_cb, &ma);
+		attrs_nested(n, &ma);
 		if (r->nm == URULE_MAX_MATCHES || !ma.tb[MMB_MATCH_A_FIELD])
 			return -1;
 		m->field = mnl_attr_get_u16(ma.tb[MMB_MATCH_A_FIELD]);
@@ -515,8 +485,7 @@ static int decode_rule(const struct nlattr *attr, struct urule *r, uint32_t *han
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_TARGETS]) {
 		struct utarget *t = &r->t[r->nt];
 
-		memset(&ta, 0, sizeof(ta));
-		mnl_attr_parse_nested(n, attrs_cb, &ta);
+		attrs_nested(n, &ta);
 		if (r->nt == URULE_MAX_TARGETS || !ta.tb[MMB_TARGET_A_TYPE])
 			return -1;
 		t->type = mnl_attr_get_u8(ta.tb[MMB_TARGET_A_TYPE]);
@@ -536,7 +505,7 @@ static int decode_rule(const struct nlattr *attr, struct urule *r, uint32_t *han
 	}
 	memset(stats, 0, sizeof(*stats));
 	if (ra.tb[MMB_RULE_A_STATS])
-		mnl_attr_parse_nested(ra.tb[MMB_RULE_A_STATS], attrs_cb, stats);
+		attrs_nested(ra.tb[MMB_RULE_A_STATS], stats);
 	return 0;
 }
 
@@ -580,14 +549,13 @@ static void print_rule_json(const struct urule *r)
 
 static int list_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[MMB_A_MAX + 1] = {};
 	struct urule *r = data;
-	struct attrs stats;
+	struct attrs a, stats;
 	uint32_t handle;
 	char text[4096];
 
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_cb, tb);
-	if (!tb[MMB_A_RULE] || decode_rule(tb[MMB_A_RULE], r, &handle, &stats))
+	attrs_parse(nlh, &a);
+	if (!a.tb[MMB_A_RULE] || decode_rule(a.tb[MMB_A_RULE], r, &handle, &stats))
 		return MNL_CB_OK;
 	urule_format(r, text, sizeof(text));
 	print_open_object(NULL);
@@ -595,8 +563,8 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	print_string("rule", "add %s", text);
 	print_u64(NULL, " # handle %llu", handle);
 	print_open_object("stats");
-	print_u64("packets", " packets %llu", u64_or_0(stats.tb[MMB_STATS_A_PACKETS]));
-	print_u64("bytes", " bytes %llu", u64_or_0(stats.tb[MMB_STATS_A_BYTES]));
+	print_u64("packets", " packets %llu", attr_u64(stats.tb[MMB_STATS_A_PACKETS]));
+	print_u64("bytes", " bytes %llu", attr_u64(stats.tb[MMB_STATS_A_BYTES]));
 	print_close_object();
 	print_rule_json(r);
 	print_close_object();
@@ -606,25 +574,12 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 
 int do_list(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
-	struct urule *r;
-	int ret = EXIT_OK;
+	struct urule *r = calloc(1, sizeof(*r));
+	int ret;
 
-	if (argc > 1)
-		return err_word(AT(argv + 1), "unexpected word");
-	r = calloc(1, sizeof(*r));
-	req = r ? mmb_req_new(MMB_CMD_RULE_GET, NLM_F_DUMP) : NULL;
-	if (!req) {
-		free(r);
-		return err_sys("allocating a request", ENOMEM);
-	}
-	print_open_array(NULL);
-	if (mmb_nl_talk(req, list_cb, r, &err))
-		ret = err_kernel(&err);
-	print_close_array();
-	print_finish();
-	mmb_req_free(req);
+	if (!r)
+		return err_sys("allocating a rule", ENOMEM);
+	ret = cmd_dump(argc, argv, MMB_CMD_RULE_GET, list_cb, r);
 	free(r);
 	return ret;
 }
@@ -633,27 +588,25 @@ int do_list(int argc, char **argv)
 
 static int table_cb(const struct nlmsghdr *nlh, void *data)
 {
-	const struct nlattr *tb[MMB_A_MAX + 1] = {};
-	struct attrs ta = {}, fa;
+	struct attrs a, ta, fa;
 	const struct nlattr *n;
 	char buf[64];
 
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_cb, tb);
-	if (!tb[MMB_A_TABLE])
+	attrs_parse(nlh, &a);
+	if (!a.tb[MMB_A_TABLE])
 		return MNL_CB_OK;
-	mnl_attr_parse_nested(tb[MMB_A_TABLE], attrs_cb, &ta);
+	attrs_nested(a.tb[MMB_A_TABLE], &ta);
 	if (!ta.tb[MMB_TABLE_A_INDEX])
 		return MNL_CB_OK;
 	print_open_object(NULL);
-	print_u64("index", "table %llu:", mnl_attr_get_u32(ta.tb[MMB_TABLE_A_INDEX]));
+	print_u64("index", "table %llu:", attr_u32(ta.tb[MMB_TABLE_A_INDEX]));
 	print_open_array("fields");
 	buf[0] = '\0';
 	if (ta.tb[MMB_TABLE_A_FIELDS]) {
 		mnl_attr_for_each_nested(n, ta.tb[MMB_TABLE_A_FIELDS]) {
 			int field, plen;
 
-			memset(&fa, 0, sizeof(fa));
-			mnl_attr_parse_nested(n, attrs_cb, &fa);
+			attrs_nested(n, &fa);
 			if (!fa.tb[MMB_MATCH_A_FIELD])
 				continue;
 			field = mnl_attr_get_u16(fa.tb[MMB_MATCH_A_FIELD]);
@@ -671,11 +624,9 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 	if (!buf[0])
 		print_text(" (protocol only)");
 	print_close_array();
-	print_u64("entries", "  entries %llu",
-		  ta.tb[MMB_TABLE_A_ENTRIES] ? mnl_attr_get_u32(ta.tb[MMB_TABLE_A_ENTRIES]) : 0);
-	print_u64("rules", " rules %llu",
-		  ta.tb[MMB_TABLE_A_RULES] ? mnl_attr_get_u32(ta.tb[MMB_TABLE_A_RULES]) : 0);
-	print_u64("hits", " hits %llu", u64_or_0(ta.tb[MMB_TABLE_A_HITS]));
+	print_u64("entries", "  entries %llu", attr_u32(ta.tb[MMB_TABLE_A_ENTRIES]));
+	print_u64("rules", " rules %llu", attr_u32(ta.tb[MMB_TABLE_A_RULES]));
+	print_u64("hits", " hits %llu", attr_u64(ta.tb[MMB_TABLE_A_HITS]));
 	print_close_object();
 	print_text("\n");
 	return MNL_CB_OK;
@@ -683,20 +634,5 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 
 int do_show_tables(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
-	int ret = EXIT_OK;
-
-	if (argc > 1)
-		return err_word(AT(argv + 1), "unexpected word");
-	req = mmb_req_new(MMB_CMD_TABLE_GET, NLM_F_DUMP);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	print_open_array(NULL);
-	if (mmb_nl_talk(req, table_cb, NULL, &err))
-		ret = err_kernel(&err);
-	print_close_array();
-	print_finish();
-	mmb_req_free(req);
-	return ret;
+	return cmd_dump(argc, argv, MMB_CMD_TABLE_GET, table_cb, NULL);
 }
