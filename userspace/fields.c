@@ -25,14 +25,32 @@ const char *op_name(int op)
 	return op >= 0 && op <= MMB_OP_MAX ? op_names[op] : "?";
 }
 
+/* Field ids sorted by name, built on first use: lookups are a bsearch. */
+static int by_name[__MMB_FIELD_MAX];
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(mmb_field_names[*(const int *)a].name,
+		      mmb_field_names[*(const int *)b].name);
+}
+
+static int key_cmp(const void *key, const void *elt)
+{
+	return strcmp(key, mmb_field_names[*(const int *)elt].name);
+}
+
 int field_lookup(const char *name)
 {
-	int i;
+	static int n;
+	const int *hit;
 
-	for (i = 0; i < __MMB_FIELD_MAX; i++)
-		if (!strcmp(mmb_field_names[i].name, name))
-			return i;
-	return -1;
+	if (!n) {
+		for (n = 0; n < __MMB_FIELD_MAX; n++)
+			by_name[n] = n;
+		qsort(by_name, n, sizeof(by_name[0]), name_cmp);
+	}
+	hit = bsearch(name, by_name, n, sizeof(by_name[0]), key_cmp);
+	return hit ? *hit : -1;
 }
 
 const char *field_name(int field)
@@ -151,9 +169,14 @@ int value_parse(int field, const char *word, uint8_t *value, int *vlen, int *ple
 	int bits = field_bits(field), size = mmb_field_size(bits), i;
 	unsigned long long v;
 	unsigned int named_v;
-	char s[128], *end;
+	size_t wlen = strlen(word);
+	char s[2 * MMB_PAYLOAD_MAX + 8], *end;
 
-	snprintf(s, sizeof(s), "%s", word);
+	if (wlen >= sizeof(s)) {
+		snprintf(err, errlen, "value too long for %s", field_name(field));
+		return -1;
+	}
+	memcpy(s, word, wlen + 1);
 	*plen = bits;
 	if (!bits) {
 		if (strncmp(s, "0x", 2) || parse_hex_bytes(s + 2, value, vlen)) {

@@ -51,6 +51,29 @@ mmbctl show tables!
             ^~~~~~~' -- show tables!
 t "show interfaces with an extra word" 2 "" -- show interfaces now
 
+# -f reads the whole file before it talks to the kernel: errors in it name
+# the file, the line and the word, whatever the line endings and comments.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+printf 'add ip-ttl 1 drop # one\r\n\n  # nothing\nadd ip-ttl 2 drop#two\nadd ip-ttl 999 drop' > "$tmp/bad"
+t "-f: an error names file, line and word" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/bad:5: add ip-ttl 999 drop
+$(printf '%*s' $((${#tmp} + 19)) '')^~~" -- -f "$tmp/bad"
+printf 'add ip-ttl 1 drop\nfrob\n' > "$tmp/cmd"
+t "-f: only add, del and flush" 2 "Error: a file holds add, del and flush commands
+$tmp/cmd:2: frob
+$(printf '%*s' $((${#tmp} + 8)) '')^~~~" -- -f "$tmp/cmd"
+printf 'flush x\n' > "$tmp/flush"
+t "-f: flush takes no word" 2 "Error: unexpected word after flush
+$tmp/flush:1: flush x
+$(printf '%*s' $((${#tmp} + 16)) '')^" -- -f "$tmp/flush"
+printf 'add ip-ttl 1 drop\0\n' > "$tmp/nul"
+t "-f: a NUL byte is refused" 2 "Error: $tmp/nul: not a text file (it holds a NUL byte)" -- -f "$tmp/nul"
+t "-f: a missing file is refused" 1 "Error: $tmp/none: No such file or directory" -- -f "$tmp/none"
+t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
+-:1: add frob 1 drop
+         ^~~~" -- -f - < <(printf 'add frob 1 drop\n')
+
 # Without the module, commands that need it fail with status 1 and say why.
 if [ ! -e /sys/module/mmb ]; then
 	t "without the module, show interfaces says it is not loaded" 1 \

@@ -15,6 +15,9 @@
 
 static int n, failed;
 
+#define HEX16 "00112233445566778899aabbccddeeff"
+#define HEX64 HEX16 HEX16 HEX16 HEX16
+
 static void result(int ok, const char *fmt, const char *arg)
 {
 	n++;
@@ -154,6 +157,10 @@ int main(void)
 	bad("ip-proto tcpp drop", EXIT_USAGE, 2);
 	bad("udp-payload deadbeef drop", EXIT_USAGE, 2);
 	bad("udp-payload 0x drop", EXIT_USAGE, 2);
+	/* The longest payload string fits; one byte more does not. */
+	good("udp-payload 0x" HEX64 " drop", NULL);
+	bad("udp-payload 0x" HEX64 "00 drop", EXIT_USAGE, 2);
+	bad("udp-payload 0x" HEX64 HEX64 HEX64 " drop", EXIT_USAGE, 2);
 	bad("no-such-field 1 drop", EXIT_USAGE, 1);
 	bad("! all drop", EXIT_USAGE, 2);
 	bad("all drop 0", EXIT_USAGE, 3);
