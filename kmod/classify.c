@@ -11,6 +11,7 @@
  * namespace's lock; every change is published with one pointer store, so a
  * packet sees a rule entirely or not at all.
  */
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -62,10 +63,50 @@ struct mmb_mvec {
 	struct mmb_mask *m[];
 };
 
+/*
+ * With many masks a packet costs a probe per mask. Then a per-CPU cache
+ * keyed by the whole header image sits in front of them: a hit yields the
+ * table entries the image probes to, whose rules then go through the
+ * slow-path checks as always, in one hash and one 80-byte compare. Images
+ * found in more than MMB_CACHE_HITS masks are not cached.
+ *
+ * Every change of the ruleset bumps rs->gen, after publishing the change
+ * and before freeing anything: a cache entry filled under an older
+ * generation is never used again, and the table entries of a current one
+ * are alive.
+ */
+#define MMB_CACHE_HITS		4
+#define MMB_CACHE_MIN_MASKS	4
+#define MMB_CACHE_WAYS		4	/* entries of a set */
+
+struct mmb_cache_entry {
+	unsigned long gen;		/* 0: empty */
+	u32 tag;			/* hash bits, checked first */
+	u32 n;
+	struct mmb_key key;
+	const struct mmb_entry *e[MMB_CACHE_HITS];
+};
+
+struct mmb_cache {
+	u64 hits;
+	u64 misses;
+	unsigned int victim;
+	struct mmb_cache_entry e[];
+};
+
+unsigned int mmb_cache_entries = 4096;
+module_param_named(cache_entries, mmb_cache_entries, uint, 0644);
+MODULE_PARM_DESC(cache_entries,
+		 "Per-CPU flow cache entries of a ruleset with many masks (0: none)");
+
 struct mmb_ruleset {
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
 	unsigned int nrules;
+	unsigned long gen;		/* bumped by every change, from 1 */
+	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
+	unsigned int cache_bits;	/* of the number of sets */
+	u64 cache_seed[10];
 };
 
 /* The masked chunks of @key under @mask, compacted. */
@@ -281,12 +322,93 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	return 0;
 }
 
+/* The cache's hash of a whole image: five independent multiplies, then a mix. */
+static u64 mmb_cache_hash(const struct mmb_ruleset *rs, const struct mmb_key *key)
+{
+	const u64 *w = &key->c[0].w[0], *s = rs->cache_seed;
+	u64 h = 0;
+	unsigned int i;
+
+	for (i = 0; i < 10; i += 2)
+		h += (w[i] + s[i]) * (w[i + 1] + s[i + 1]);
+	return h * 0x9e3779b97f4a7c15ULL;	/* the top bits depend on all */
+}
+
+static bool mmb_image_equal(const struct mmb_key *a, const struct mmb_key *b)
+{
+	return mmb_key_equal(a->c, b->c, MMB_KEY_CHUNKS);
+}
+
+static void mmb_cache_free(struct mmb_ruleset *rs)
+{
+	unsigned int cpu;
+
+	if (!rs->cache)
+		return;
+	for_each_possible_cpu(cpu)
+		kvfree(rs->cache[cpu]);
+	kfree(rs->cache);
+}
+
+/* Give @rs a cache once it has enough masks. Without memory it has none. */
+static void mmb_cache_create(struct mmb_ruleset *rs)
+{
+	unsigned int entries = READ_ONCE(mmb_cache_entries), cpu;
+	struct mmb_cache **cache;
+
+	if (rs->cache)
+		return;
+	if (entries < 2 * MMB_CACHE_WAYS)	/* at least two sets */
+		return;
+	rs->cache_bits = min(ilog2(entries / MMB_CACHE_WAYS), 20);
+	cache = kcalloc(nr_cpu_ids, sizeof(*cache), GFP_KERNEL_ACCOUNT);
+	if (!cache)
+		return;
+	for_each_possible_cpu(cpu) {
+		cache[cpu] = kvzalloc_node(struct_size(cache[cpu], e,
+						       MMB_CACHE_WAYS << rs->cache_bits),
+					   GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+		if (!cache[cpu]) {
+			rs->cache = cache;
+			mmb_cache_free(rs);
+			rs->cache = NULL;
+			return;
+		}
+	}
+	get_random_bytes(rs->cache_seed, sizeof(rs->cache_seed));
+	/* Readers see the seed and the zeroed entries before the pointer. */
+	smp_store_release(&rs->cache, cache);
+}
+
+/* Publish that the ruleset changed; call after the change, before freeing. */
+static void mmb_ruleset_changed(struct mmb_ruleset *rs)
+{
+	/* Pairs with mmb_classify(): who sees the new gen sees the change. */
+	smp_store_release(&rs->gen, rs->gen + 1);
+}
+
+void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses)
+{
+	unsigned int cpu;
+
+	*hits = 0;
+	*misses = 0;
+	if (!rs->cache)
+		return;
+	for_each_possible_cpu(cpu) {
+		*hits += READ_ONCE(rs->cache[cpu]->hits);
+		*misses += READ_ONCE(rs->cache[cpu]->misses);
+	}
+}
+
 struct mmb_ruleset *mmb_ruleset_create(void)
 {
 	struct mmb_ruleset *rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
 
-	if (rs)
+	if (rs) {
 		xa_init(&rs->rules);
+		rs->gen = 1;
+	}
 	return rs;
 }
 
@@ -304,6 +426,7 @@ void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 	xa_for_each(&rs->rules, handle, rule)
 		mmb_rule_put(rule);
 	xa_destroy(&rs->rules);
+	mmb_cache_free(rs);
 	kfree(rs);
 }
 
@@ -355,9 +478,12 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 			err = mmb_masks_update(rs, new_mask, NULL);
 			if (err)
 				goto err_mask;	/* its table holds e */
+			if (mmb_masks(rs)->n >= MMB_CACHE_MIN_MASKS)
+				mmb_cache_create(rs);
 		}
 	}
 	rs->nrules++;
+	mmb_ruleset_changed(rs);
 	return 0;
 
 err_entry:
@@ -403,6 +529,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	}
 	xa_erase(&rs->rules, rule->handle);
 	rs->nrules--;
+	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
 }
@@ -503,33 +630,84 @@ static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 	v->nrw++;
 }
 
+/* Every rule of table entry @e that @pkt matches. */
+static void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
+			      struct sk_buff *skb, struct mmb_verdict *v)
+{
+	const struct mmb_rvec *rv = rcu_dereference(e->rules);
+	unsigned int i;
+
+	for (i = 0; i < rv->n; i++) {
+		const struct mmb_rule *rule = rv->r[i];
+
+		if (rule->nslow && !mmb_rule_match_slow(rule, pkt, skb))
+			continue;
+		mmb_stats_count(rule->stats, skb, false);
+		mmb_verdict_add(v, rule);
+	}
+}
+
+/*
+ * The verdict of every rule @pkt matches. With BH off (the datapath) a
+ * ruleset with a cache looks there first; elsewhere a softirq on the same
+ * CPU could tear a cache entry, so the cache is left alone.
+ */
 void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		  struct sk_buff *skb, struct mmb_verdict *v)
 {
+	/* Pairs with mmb_ruleset_changed(): read before the masks. */
+	unsigned long gen = smp_load_acquire(&rs->gen);
+	/* Pairs with mmb_cache_create(): the seed is set. */
+	struct mmb_cache **cache = smp_load_acquire(&rs->cache);
 	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
+	struct mmb_cache_entry *ce = NULL;
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
-	unsigned int i, j;
+	unsigned int i, n = 0;
 
 	v->accept = false;
 	v->drop = false;
 	v->nrw = 0;
+	if (cache && softirq_count()) {
+		struct mmb_cache *c = cache[smp_processor_id()];
+		u64 h = mmb_cache_hash(rs, &pkt->key);
+		struct mmb_cache_entry *set;
+		u32 tag = h >> 32;
+
+		set = &c->e[(h >> (64 - rs->cache_bits)) * MMB_CACHE_WAYS];
+		for (i = 0; i < MMB_CACHE_WAYS; i++) {
+			ce = &set[i];
+			if (ce->tag == tag && ce->gen == gen &&
+			    mmb_image_equal(&ce->key, &pkt->key)) {
+				c->hits++;
+				for (i = 0; i < ce->n; i++)
+					mmb_verdict_entry(ce->e[i], pkt, skb, v);
+				return;
+			}
+		}
+		c->misses++;
+		/* Refill a stale entry of the set, or else each in turn. */
+		for (i = 0; i < MMB_CACHE_WAYS && set[i].gen == gen; i++)
+			;
+		ce = &set[i < MMB_CACHE_WAYS ? i : c->victim++ % MMB_CACHE_WAYS];
+		ce->gen = 0;	/* refilled below, or left empty */
+		ce->tag = tag;
+	}
 	for (i = 0; mv && i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
 		const struct mmb_entry *e;
-		const struct mmb_rvec *rv;
 
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key);
 		if (!e)
 			continue;
-		rv = rcu_dereference(e->rules);
-		for (j = 0; j < rv->n; j++) {
-			const struct mmb_rule *rule = rv->r[j];
-
-			if (rule->nslow && !mmb_rule_match_slow(rule, pkt, skb))
-				continue;
-			mmb_stats_count(rule->stats, skb, false);
-			mmb_verdict_add(v, rule);
-		}
+		if (ce && n < MMB_CACHE_HITS)
+			ce->e[n] = e;
+		n++;
+		mmb_verdict_entry(e, pkt, skb, v);
+	}
+	if (ce && n <= MMB_CACHE_HITS) {
+		ce->key = pkt->key;
+		ce->n = n;
+		ce->gen = gen;
 	}
 }

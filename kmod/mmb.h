@@ -208,6 +208,8 @@ struct mmb_table_info {
 
 int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 		      struct mmb_table_info *info);
+extern unsigned int mmb_cache_entries;
+void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
 void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		  struct sk_buff *skb, struct mmb_verdict *v);
 

@@ -103,7 +103,7 @@ static void measure(struct kunit *test, struct bench *b, const struct mmb_rulese
 	c2 = tsc();
 	local_bh_enable();
 	rcu_read_unlock();
-	kunit_info(test, "bench: %-28s classify %4llu ns %5llu cycles | parse+classify %4llu ns %5llu cycles | matched %u\n",
+	kunit_info(test, "bench: %-30s classify %4llu ns %5llu cycles | parse+classify %4llu ns %5llu cycles | matched %u\n",
 		   what, (t1 - t0) / (ROUNDS * NPKT), (c1 - c0) / (ROUNDS * NPKT),
 		   (t2 - t1) / (ROUNDS / 4 * NPKT), (c2 - c1) / (ROUNDS / 4 * NPKT), drops);
 }
@@ -180,23 +180,33 @@ static void bench_rules_test(struct kunit *test)
 	vfree(b);
 }
 
-/* M masks: source and destination prefixes of M different length pairs. */
+/*
+ * M masks: source and destination prefixes of M different length pairs,
+ * without the flow cache and with two sizes of it (NPKT flows).
+ */
 static void bench_masks_test(struct kunit *test)
 {
 	static const unsigned int counts[] = { 1, 8, 26, 64 };
+	static const unsigned int caches[] = { 0, 8, 1024, 4096 };
+	unsigned int saved = mmb_cache_entries, k, i, j;
 	struct bench *b = vzalloc(sizeof(*b));
-	unsigned int k, i, j;
 	char what[40];
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	prandom_seed_state(&b->rs, 2);
 	packets(test, b);
-	for (k = 0; k < ARRAY_SIZE(counts); k++) {
-		struct mmb_ruleset *rs = mmb_ruleset_create();
+	for (k = 0; k < ARRAY_SIZE(counts) * ARRAY_SIZE(caches); k++) {
+		unsigned int cache = caches[k % ARRAY_SIZE(caches)];
+		struct mmb_ruleset *rs;
 		u32 h = 1;
 
+		/* The same rules each time: the cache is the only difference. */
+		prandom_seed_state(&b->rs, 3 + k / ARRAY_SIZE(caches));
+		mmb_cache_entries = cache;
+		rs = mmb_ruleset_create();
+
 		KUNIT_ASSERT_NOT_NULL(test, rs);
-		for (i = 0; i < counts[k]; i++) {
+		for (i = 0; i < counts[k / ARRAY_SIZE(caches)]; i++) {
 			for (j = 0; j < 16; j++) {
 				struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
 				struct mmb_rule *rule;
@@ -217,10 +227,12 @@ static void bench_masks_test(struct kunit *test)
 				KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
 			}
 		}
-		snprintf(what, sizeof(what), "%u masks x 16 rules", counts[k]);
+		snprintf(what, sizeof(what), "%u masks x 16, cache %u",
+			 counts[k / ARRAY_SIZE(caches)], cache);
 		measure(test, b, rs, what);
 		mmb_ruleset_destroy(rs);
 	}
+	mmb_cache_entries = saved;
 	free_packets(b);
 	vfree(b);
 }

@@ -415,8 +415,8 @@ static struct sk_buff *classify_one(struct kunit *test, const struct mmb_ruleset
 static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset *rs,
 		      struct rnd_state *rnds, unsigned int *agree)
 {
+	struct mmb_verdict v, v2;
 	struct mmbt_pkt_desc d;
-	struct mmb_verdict v;
 	struct mmb_pkt pkt;
 	unsigned int p, i;
 
@@ -426,14 +426,22 @@ static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset
 
 		rand_packet(rnds, &d);
 		skb = classify_one(test, rs, &d, &pkt, &v);
+		/* Again, as a second packet of the flow (from the cache, if any). */
+		rcu_read_lock();
+		local_bh_disable();
+		mmb_classify(rs, &pkt, skb, &v2);
+		local_bh_enable();
+		rcu_read_unlock();
+		KUNIT_EXPECT_EQ(test, v2.drop, v.drop);
+		KUNIT_EXPECT_EQ(test, v2.accept, v.accept);
 		for (i = 0; i < NRULES; i++) {
 			u64 now = c->rule[i] ? rule_hits(c->rule[i]) : 0;
-			bool got = c->rule[i] && now != c->hits[i];
+			u64 got = c->rule[i] ? now - c->hits[i] : 0;
 			bool want = c->rule[i] && naive_match(&c->spec[i], &pkt, skb);
 
 			c->hits[i] = now;
-			if (got != want) {
-				KUNIT_FAIL(test, "packet %u rule %u: classifier %d, reference %d",
+			if (got != (want ? 2 : 0)) {
+				KUNIT_FAIL(test, "packet %u rule %u: %llu of 2, reference %d",
 					   p, i, got, want);
 				kfree_skb(skb);
 				return;
@@ -457,6 +465,7 @@ static void classify_differential_test(struct kunit *test)
 	struct mmb_ruleset *rs;
 	unsigned int i, j, valid = 0, agree = 0;
 	int ifindex = init_net.loopback_dev->ifindex;
+	u64 hits, misses;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
 	rs = mmb_ruleset_create();
@@ -494,7 +503,11 @@ static void classify_differential_test(struct kunit *test)
 	}
 	rcu_barrier();
 	check_all(test, c, rs, &rnds, &agree);
-	kunit_info(test, "%u valid rules, %u rule/packet verdicts agree", valid, agree);
+	mmb_ruleset_cache_stats(rs, &hits, &misses);
+	kunit_info(test, "%u valid rules, %u rule/packet verdicts agree, flow cache %llu hits %llu misses",
+		   valid, agree, hits, misses);
+	/* The small value space repeats images: the cache must have served. */
+	KUNIT_EXPECT_GT(test, hits, 100);
 	mmb_ruleset_destroy(rs);
 }
 
@@ -563,6 +576,160 @@ static void classify_many_test(struct kunit *test)
 	mmb_ruleset_destroy(rs);
 }
 
+/* --- flow cache ----------------------------------------------------------- */
+
+struct cache_ctx {
+	struct kunit *test;
+	struct mmb_ruleset *rs;
+	u32 next_handle;
+};
+
+static struct mmb_rule *cache_add(struct cache_ctx *c, struct mmb_match_spec *m,
+				  unsigned int n)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(c->test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(c->test, s);
+	memcpy(s->m, m, n * sizeof(*m));
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(c->test, IS_ERR(rule));
+	rule->handle = ++c->next_handle;
+	KUNIT_ASSERT_EQ(c->test, mmb_ruleset_insert(c->rs, rule), 0);
+	return rule;
+}
+
+/* Classify the UDP packet 10.0.0.1:1000 -> 10.0.0.2:53 with 20 payload
+ * bytes (byte 16 flipped if @flip) as the datapath does; the cache's hit
+ * and miss deltas go to @hits, @misses.
+ */
+static bool cache_drop(struct cache_ctx *c, bool flip, u64 *hits, u64 *misses)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 1000,
+				   .dport = 53, .payload_len = 20, .no_udp_csum = true };
+	u64 h0, m0, h1, m1;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	struct sk_buff *skb;
+
+	memcpy(d.saddr, v4a[0], 4);
+	memcpy(d.daddr, v4a[1], 4);
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(c->test, skb);
+	if (flip)
+		skb->data[20 + 8 + 16] ^= 0xff;	/* beyond the header image */
+	KUNIT_ASSERT_EQ(c->test, mmb_parse(skb, &pkt), 0);
+	mmb_ruleset_cache_stats(c->rs, &h0, &m0);
+	rcu_read_lock();
+	local_bh_disable();
+	mmb_classify(c->rs, &pkt, skb, &v);
+	local_bh_enable();
+	rcu_read_unlock();
+	mmb_ruleset_cache_stats(c->rs, &h1, &m1);
+	*hits = h1 - h0;
+	*misses = m1 - m0;
+	kfree_skb(skb);
+	return v.drop;
+}
+
+static void expect_classify(struct cache_ctx *c, bool flip, bool drop, bool hit,
+			    unsigned int line)
+{
+	u64 h, m;
+
+	KUNIT_EXPECT_EQ_MSG(c->test, cache_drop(c, flip, &h, &m), drop, "line %u", line);
+	KUNIT_EXPECT_EQ_MSG(c->test, h, (u64)hit, "cache hits, line %u", line);
+	KUNIT_EXPECT_EQ_MSG(c->test, m, (u64)!hit, "cache misses, line %u", line);
+}
+
+/*
+ * With enough masks the datapath answers repeated packets from the cache:
+ * every change of the rules must show at once, slow-path conditions must
+ * still be checked per packet, and images with many rules are not cached.
+ */
+static void classify_cache_test(struct kunit *test)
+{
+	struct cache_ctx c = { .test = test, .rs = mmb_ruleset_create() };
+	struct mmb_match_spec m[2];
+	struct mmb_rule *r, *many[5];
+	unsigned int i;
+	u64 h, ms;
+
+	KUNIT_ASSERT_NOT_NULL(test, c.rs);
+	/* Six masks, none matching the packet: no cache before the fourth. */
+	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
+	cache_add(&c, m, 1);
+	KUNIT_EXPECT_FALSE(test, cache_drop(&c, false, &h, &ms));
+	KUNIT_EXPECT_EQ(test, h + ms, 0);
+	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 999);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_DSCP, MMB_OP_EQ, 4);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_DADDR, MMB_OP_EQ, 0x0a000009);
+	cache_add(&c, m, 1);
+	expect_classify(&c, false, false, false, __LINE__);
+	expect_classify(&c, false, false, true, __LINE__);
+
+	/* A new matching rule (in an existing mask) shows on the next packet. */
+	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	r = cache_add(&c, m, 1);
+	expect_classify(&c, false, true, false, __LINE__);
+	expect_classify(&c, false, true, true, __LINE__);
+	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
+	/* Its removal too. */
+	KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(c.rs, r), 0);
+	expect_classify(&c, false, false, false, __LINE__);
+	expect_classify(&c, false, false, true, __LINE__);
+
+	/*
+	 * A payload condition beyond the image: two packets with one image,
+	 * cached once, judged each on its own bytes.
+	 */
+	m[0] = mt(MMB_FIELD_UDP_PAYLOAD, MMB_OP_EQ, 0);
+	m[0].vlen = 20;
+	for (i = 0; i < 20; i++)
+		m[0].value[i] = i * 7;
+	r = cache_add(&c, m, 1);
+	expect_classify(&c, false, true, false, __LINE__);
+	expect_classify(&c, true, false, true, __LINE__);
+	expect_classify(&c, false, true, true, __LINE__);
+	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
+	KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(c.rs, r), 0);
+
+	/* Many rules in one table entry: cached, each judged and counted. */
+	for (i = 0; i < ARRAY_SIZE(many); i++) {
+		m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+		m[1] = mt(MMB_FIELD_IP_TTL, MMB_OP_GT, 62 + i);
+		many[i] = cache_add(&c, m, 2);
+	}
+	expect_classify(&c, false, true, false, __LINE__);
+	expect_classify(&c, false, true, true, __LINE__);
+	for (i = 0; i < ARRAY_SIZE(many); i++)
+		KUNIT_EXPECT_EQ(test, rule_hits(many[i]), i < 2 ? 2 : 0);
+	/* Found in more masks than a cache entry holds: never cached. */
+	m[0] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 1000);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000001);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 64);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	r = cache_add(&c, m, 1);
+	expect_classify(&c, false, true, false, __LINE__);
+	expect_classify(&c, false, true, false, __LINE__);
+	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
+	rcu_barrier();
+	mmb_ruleset_destroy(c.rs);
+}
+
 static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(field_table_test),
 	KUNIT_CASE(parse_ipv4_options_test),
@@ -572,6 +739,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(match_eval_test),
 	KUNIT_CASE(classify_differential_test),
 	KUNIT_CASE(classify_many_test),
+	KUNIT_CASE(classify_cache_test),
 	{}
 };
 
