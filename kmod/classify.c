@@ -60,20 +60,25 @@ struct mmb_mask {
 struct mmb_mvec {
 	struct rcu_head rcu;
 	unsigned int n;
+	struct mmb_key any;		/* the bits any of the masks looks at */
 	struct mmb_mask *m[];
 };
 
 /*
  * With many masks a packet costs a probe per mask. Then a per-CPU cache
- * keyed by the whole header image sits in front of them: a hit yields the
- * table entries the image probes to, whose rules then go through the
- * slow-path checks as always, in one hash and one 80-byte compare. Images
- * found in more than MMB_CACHE_HITS masks are not cached.
+ * keyed by the header image under the union of all masks sits in front of
+ * them (packets of a flow differ in IP ID, checksums, sequence numbers, but
+ * not there): a hit yields the table entries the image probes to, whose
+ * rules then go through the slow-path checks as always, in one hash and one
+ * 80-byte compare. Images found in more than MMB_CACHE_HITS masks are not
+ * cached.
  *
  * Every change of the ruleset bumps rs->gen, after publishing the change
  * and before freeing anything: a cache entry filled under an older
  * generation is never used again, and the table entries of a current one
- * are alive.
+ * are alive. An entry also names the mask list it was keyed under, so a
+ * packet that reads a new list before the bump never takes an entry keyed
+ * under another union of masks.
  */
 #define MMB_CACHE_HITS		4
 #define MMB_CACHE_MIN_MASKS	4
@@ -81,10 +86,9 @@ struct mmb_mvec {
 
 struct mmb_cache_entry {
 	unsigned long gen;		/* 0: empty */
-	u32 tag;			/* hash bits, checked first */
-	u32 n;
-	struct mmb_key key;
-	const struct mmb_entry *e[MMB_CACHE_HITS];
+	const struct mmb_mvec *mv;
+	struct mmb_key key;		/* masked by mv->any */
+	const struct mmb_entry *e[MMB_CACHE_HITS];	/* the first n */
 };
 
 struct mmb_cache {
@@ -280,7 +284,7 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 			    struct mmb_mask *del)
 {
 	struct mmb_mvec *old = mmb_masks(rs), *mv;
-	unsigned int i, n = old ? old->n : 0;
+	unsigned int i, j, n = old ? old->n : 0;
 
 	mv = kzalloc(struct_size(mv, m, n + 1), GFP_KERNEL_ACCOUNT);
 	if (!mv)
@@ -290,6 +294,11 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 			mv->m[mv->n++] = old->m[i];
 	if (add)
 		mv->m[mv->n++] = add;
+	for (i = 0; i < mv->n; i++)
+		for (j = 0; j < MMB_KEY_CHUNKS; j++) {
+			mv->any.c[j].w[0] |= mv->m[i]->m.c[j].w[0];
+			mv->any.c[j].w[1] |= mv->m[i]->m.c[j].w[1];
+		}
 	rcu_assign_pointer(rs->masks, mv);
 	if (old)
 		kfree_rcu(old, rcu);
@@ -662,24 +671,28 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
 	struct mmb_cache_entry *ce = NULL;
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_key flow;
 	unsigned int i, n = 0;
 
 	v->accept = false;
 	v->drop = false;
 	v->nrw = 0;
-	if (cache && softirq_count()) {
+	if (cache && mv && softirq_count()) {
 		struct mmb_cache *c = cache[smp_processor_id()];
-		u64 h = mmb_cache_hash(rs, &pkt->key);
 		struct mmb_cache_entry *set;
-		u32 tag = h >> 32;
+		u64 h;
 
+		for (i = 0; i < MMB_KEY_CHUNKS; i++) {
+			flow.c[i].w[0] = pkt->key.c[i].w[0] & mv->any.c[i].w[0];
+			flow.c[i].w[1] = pkt->key.c[i].w[1] & mv->any.c[i].w[1];
+		}
+		h = mmb_cache_hash(rs, &flow);
 		set = &c->e[(h >> (64 - rs->cache_bits)) * MMB_CACHE_WAYS];
 		for (i = 0; i < MMB_CACHE_WAYS; i++) {
 			ce = &set[i];
-			if (ce->tag == tag && ce->gen == gen &&
-			    mmb_image_equal(&ce->key, &pkt->key)) {
+			if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {
 				c->hits++;
-				for (i = 0; i < ce->n; i++)
+				for (i = 0; i < MMB_CACHE_HITS && ce->e[i]; i++)
 					mmb_verdict_entry(ce->e[i], pkt, skb, v);
 				return;
 			}
@@ -690,7 +703,6 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			;
 		ce = &set[i < MMB_CACHE_WAYS ? i : c->victim++ % MMB_CACHE_WAYS];
 		ce->gen = 0;	/* refilled below, or left empty */
-		ce->tag = tag;
 	}
 	for (i = 0; mv && i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
@@ -706,8 +718,10 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		mmb_verdict_entry(e, pkt, skb, v);
 	}
 	if (ce && n <= MMB_CACHE_HITS) {
-		ce->key = pkt->key;
-		ce->n = n;
+		if (n < MMB_CACHE_HITS)
+			ce->e[n] = NULL;
+		ce->key = flow;
+		ce->mv = mv;
 		ce->gen = gen;
 	}
 }

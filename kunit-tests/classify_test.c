@@ -607,7 +607,7 @@ static struct mmb_rule *cache_add(struct cache_ctx *c, struct mmb_match_spec *m,
  * bytes (byte 16 flipped if @flip) as the datapath does; the cache's hit
  * and miss deltas go to @hits, @misses.
  */
-static bool cache_drop(struct cache_ctx *c, bool flip, u64 *hits, u64 *misses)
+static bool cache_drop(struct cache_ctx *c, bool flip, u16 id, u64 *hits, u64 *misses)
 {
 	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 1000,
 				   .dport = 53, .payload_len = 20, .no_udp_csum = true };
@@ -622,6 +622,10 @@ static bool cache_drop(struct cache_ctx *c, bool flip, u64 *hits, u64 *misses)
 	KUNIT_ASSERT_NOT_NULL(c->test, skb);
 	if (flip)
 		skb->data[20 + 8 + 16] ^= 0xff;	/* beyond the header image */
+	if (id) {			/* another packet of the same flow */
+		ip_hdr(skb)->id = htons(id);
+		ip_send_check(ip_hdr(skb));
+	}
 	KUNIT_ASSERT_EQ(c->test, mmb_parse(skb, &pkt), 0);
 	mmb_ruleset_cache_stats(c->rs, &h0, &m0);
 	rcu_read_lock();
@@ -641,15 +645,16 @@ static void expect_classify(struct cache_ctx *c, bool flip, bool drop, bool hit,
 {
 	u64 h, m;
 
-	KUNIT_EXPECT_EQ_MSG(c->test, cache_drop(c, flip, &h, &m), drop, "line %u", line);
+	KUNIT_EXPECT_EQ_MSG(c->test, cache_drop(c, flip, line, &h, &m), drop, "line %u", line);
 	KUNIT_EXPECT_EQ_MSG(c->test, h, (u64)hit, "cache hits, line %u", line);
 	KUNIT_EXPECT_EQ_MSG(c->test, m, (u64)!hit, "cache misses, line %u", line);
 }
 
 /*
- * With enough masks the datapath answers repeated packets from the cache:
- * every change of the rules must show at once, slow-path conditions must
- * still be checked per packet, and images with many rules are not cached.
+ * With enough masks the datapath answers the packets of a flow (here they
+ * differ in IP ID and checksum) from the cache: every change of the rules
+ * must show at once, slow-path conditions must still be checked per
+ * packet, and images found in many masks are not cached.
  */
 static void classify_cache_test(struct kunit *test)
 {
@@ -663,7 +668,7 @@ static void classify_cache_test(struct kunit *test)
 	/* Six masks, none matching the packet: no cache before the fourth. */
 	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
 	cache_add(&c, m, 1);
-	KUNIT_EXPECT_FALSE(test, cache_drop(&c, false, &h, &ms));
+	KUNIT_EXPECT_FALSE(test, cache_drop(&c, false, 0, &h, &ms));
 	KUNIT_EXPECT_EQ(test, h + ms, 0);
 	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
 	cache_add(&c, m, 1);
