@@ -5,6 +5,8 @@
 #   make run      install what is needed, boot a VM, load mmb, show it working
 #   make check    install what is needed, run every test; ends "N passed, N failed"
 #   make          build mmb.ko for every installed kernel and userspace/mmbctl
+#   make bench    the in-kernel classifier microbenchmark (results/bench-classify.txt)
+#   make perf     mmb vs nftables vs iptables in a UML VM (results/perf/)
 #
 # The kernel build itself reads Kbuild, not this file.
 
@@ -28,8 +30,14 @@ run: setup
 kunit:
 	scripts/kunit
 
+bench: setup
+	scripts/bench
+
+perf: setup
+	scripts/perf
+
 clean:
 	$(MAKE) -C userspace clean
 	rm -rf build/mod build/check build/vm
 
-.PHONY: all setup modules mmbctl check run kunit clean
+.PHONY: all setup modules mmbctl check run kunit bench perf clean
