@@ -4,6 +4,8 @@
  * and in the header image. Names, families and widths come from the uapi
  * table (mmb_fields.h); this file adds the layout.
  */
+#include <net/tcp.h>
+
 #include "mmb.h"
 #include "../uapi/linux/mmb_fields.h"
 
@@ -12,6 +14,7 @@
 #define L4(o, l, m)	.hdr = MMB_HDR_L4, .hoff = (o), .len = (l), .mask = (m)
 #define PAYLOAD		.hdr = MMB_HDR_PAYLOAD
 #define ADDR(o)		.hdr = MMB_HDR_L3, .hoff = (o), .len = 16
+#define OPT(kind)	.hdr = MMB_HDR_TCPOPT, .hoff = (kind)
 
 static struct mmb_field_info mmb_fields[__MMB_FIELD_MAX] __ro_after_init;
 
@@ -84,6 +87,14 @@ static const struct mmb_layout mmb_layout[__MMB_FIELD_MAX] __initconst = {
 	[MMB_FIELD_TCP_CHECKSUM]	= { L4(16, 2, 0xffff) },
 	[MMB_FIELD_TCP_URG_PTR]		= { L4(18, 2, 0xffff) },
 	[MMB_FIELD_TCP_PAYLOAD]		= { PAYLOAD },
+	[MMB_FIELD_TCP_OPT_MSS]		= { OPT(TCPOPT_MSS) },
+	[MMB_FIELD_TCP_OPT_WSCALE]	= { OPT(TCPOPT_WINDOW) },
+	[MMB_FIELD_TCP_OPT_SACKP]	= { OPT(TCPOPT_SACK_PERM) },
+	[MMB_FIELD_TCP_OPT_SACK]	= { OPT(TCPOPT_SACK) },
+	[MMB_FIELD_TCP_OPT_TIMESTAMP]	= { OPT(TCPOPT_TIMESTAMP) },
+	[MMB_FIELD_TCP_OPT_FAST_OPEN]	= { OPT(TCPOPT_FASTOPEN) },
+	[MMB_FIELD_TCP_OPT_MPTCP]	= { OPT(TCPOPT_MPTCP) },
+	[MMB_FIELD_TCP_OPT]		= { OPT(0) },
 };
 
 /* Image offset of a header field's first byte. */

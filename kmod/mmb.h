@@ -95,7 +95,11 @@ struct mmb_pkt {
 int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);
 
 /* Where a field lives: in the header (for rewrites) and in the image. */
-enum { MMB_HDR_NONE, MMB_HDR_META, MMB_HDR_L3, MMB_HDR_L4, MMB_HDR_PAYLOAD };
+/* MMB_HDR_TCPOPT: an option's data; hoff is its kind. */
+enum {
+	MMB_HDR_NONE, MMB_HDR_META, MMB_HDR_L3, MMB_HDR_L4, MMB_HDR_PAYLOAD,
+	MMB_HDR_TCPOPT,
+};
 
 struct mmb_field_info {
 	const char *name;
@@ -122,7 +126,8 @@ struct mmb_match_spec {
 	u16 field;
 	u8 op;
 	u8 plen;		/* prefix length of an address, else its bits */
-	u8 vlen;
+	u8 vlen;		/* 0: a presence test (TCP options) */
+	u8 kind;		/* of MMB_FIELD_TCP_OPT; 0: any option */
 	u8 value[MMB_PAYLOAD_MAX];
 	const struct nlattr *attr;	/* for errors, while adding: the match */
 	const struct nlattr *vattr;	/* and its value */
@@ -174,6 +179,8 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 				 struct netlink_ext_ack *extack);
 void mmb_rule_free(struct mmb_rule *rule);
 void mmb_rule_put(struct mmb_rule *rule);
+int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 kind,
+		     u8 *buf, const u8 **data, unsigned int *off);
 bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 			 const struct sk_buff *skb);
 bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,

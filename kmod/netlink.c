@@ -146,6 +146,7 @@ static const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
 	[MMB_MATCH_A_OP]	= NLA_POLICY_MAX(NLA_U8, MMB_OP_MAX),
 	[MMB_MATCH_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_PAYLOAD_MAX },
 	[MMB_MATCH_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
+	[MMB_MATCH_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
 };
 
 /* Not const: 6.1's policy takes a plain pointer. */
@@ -199,11 +200,19 @@ static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_match_spec *
 	f = mmb_field(m->field);
 	m->op = tb[MMB_MATCH_A_OP] ? nla_get_u8(tb[MMB_MATCH_A_OP]) : MMB_OP_EQ;
 	m->plen = tb[MMB_MATCH_A_PREFIX] ? nla_get_u8(tb[MMB_MATCH_A_PREFIX]) : f->bits;
+	if (tb[MMB_MATCH_A_KIND]) {
+		if (m->field != MMB_FIELD_TCP_OPT) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_KIND],
+					    "an option kind is for tcp-opt only");
+			return -EINVAL;
+		}
+		m->kind = nla_get_u8(tb[MMB_MATCH_A_KIND]);
+	}
 	if (tb[MMB_MATCH_A_VALUE]) {
 		m->vattr = tb[MMB_MATCH_A_VALUE];
 		m->vlen = nla_len(tb[MMB_MATCH_A_VALUE]);
 		memcpy(m->value, nla_data(tb[MMB_MATCH_A_VALUE]), m->vlen);
-	} else if (m->field != MMB_FIELD_ALL) {
+	} else if (m->field != MMB_FIELD_ALL && f->hdr != MMB_HDR_TCPOPT) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "match has no value");
 		return -EINVAL;
 	}
@@ -519,6 +528,7 @@ static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
 		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, m->value, m->vlen) ||
+		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
 		    (m->plen != mmb_field(m->field)->bits &&
 		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
 			return -EMSGSIZE;

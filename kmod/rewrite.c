@@ -17,6 +17,7 @@
 #include <linux/tcp.h>
 #include <linux/udp.h>
 #include <net/checksum.h>
+#include <net/tcp.h>
 
 #include "mmb.h"
 
@@ -87,16 +88,47 @@ static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		mmb_csum_complete(skb, old, new);
 }
 
+/*
+ * A TCP option of fixed size is rewritten in place, as an L4 header field
+ * at the offset it has in this packet; @f describes it then. False if the
+ * packet does not have the option, or has it with another size.
+ */
+static bool mmb_mod_opt(const struct sk_buff *skb, const struct mmb_pkt *pkt,
+			struct mmb_field_info *f)
+{
+	u8 buf[MAX_TCP_OPTION_SPACE];
+	unsigned int off;
+	const u8 *data;
+
+	if (mmb_tcp_opt_find(skb, pkt, f->hoff, buf, &data, &off) != f->bits / 8)
+		return false;
+	f->hdr = MMB_HDR_L4;
+	f->hoff = off;
+	f->len = f->bits / 8;
+	f->mask = (1U << f->bits) - 1;
+	f->shift = 0;
+	return true;
+}
+
 static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		   const struct mmb_target_spec *t)
 {
 	const struct mmb_field_info *f = mmb_field(t->field);
-	unsigned int base = f->hdr == MMB_HDR_L4 ? pkt->l4off : 0;
-	unsigned int start = f->hoff & ~1U, end = ALIGN(f->hoff + f->len, 2);
+	struct mmb_field_info opt;
 	int l4csum = mmb_l4_csum_off(skb, pkt);
 	u8 mask[18] = {}, val[18] = {};
-	unsigned int i;
+	unsigned int i, base, start, end;
 	u8 *h;
+
+	if (f->hdr == MMB_HDR_TCPOPT) {
+		opt = *f;
+		if (!mmb_mod_opt(skb, pkt, &opt))
+			return 0;
+		f = &opt;
+	}
+	base = f->hdr == MMB_HDR_L4 ? pkt->l4off : 0;
+	start = f->hoff & ~1U;
+	end = ALIGN(f->hoff + f->len, 2);
 
 	if (skb_ensure_writable(skb, base + end))
 		return -ENOMEM;

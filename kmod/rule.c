@@ -7,6 +7,7 @@
 #include <linux/ipv6.h>
 #include <linux/netlink.h>
 #include <linux/slab.h>
+#include <net/tcp.h>
 
 #include "mmb.h"
 
@@ -77,6 +78,34 @@ static int mmb_check_proto(u8 family, u8 l4, u8 *rfamily, u8 *rl4,
 	return 0;
 }
 
+/* A match on a TCP option: presence, or a value of the option's data. */
+static int mmb_check_opt(const struct mmb_field_info *f, const struct mmb_match_spec *m,
+			 struct netlink_ext_ack *extack)
+{
+	if (!m->vlen || !f->bits) {
+		if (m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
+			NL_SET_ERR_MSG_ATTR(extack, m->attr,
+					    "only == and != apply to this TCP option");
+			return -EINVAL;
+		}
+	}
+	if (!m->vlen)
+		return 0;
+	if (m->field == MMB_FIELD_TCP_OPT && !m->kind) {
+		NL_SET_ERR_MSG_ATTR(extack, m->vattr, "tcp-opt takes a value only after a kind");
+		return -EINVAL;
+	}
+	if (m->field == MMB_FIELD_TCP_OPT_SACKP) {
+		NL_SET_ERR_MSG_ATTR(extack, m->vattr, "tcp-opt-sackp carries no data");
+		return -EINVAL;
+	}
+	if (!f->bits && m->vlen > MAX_TCP_OPTION_SPACE - 2) {
+		NL_SET_ERR_MSG_ATTR(extack, m->vattr, "TCP option data is at most 38 bytes");
+		return -EINVAL;
+	}
+	return mmb_check_value(f, m->field, m->value, m->vlen, m->plen, m->vattr, extack);
+}
+
 static int mmb_check_match(const struct mmb_match_spec *m, unsigned int n,
 			   u8 *family, u8 *l4, struct netlink_ext_ack *extack)
 {
@@ -91,6 +120,12 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int n,
 	if (m->op > MMB_OP_MAX) {
 		NL_SET_ERR_MSG_ATTR(extack, m->attr, "unknown operator");
 		return -EINVAL;
+	}
+	if (f->hdr == MMB_HDR_TCPOPT) {
+		err = mmb_check_opt(f, m, extack);
+		if (err)
+			return err;
+		return mmb_check_proto(0, f->l4, family, l4, m->attr, extack);
 	}
 	if (m->field == MMB_FIELD_ALL) {
 		if (n != 1 || m->vlen || m->op != MMB_OP_EQ) {
@@ -151,7 +186,13 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int n,
 		return 0;
 	case MMB_TARGET_MOD:
 		f = mmb_field(t->field);
-		if (!f || (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4)) {
+		if (f && f->hdr == MMB_HDR_TCPOPT && !f->bits) {
+			NL_SET_ERR_MSG_ATTR(extack, t->attr,
+					    "of the TCP options only tcp-opt-mss and tcp-opt-wscale can be rewritten");
+			return -EINVAL;
+		}
+		if (!f || (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4 &&
+			   f->hdr != MMB_HDR_TCPOPT)) {
 			NL_SET_ERR_MSG_ATTR(extack, t->attr, "this field cannot be rewritten");
 			return -EINVAL;
 		}
@@ -182,7 +223,7 @@ static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m
 	u8 mb[16], vb[16];
 	unsigned int i;
 
-	if (!f->bits || m->field == MMB_FIELD_NET_PROTO)
+	if (!f->bits || m->field == MMB_FIELD_NET_PROTO || f->hdr == MMB_HDR_TCPOPT)
 		return false;
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
@@ -367,6 +408,70 @@ static int mmb_prefix_cmp(const u8 *a, const u8 *b, unsigned int plen)
 	return 0;
 }
 
+/*
+ * The first TCP option of @kind (0: any) of the packet. Returns the length
+ * of its data, which *@data points at (in the skb, or copied to @buf of
+ * MAX_TCP_OPTION_SPACE bytes), and sets *@off to the data's offset in the
+ * TCP header; -1 if there is none. A malformed option ends the walk.
+ */
+int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 kind,
+		     u8 *buf, const u8 **data, unsigned int *off)
+{
+	int n = pkt->l7off - pkt->l4off - (int)sizeof(struct tcphdr), i = 0;
+	const u8 *o;
+
+	if (n <= 0)
+		return -1;
+	o = skb_header_pointer(skb, pkt->l4off + sizeof(struct tcphdr), n, buf);
+	if (!o)
+		return -1;
+	while (i < n && o[i] != TCPOPT_EOL) {
+		if (o[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+			break;
+		if (!kind || o[i] == kind) {
+			*data = o + i + 2;
+			*off = sizeof(struct tcphdr) + i + 2;
+			return o[i + 1] - 2;
+		}
+		i += o[i + 1];
+	}
+	return -1;
+}
+
+/* A TCP option match (reference semantics, as all of mmb_match_eval). */
+static bool mmb_opt_eval(const struct mmb_match_spec *m, const struct mmb_field_info *f,
+			 const struct mmb_pkt *pkt, const struct sk_buff *skb)
+{
+	u8 buf[MAX_TCP_OPTION_SPACE];
+	const u8 *data;
+	unsigned int off;
+	int dlen, cmp;
+
+	dlen = mmb_tcp_opt_find(skb, pkt, m->field == MMB_FIELD_TCP_OPT ? m->kind : f->hoff,
+				buf, &data, &off);
+	if (!m->vlen)
+		return (dlen >= 0) == (m->op == MMB_OP_EQ);
+	if (dlen < 0)
+		return false;
+	if (f->bits) {
+		u32 v, want = mmb_value_u32(m->value, m->vlen);
+
+		if (dlen != m->vlen)
+			return false;	/* not this option's size: malformed */
+		v = mmb_value_u32(data, dlen);
+		cmp = v < want ? -1 : v > want;
+	} else {
+		if (m->vlen > dlen)
+			return false;
+		cmp = memcmp(data, m->value, m->vlen);
+	}
+	return mmb_op_holds(m->op, cmp);
+}
+
 /* Does one match hold for a packet? The reference semantics of a match. */
 bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 		    const struct sk_buff *skb)
@@ -383,6 +488,8 @@ bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 
 	if (m->field == MMB_FIELD_ALL)
 		return true;
+	if (f->hdr == MMB_HDR_TCPOPT)
+		return mmb_opt_eval(m, f, pkt, skb);
 	if (m->field == MMB_FIELD_NET_PROTO) {
 		u8 fam = mmb_value_u32(m->value, m->vlen) == MMB_ETH_IP4 ? 4 : 6;
 

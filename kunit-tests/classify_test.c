@@ -250,6 +250,165 @@ static void match_eval_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* --- TCP options ------------------------------------------------------- */
+
+/* One option match: field, kind, op, value bytes (vlen 0: presence). */
+struct opt_case {
+	u16 field;
+	u8 kind, op, vlen;
+	u8 value[4];
+	bool want;
+};
+
+static void opt_cases(struct kunit *test, const u8 *opts, unsigned int len, u8 proto,
+		      const struct opt_case *c, unsigned int n, const char *what)
+{
+	struct mmbt_pkt_desc d = tcp4();
+	struct mmb_match_spec m;
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+	unsigned int i;
+
+	d.proto = proto;
+	d.tcp_opts = opts;
+	d.tcp_opt_len = len;
+	skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	for (i = 0; i < n; i++) {
+		memset(&m, 0, sizeof(m));
+		m.field = c[i].field;
+		m.kind = c[i].kind;
+		m.op = c[i].op;
+		m.vlen = c[i].vlen;
+		m.plen = mmb_field(m.field)->bits;
+		memcpy(m.value, c[i].value, m.vlen);
+		KUNIT_EXPECT_EQ_MSG(test, mmb_match_eval(&m, &pkt, skb), c[i].want,
+				    "%s, case %u: %s", what, i, mmb_field(m.field)->name);
+	}
+	kfree_skb(skb);
+}
+
+/*
+ * Options are found by walking the list: presence, absence, numbers with
+ * every operator, byte strings, tcp-opt KIND; malformed lists end the walk
+ * and non-TCP packets match no option condition, not even an absence.
+ */
+static void match_tcp_opt_test(struct kunit *test)
+{
+	/* MSS 1460, NOP, WS 7, SACK-permitted, timestamp 0x01020304 0x05060708, NOPs */
+	static const u8 opts[20] = { 2, 4, 0x05, 0xb4, 1, 3, 3, 7, 4, 2,
+				     8, 10, 1, 2, 3, 4, 5, 6, 7, 8 };
+	static const u8 bad_len[4] = { 2, 0, 0x05, 0xb4 };
+	static const u8 overrun[4] = { 1, 8, 10, 1 };
+	static const u8 eol[8] = { 0, 0, 0, 0, 2, 4, 0x05, 0xb4 };
+	static const struct opt_case full[] = {
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_EQ, 2, { 0x05, 0xb4 }, true },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_GT, 2, { 0x05, 0x78 }, true },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_LT, 2, { 0x05, 0x78 }, false },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_NE, 2, { 0x05, 0xb4 }, false },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_EQ, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_NE, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT_WSCALE, 0, MMB_OP_GE, 1, { 7 }, true },
+		{ MMB_FIELD_TCP_OPT_WSCALE, 0, MMB_OP_LT, 1, { 7 }, false },
+		{ MMB_FIELD_TCP_OPT_SACKP, 0, MMB_OP_EQ, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT_SACK, 0, MMB_OP_EQ, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT_SACK, 0, MMB_OP_NE, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT_TIMESTAMP, 0, MMB_OP_EQ, 2, { 1, 2 }, true },
+		{ MMB_FIELD_TCP_OPT_TIMESTAMP, 0, MMB_OP_EQ, 2, { 1, 3 }, false },
+		{ MMB_FIELD_TCP_OPT_TIMESTAMP, 0, MMB_OP_NE, 2, { 1, 3 }, true },
+		{ MMB_FIELD_TCP_OPT_MPTCP, 0, MMB_OP_EQ, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_EQ, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT, 3, MMB_OP_EQ, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT, 3, MMB_OP_EQ, 1, { 7 }, true },
+		{ MMB_FIELD_TCP_OPT, 3, MMB_OP_EQ, 1, { 8 }, false },
+		{ MMB_FIELD_TCP_OPT, 30, MMB_OP_NE, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT, 8, MMB_OP_EQ, 4, { 1, 2, 3, 4 }, true },
+	};
+	static const struct opt_case none[] = {
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_EQ, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_NE, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_NE, 0, {}, true },
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_NE, 2, { 0, 0 }, false },
+	};
+	static const struct opt_case broken[] = {
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_EQ, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_EQ, 0, {}, false },
+	};
+	static const struct opt_case udp[] = {
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_NE, 0, {}, false },
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_NE, 0, {}, false },
+	};
+
+	opt_cases(test, opts, sizeof(opts), IPPROTO_TCP, full, ARRAY_SIZE(full), "options");
+	opt_cases(test, NULL, 0, IPPROTO_TCP, none, ARRAY_SIZE(none), "no options");
+	opt_cases(test, NULL, 8, IPPROTO_TCP, none, ARRAY_SIZE(none), "NOPs");
+	opt_cases(test, bad_len, 4, IPPROTO_TCP, broken, ARRAY_SIZE(broken), "length 0");
+	opt_cases(test, overrun, 4, IPPROTO_TCP, broken, ARRAY_SIZE(broken), "overrun");
+	opt_cases(test, eol, 8, IPPROTO_TCP, broken, ARRAY_SIZE(broken), "after EOL");
+	opt_cases(test, NULL, 0, IPPROTO_UDP, udp, ARRAY_SIZE(udp), "UDP");
+}
+
+/* The kernel refuses option matches and rewrites it cannot honour. */
+static void rule_tcp_opt_refused_test(struct kunit *test)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	static const struct {
+		u16 field;
+		u8 kind, op, vlen;
+		u16 mod;	/* a target field instead, if set */
+	} bad[] = {
+		{ MMB_FIELD_TCP_OPT_SACKP, 0, MMB_OP_EQ, 1 },	/* no data */
+		{ MMB_FIELD_TCP_OPT, 0, MMB_OP_EQ, 1 },		/* a value needs a kind */
+		{ MMB_FIELD_TCP_OPT_SACK, 0, MMB_OP_LT, 1 },	/* byte string: == != */
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_GT, 0 },	/* presence: == != */
+		{ MMB_FIELD_TCP_OPT_MSS, 0, MMB_OP_EQ, 1 },	/* wrong size */
+		{ MMB_FIELD_TCP_OPT_SACK, 0, MMB_OP_EQ, 39 },	/* longer than any option */
+		{ MMB_FIELD_ALL, 0, MMB_OP_EQ, 0, MMB_FIELD_TCP_OPT_TIMESTAMP },
+		{ MMB_FIELD_UDP_DPORT, 0, MMB_OP_EQ, 2, MMB_FIELD_TCP_OPT_MSS },
+	};
+	struct mmb_rule *rule;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(s, 0, sizeof(*s));
+		s->nmatches = 1;
+		s->m[0].field = bad[i].field;
+		s->m[0].kind = bad[i].kind;
+		s->m[0].op = bad[i].op;
+		s->m[0].vlen = bad[i].vlen;
+		s->m[0].plen = mmb_field(bad[i].field)->bits;
+		s->ntargets = 1;
+		s->t[0].type = bad[i].mod ? MMB_TARGET_MOD : MMB_TARGET_DROP;
+		s->t[0].rate = MMB_RATE_ALWAYS;
+		s->t[0].field = bad[i].mod;
+		s->t[0].vlen = 2;
+		s->t[0].plen = 16;
+		rule = mmb_rule_create(s, NULL);
+		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(rule), "case %u", i);
+		if (!IS_ERR(rule))
+			mmb_rule_free(rule);
+	}
+	/* And takes the good ones: present, absent, a rewrite of the MSS. */
+	memset(s, 0, sizeof(*s));
+	s->nmatches = 2;
+	s->m[0].field = MMB_FIELD_TCP_OPT_MSS;
+	s->m[0].plen = 16;
+	s->m[1].field = MMB_FIELD_TCP_OPT;
+	s->m[1].kind = 30;
+	s->m[1].op = MMB_OP_NE;
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_MOD;
+	s->t[0].field = MMB_FIELD_TCP_OPT_MSS;
+	s->t[0].vlen = 2;
+	s->t[0].plen = 16;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, rule->nslow, 2);	/* options are never in the mask */
+	mmb_rule_free(rule);
+}
+
 /* --- differential ------------------------------------------------------- */
 
 static const u16 rand_fields[] = {
@@ -742,6 +901,8 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(parse_fragments_test),
 	KUNIT_CASE(parse_truncated_test),
 	KUNIT_CASE(match_eval_test),
+	KUNIT_CASE(match_tcp_opt_test),
+	KUNIT_CASE(rule_tcp_opt_refused_test),
 	KUNIT_CASE(classify_differential_test),
 	KUNIT_CASE(classify_many_test),
 	KUNIT_CASE(classify_cache_test),

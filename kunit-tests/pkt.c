@@ -116,7 +116,7 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 		l4[13] = d->tcp_flags;
 		th->window = htons(512);
 		for (i = 0; i < d->tcp_opt_len; i++)
-			l4[sizeof(*th) + i] = TCPOPT_NOP;
+			l4[sizeof(*th) + i] = d->tcp_opts ? d->tcp_opts[i] : TCPOPT_NOP;
 	} else if (d->proto == IPPROTO_UDP) {
 		put_unaligned_be16(sizeof(struct udphdr) + d->payload_len, l4 + 4);
 	} else {

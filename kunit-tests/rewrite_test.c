@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmb KUnit: "mod" rewrites every header field to the value asked, and the
+ * mmb KUnit: "mod" rewrites every header field (and the TCP options that can
+ * be rewritten in place, at odd offsets too) to the value asked, and the
  * checksums stay valid: checked by full recomputation, for each ip_summed.
  */
 #include <linux/ip.h>
@@ -14,15 +15,20 @@
 #include "../kmod/mmb.h"
 #include "util.h"
 
+/* NOP, MSS 1460 (data at TCP offset 23: odd), NOP, window scale 7, NOPs */
+static const u8 opts[12] = { 1, 2, 4, 0x05, 0xb4, 1, 3, 3, 7, 1, 1, 1 };
+
 static const struct mmbt_pkt_desc kinds[] = {
 	{ .proto = IPPROTO_TCP, .ttl = 64, .sport = 1234, .dport = 80, .tcp_flags = 0x18,
-	  .l3_opt_len = 4, .tcp_opt_len = 4, .payload_len = 33, .payload_seed = 3 },
+	  .l3_opt_len = 4, .tcp_opt_len = 12, .tcp_opts = opts, .payload_len = 33,
+	  .payload_seed = 3 },
 	{ .proto = IPPROTO_UDP, .ttl = 64, .sport = 1234, .dport = 53, .payload_len = 17 },
 	{ .proto = IPPROTO_UDP, .ttl = 64, .sport = 1234, .dport = 53, .payload_len = 9,
 	  .no_udp_csum = true },
 	{ .proto = IPPROTO_ICMP, .ttl = 64, .sport = 8 << 8, .payload_len = 21 },
 	{ .v6 = true, .proto = IPPROTO_TCP, .ttl = 64, .sport = 1234, .dport = 80,
-	  .tcp_flags = 0x02, .l3_opt_len = 8, .payload_len = 31 },
+	  .tcp_flags = 0x02, .l3_opt_len = 8, .tcp_opt_len = 12, .tcp_opts = opts,
+	  .payload_len = 31 },
 	{ .v6 = true, .proto = IPPROTO_UDP, .ttl = 64, .sport = 1234, .dport = 53,
 	  .payload_len = 12 },
 	{ .v6 = true, .proto = IPPROTO_ICMPV6, .ttl = 64, .sport = 128 << 8, .payload_len = 7 },
@@ -56,6 +62,9 @@ static void fill(struct mmbt_pkt_desc *d)
 
 static bool applies(const struct mmb_field_info *f, const struct mmbt_pkt_desc *d)
 {
+	/* Fixed-size TCP options, rewritten in place (the packets have them). */
+	if (f->hdr == MMB_HDR_TCPOPT)
+		return f->bits && d->tcp_opts;
 	if (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4)
 		return false;
 	if (f->family && f->family != (d->v6 ? 6 : 4))

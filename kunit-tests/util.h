@@ -21,7 +21,8 @@ struct mmbt_pkt_desc {
 	u8 tos;			/* IPv4 TOS, IPv6 traffic class */
 	u8 ttl;
 	u8 l3_opt_len;		/* IPv4 options / IPv6 dest. options, 4/8-multiple */
-	u8 tcp_opt_len;		/* NOPs, multiple of 4 */
+	u8 tcp_opt_len;		/* multiple of 4: tcp_opts, or NOPs */
+	const u8 *tcp_opts;
 	u8 tcp_flags;
 	bool no_udp_csum;
 	u16 frag_off;		/* IPv4 only, host order */

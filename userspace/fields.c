@@ -53,6 +53,12 @@ int field_lookup(const char *name)
 	return hit ? *hit : -1;
 }
 
+/* TCP options: a bare one tests presence. */
+int field_is_opt(int field)
+{
+	return field >= MMB_FIELD_TCP_OPT_MSS && field <= MMB_FIELD_TCP_OPT;
+}
+
 const char *field_name(int field)
 {
 	return mmb_field_names[field].name;

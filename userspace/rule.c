@@ -7,6 +7,7 @@
  *   OP     := == | != | < | > | <= | >=
  *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -73,8 +74,25 @@ static int op_negate(int op)
 /* Could @w start the next match rather than be a value? */
 static bool starts_match(const char *w)
 {
-	return !strcmp(w, "!") || field_lookup(w) >= 0 || ecn_alias(w) >= 0 ||
-	       !strncmp(w, "tcp-opt", 7);
+	return !strcmp(w, "!") || field_lookup(w) >= 0 || ecn_alias(w) >= 0;
+}
+
+/* An option kind: decimal, 0xHEX or xHEX, 2 to 255; -1 if @w is none. */
+static int opt_kind(const char *w)
+{
+	const char *p = w;
+	unsigned long v;
+	char *end;
+	int base = 10;
+
+	if (!strncmp(p, "0x", 2) || *p == 'x') {
+		p += *p == 'x' ? 1 : 2;
+		base = 16;
+	}
+	if (!isxdigit((unsigned char)*p))
+		return -1;
+	v = strtoul(p, &end, base);
+	return *end || v > 255 ? -1 : (int)v;
 }
 
 static int parse_value_at(int field, char **argv, int i, uint8_t *value,
@@ -93,8 +111,6 @@ static int parse_field_at(char **argv, int i)
 
 	if (f >= 0)
 		return f;
-	if (!strncmp(argv[i], "tcp-opt", 7))
-		return -err_word(AT(argv + i), "TCP option fields are not supported yet");
 	return -err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
 }
 
@@ -129,6 +145,13 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 		return -f;
 	m->field = f;
 	i++;
+	if (f == MMB_FIELD_TCP_OPT && i < argc && !is_target(argv[i]) &&
+	    !starts_match(argv[i]) && op_lookup(argv[i]) < 0) {
+		m->kind = opt_kind(argv[i]);
+		if (m->kind < 2)
+			return err_word(AT(argv + i), "a TCP option kind is 2 to 255");
+		i++;
+	}
 	if (i < argc && op_lookup(argv[i]) >= 0) {
 		op = op_lookup(argv[i++]);
 		have_op = true;
@@ -148,6 +171,8 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 		m->vlen = 1;
 		m->value[0] = 1;		/* a bare flag: set */
 		m->plen = 1;
+	} else if (field_is_opt(f)) {
+		m->plen = field_bits(f);	/* a bare option: present */
 	} else {
 		return err_word(m->argi, "%s needs a value", argv[m->argi]);
 	}
@@ -246,7 +271,7 @@ static size_t append(char *buf, size_t len, size_t off, const char *s)
 
 void urule_format(const struct urule *r, char *buf, size_t len)
 {
-	char v[160], w[200];
+	char v[160], w[240], name[40];
 	size_t off = 0;
 	int i;
 
@@ -259,13 +284,16 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 			continue;
 		}
 		value_format(m->field, m->value, m->vlen, m->plen, v, sizeof(v));
-		if (field_bits(m->field) == 1 && m->op == MMB_OP_EQ && m->value[0] == 1)
-			snprintf(w, sizeof(w), "%s", field_name(m->field));
+		snprintf(name, sizeof(name), m->kind ? "%s %d" : "%s", field_name(m->field),
+			 m->kind);
+		if (field_is_opt(m->field) && !m->vlen)
+			snprintf(w, sizeof(w), "%s%s", m->op == MMB_OP_NE ? "! " : "", name);
+		else if (field_bits(m->field) == 1 && m->op == MMB_OP_EQ && m->value[0] == 1)
+			snprintf(w, sizeof(w), "%s", name);
 		else if (m->op == MMB_OP_EQ)
-			snprintf(w, sizeof(w), "%s %s", field_name(m->field), v);
+			snprintf(w, sizeof(w), "%s %s", name, v);
 		else
-			snprintf(w, sizeof(w), "%s %s %s", field_name(m->field),
-				 op_name(m->op), v);
+			snprintf(w, sizeof(w), "%s %s %s", name, op_name(m->op), v);
 		off = append(buf, len, off, w);
 	}
 	for (i = 0; i < r->nt; i++) {
@@ -301,6 +329,8 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		mmb_req_token(req, nest, m->argi);
 		mnl_attr_put_u16(req->nlh, MMB_MATCH_A_FIELD, m->field);
 		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_OP, m->op);
+		if (m->kind)
+			mnl_attr_put_u8(req->nlh, MMB_MATCH_A_KIND, m->kind);
 		if (m->vlen) {
 			a = mnl_nlmsg_get_payload_tail(req->nlh);
 			mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);
@@ -474,6 +504,7 @@ static int decode_rule(const struct nlattr *attr, struct urule *r, uint32_t *han
 		m->op = ma.tb[MMB_MATCH_A_OP] ? mnl_attr_get_u8(ma.tb[MMB_MATCH_A_OP]) : 0;
 		m->plen = ma.tb[MMB_MATCH_A_PREFIX] ?
 			  mnl_attr_get_u8(ma.tb[MMB_MATCH_A_PREFIX]) : field_bits(m->field);
+		m->kind = ma.tb[MMB_MATCH_A_KIND] ? mnl_attr_get_u8(ma.tb[MMB_MATCH_A_KIND]) : 0;
 		if (ma.tb[MMB_MATCH_A_VALUE]) {
 			m->vlen = mnl_attr_get_payload_len(ma.tb[MMB_MATCH_A_VALUE]);
 			if (m->vlen > MMB_PAYLOAD_MAX)
@@ -521,7 +552,9 @@ static void print_rule_json(const struct urule *r)
 		print_open_object(NULL);
 		print_string("field", NULL, field_name(m->field));
 		print_string("op", NULL, op_name(m->op));
-		if (m->field != MMB_FIELD_ALL) {
+		if (m->kind)
+			print_u64("kind", NULL, m->kind);
+		if (m->field != MMB_FIELD_ALL && m->vlen) {
 			value_format(m->field, m->value, m->vlen, m->plen, v, sizeof(v));
 			print_string("value", NULL, v);
 		}

@@ -19,7 +19,8 @@ struct umatch {
 	int op;
 	int plen;		/* prefix length; the field's bits if none */
 	int vlen;
-	uint8_t value[MMB_PAYLOAD_MAX];
+	uint8_t value[MMB_PAYLOAD_MAX];	/* vlen 0: an option's presence */
+	int kind;		/* of tcp-opt; 0: any option */
 	int argi;		/* word of the field, for errors */
 	int vargi;		/* word of the value, or argi */
 };
@@ -43,6 +44,7 @@ struct urule {
 
 /* Field names and values: fields.c */
 int field_lookup(const char *name);
+int field_is_opt(int field);
 const char *field_name(int field);
 int field_bits(int field);
 /* 0, or -1 with a message in @err. */

@@ -232,6 +232,90 @@ check "show tables: text form" \
 in_r mmbctl flush
 check "show tables: none after flush" test "$(in_r mmbctl -j show tables)" = "[]"
 
+# --- TCP options ------------------------------------------------------------------
+# The client's SYN carries MSS 1460 (MTU 1500), SACK-permitted, timestamps
+# and window scaling (Linux defaults).
+in_r mmbctl add tcp-syn tcp-opt-mss '>' 1400 mod tcp-opt-mss 1200
+for dst in 10.0.2.2 fd00:2::2; do
+	capture 6 1
+	in_c timeout 2 bash -c "exec 3<>/dev/tcp/$dst/81" 2> /dev/null
+	capture_done
+	pkt=$(head -n 1 <<< "$CAPTURED")
+	check "tcp-syn tcp-opt-mss > 1400 mod tcp-opt-mss 1200: the SYN arrives with MSS 1200 ($dst)" \
+		test "$(jq -r '.tcp_opts["2"]' <<< "$pkt")" = 04b0
+	check "tcp-opt-mss rewrite: the SYN keeps its other options and valid checksums ($dst)" \
+		test "$(jq -r '(.tcp_opts | has("4") and has("8") and has("3")) and .ip_csum and .l4_csum' <<< "$pkt")" = true
+done
+in_r mmbctl flush
+start_server "$S" python3 "$TRAFFIC" tcp-echo-server 5002
+echo_pid=$SERVER_PID
+in_r mmbctl add tcp-dport 5002 tcp-opt-sackp drop
+check_fails "tcp-dport 5002 tcp-opt-sackp drop: the SYN (with SACK-permitted) is dropped" \
+	in_c timeout 3 python3 "$TRAFFIC" tcp-client 10.0.2.2 5002 1000
+in_r mmbctl flush
+in_r mmbctl add tcp-syn tcp-dport 5002 '!' tcp-opt-sackp drop
+check "tcp-syn ! tcp-opt-sackp drop: the same connection goes through" \
+	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 5002 1000
+check "tcp-opt rule listed as given" \
+	test "$(rules)" = "tcp-syn tcp-dport 5002 ! tcp-opt-sackp drop"
+in_r mmbctl flush
+in_r mmbctl add tcp-opt 8 tcp-dport 5002 drop
+check_fails "tcp-opt 8 (timestamps, by kind) drop: dropped" \
+	in_c timeout 3 python3 "$TRAFFIC" tcp-client fd00:2::2 5002 1000
+in_r mmbctl flush
+kill "$echo_pid" 2> /dev/null
+wait "$echo_pid" 2> /dev/null
+refused "a rewrite of a variable-length option" 1 "only tcp-opt-mss and tcp-opt-wscale" \
+	in_r mmbctl add all mod tcp-opt-sack 0x01
+refused "an ordered operator on a byte-string option" 1 "only == and !=" \
+	in_r mmbctl add tcp-opt-timestamp '>' 0x01 drop
+
+# --- rewrites of GSO and GRO packets ---------------------------------------------
+# A port is rewritten both ways (a NAT-like round trip) and the DSCP one
+# way, on TCP streams whose packets reach mmb as super-packets: GSO
+# packets straight from the client's TSO (CHECKSUM_PARTIAL), or packets
+# that GRO on r0 merged; a capture on r0 shows their size. r0 and r1
+# segment in software (tx off), so the checksums of every segment are
+# computed from what mmb wrote and checked by the capture on s0 and by
+# both end hosts' stacks; the echo checks the bytes.
+in_r mmbctl add tcp-dport 5010 mod tcp-dport 5011
+in_r mmbctl add tcp-dport 5010 mod ip-dscp 10
+in_r mmbctl add tcp-dport 5010 mod ip6-dscp 10
+in_r mmbctl add tcp-sport 5011 mod tcp-sport 5010
+in_r ethtool -K r0 tx off > /dev/null
+start_server "$S" python3 "$TRAFFIC" tcp-echo-server 5011
+echo_pid=$SERVER_PID
+for how in tso gro; do
+	if [ $how = tso ]; then
+		in_c ethtool -K c0 tx on sg on tso on gso on > /dev/null
+	else
+		in_c ethtool -K c0 tx off > /dev/null
+		# veth runs NAPI, and so GRO, once GRO is switched on
+		in_r ethtool -K r0 gro off > /dev/null
+		in_r ethtool -K r0 gro on > /dev/null
+	fi
+	for dst in 10.0.2.2 fd00:2::2; do
+		in_r python3 "$TRAFFIC" capture r0 6 40 5 > "$TMP/r0.cap" 2>&1 &
+		r0cap=$!
+		wait_for 20 grep -q '^ready' "$TMP/r0.cap"
+		start_server "$S" python3 "$TRAFFIC" capture s0 6 50 5
+		check "$how: 1 MB echoed intact through both port rewrites ($dst)" \
+			in_c python3 "$TRAFFIC" tcp-client "$dst" 5010 1000000
+		capture_done
+		wait "$r0cap"
+		big=$(grep -v '^ready' "$TMP/r0.cap" | jq -s 'map(.len) | max')
+		check "$how: mmb on r0 got super-packets (largest $big bytes, $dst)" \
+			test "${big:-0}" -gt 1500
+		check "$how: 50 segments at s0 for port 5011, DSCP 10, checksums valid ($dst)" \
+			test "$(jq -s 'length == 50 and all(.dport == 5011 and .tos == 40 and .ip_csum and .l4_csum)' <<< "$CAPTURED")" = true
+	done
+done
+kill "$echo_pid" 2> /dev/null
+wait "$echo_pid" 2> /dev/null
+in_c ethtool -K c0 tx off > /dev/null
+in_r ethtool -K r0 gro off tx on > /dev/null
+in_r mmbctl flush
+
 # --- refusals change nothing ----------------------------------------------------
 in_r mmbctl add tcp-dport 22 drop
 before=$(rules)

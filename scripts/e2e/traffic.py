@@ -138,7 +138,7 @@ def parse_ip(frame):
     if ethertype == 0x0800:
         ihl = (pkt[0] & 0xF) * 4
         end = struct.unpack("!H", pkt[2:4])[0]
-        info = {"v": 4, "tos": pkt[1], "ttl": pkt[8], "proto": pkt[9],
+        info = {"v": 4, "len": end, "tos": pkt[1], "ttl": pkt[8], "proto": pkt[9],
                 "src": socket.inet_ntop(socket.AF_INET, pkt[12:16]),
                 "dst": socket.inet_ntop(socket.AF_INET, pkt[16:20]),
                 "ip_csum": csum(pkt[:ihl]) == 0xFFFF}
@@ -146,7 +146,7 @@ def parse_ip(frame):
         pseudo = pkt[12:20] + struct.pack("!BBH", 0, pkt[9], len(l4))
     elif ethertype == 0x86DD:
         end = 40 + struct.unpack("!H", pkt[4:6])[0]
-        info = {"v": 6, "tos": (struct.unpack("!H", pkt[0:2])[0] >> 4) & 0xFF,
+        info = {"v": 6, "len": end, "tos": (struct.unpack("!H", pkt[0:2])[0] >> 4) & 0xFF,
                 "ttl": pkt[7], "proto": pkt[6],
                 "src": socket.inet_ntop(socket.AF_INET6, pkt[8:24]),
                 "dst": socket.inet_ntop(socket.AF_INET6, pkt[24:40]),
@@ -158,6 +158,8 @@ def parse_ip(frame):
     proto = info["proto"]
     if proto in (6, 17) and len(l4) >= 8:
         info["sport"], info["dport"] = struct.unpack("!HH", l4[:4])
+    if proto == 6 and len(l4) >= 20:
+        info["tcp_opts"] = tcp_options(l4[20:(l4[12] >> 4) * 4])
     if proto == 1:
         info["l4_csum"] = csum(l4) == 0xFFFF
     elif proto == 17 and info["v"] == 4 and l4[6:8] == b"\0\0":
@@ -165,6 +167,20 @@ def parse_ip(frame):
     elif proto in (6, 17, 58):
         info["l4_csum"] = csum(pseudo + l4) == 0xFFFF
     return info
+
+
+def tcp_options(opts):
+    """TCP options as {kind: data in hex}; the first of each kind."""
+    found, i = {}, 0
+    while i < len(opts) and opts[i] != 0:
+        if opts[i] == 1:
+            i += 1
+            continue
+        if i + 1 >= len(opts) or opts[i + 1] < 2:
+            break
+        found.setdefault(str(opts[i]), opts[i + 2:i + opts[i + 1]].hex())
+        i += opts[i + 1]
+    return found
 
 
 def capture(iface, proto, count, seconds):

@@ -174,6 +174,7 @@ enum mmb_match_attr {
 	MMB_MATCH_A_OP,		/* u8, enum mmb_op; default MMB_OP_EQ */
 	MMB_MATCH_A_VALUE,	/* binary, see above; absent for MMB_FIELD_ALL */
 	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
+	MMB_MATCH_A_KIND,	/* u8, option kind of MMB_FIELD_TCP_OPT (2..255) */
 	__MMB_MATCH_A_MAX
 };
 
@@ -278,6 +279,24 @@ enum mmb_field {
 	MMB_FIELD_TCP_CHECKSUM,
 	MMB_FIELD_TCP_URG_PTR,
 	MMB_FIELD_TCP_PAYLOAD,
+	/*
+	 * TCP options, found by walking the option list (the first of a kind
+	 * counts). Without MMB_MATCH_A_VALUE a match tests presence (==) or
+	 * absence (!=). With a value the option must be there: tcp-opt-mss and
+	 * -wscale compare as numbers, with any operator; the others take ==
+	 * or != and compare the option's data as a byte string that starts
+	 * with the value. MMB_FIELD_TCP_OPT names its kind in MMB_MATCH_A_KIND;
+	 * without a kind it only tests for any option at all. Only tcp-opt-mss
+	 * and tcp-opt-wscale can be rewritten (in place, when present).
+	 */
+	MMB_FIELD_TCP_OPT_MSS,
+	MMB_FIELD_TCP_OPT_WSCALE,
+	MMB_FIELD_TCP_OPT_SACKP,
+	MMB_FIELD_TCP_OPT_SACK,
+	MMB_FIELD_TCP_OPT_TIMESTAMP,
+	MMB_FIELD_TCP_OPT_FAST_OPEN,
+	MMB_FIELD_TCP_OPT_MPTCP,
+	MMB_FIELD_TCP_OPT,
 	__MMB_FIELD_MAX
 };
 

@@ -83,6 +83,14 @@ static const struct mmb_field_name mmb_field_names[__MMB_FIELD_MAX] = {
 	[MMB_FIELD_TCP_CHECKSUM]    = { "tcp-checksum", 0, 6, 16 },
 	[MMB_FIELD_TCP_URG_PTR]     = { "tcp-urg-ptr", 0, 6, 16 },
 	[MMB_FIELD_TCP_PAYLOAD]     = { "tcp-payload", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT_MSS]     = { "tcp-opt-mss", 0, 6, 16 },
+	[MMB_FIELD_TCP_OPT_WSCALE]  = { "tcp-opt-wscale", 0, 6, 8 },
+	[MMB_FIELD_TCP_OPT_SACKP]   = { "tcp-opt-sackp", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT_SACK]    = { "tcp-opt-sack", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT_TIMESTAMP] = { "tcp-opt-timestamp", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT_FAST_OPEN] = { "tcp-opt-fast-open", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT_MPTCP]   = { "tcp-opt-mptcp", 0, 6, 0 },
+	[MMB_FIELD_TCP_OPT]         = { "tcp-opt", 0, 6, 0 },
 };
 
 #endif /* _UAPI_LINUX_MMB_FIELDS_H */
