@@ -28,15 +28,31 @@ struct mmb_rvec {
 /*
  * An entry is linked into its mask's table by node[table->ver]; a resize
  * links it into the new table by the other node while readers may still
- * walk the old one (as Open vSwitch's flow table does).
+ * walk the old one (as Open vSwitch's flow table does). The mask's chunks
+ * of its key follow it, then the list of its first rule, so that a probe
+ * that hits reads two cache lines before the rule; later lists are
+ * allocated apart.
  */
 struct mmb_entry {
 	struct hlist_node node[2];
 	u32 hash;
+	u8 nkey;			/* chunks of key */
 	struct mmb_rvec __rcu *rules;
 	struct rcu_head rcu;
-	struct mmb_chunk key[MMB_KEY_CHUNKS];	/* the mask's chunks only */
+	struct mmb_chunk key[];		/* the mask's chunks only */
 };
+
+/* The rule list allocated with @e. */
+static struct mmb_rvec *mmb_entry_rv0(const struct mmb_entry *e)
+{
+	return (struct mmb_rvec *)&e->key[e->nkey];
+}
+
+static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
+{
+	if (rv && rv != mmb_entry_rv0(e))
+		kfree_rcu(rv, rcu);
+}
 
 struct mmb_table {
 	struct rcu_head rcu;
@@ -114,7 +130,8 @@ struct mmb_ruleset {
 };
 
 /* The masked chunks of @key under @mask, compacted. */
-static void mmb_mask_key(const struct mmb_mask *mask, const struct mmb_key *key,
+static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
+					 const struct mmb_key *key,
 			 struct mmb_chunk *out)
 {
 	unsigned int i;
@@ -129,7 +146,8 @@ static void mmb_mask_key(const struct mmb_mask *mask, const struct mmb_key *key,
 }
 
 /* The XOR compare of a masked key with an entry's: true when equal. */
-static bool mmb_key_equal(const struct mmb_chunk *a, const struct mmb_chunk *b,
+static __always_inline bool mmb_key_equal(const struct mmb_chunk *a,
+					  const struct mmb_chunk *b,
 			  unsigned int n)
 {
 	u64 diff = 0;
@@ -144,7 +162,8 @@ static bool mmb_key_equal(const struct mmb_chunk *a, const struct mmb_chunk *b,
  * Keys come from the configuration; packets only look up, so they cannot
  * grow a chain. A seeded multiply-xor mix is enough, and inline.
  */
-static u32 mmb_key_hash(const struct mmb_chunk *k, unsigned int n, u64 seed)
+static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k, unsigned int n,
+					 u64 seed)
 {
 	const u64 mul = 0x9e3779b97f4a7c15ULL;
 	u64 h = seed;
@@ -180,9 +199,9 @@ static struct mmb_table *mmb_tbl(const struct mmb_mask *mask)
 }
 
 /* The entry of @key; readers under RCU, writers under the lock. */
-static struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
-				    const struct mmb_table *t,
-				    const struct mmb_chunk *key)
+static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
+						    const struct mmb_table *t,
+						    const struct mmb_chunk *key)
 {
 	u32 hash = mmb_key_hash(key, mask->n, mask->seed);
 	struct mmb_entry *e;
@@ -258,7 +277,10 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 
 static void mmb_entry_free(struct mmb_entry *e)
 {
-	kfree(rcu_dereference_protected(e->rules, true));
+	struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
+
+	if (rv != mmb_entry_rv0(e))
+		kfree(rv);
 	kfree(e);
 }
 
@@ -326,8 +348,7 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	if (add)
 		rv->r[rv->n++] = add;
 	rcu_assign_pointer(e->rules, rv);
-	if (old)
-		kfree_rcu(old, rcu);
+	mmb_rvec_free(e, old);
 	return 0;
 }
 
@@ -466,14 +487,19 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		if (err)
 			goto err_xa;
 	} else {
-		e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
+		struct mmb_rvec *rv;
+
+		e = kzalloc(struct_size(e, key, mask->n) + struct_size(rv, r, 1),
+			    GFP_KERNEL_ACCOUNT);
 		if (!e)
 			goto err_mask;
+		e->nkey = mask->n;
 		memcpy(e->key, key, mask->n * sizeof(*key));
 		e->hash = mmb_key_hash(key, mask->n, mask->seed);
-		err = mmb_rules_update(e, rule, NULL);
-		if (err)
-			goto err_entry;
+		rv = mmb_entry_rv0(e);
+		rv->n = 1;
+		rv->r[0] = rule;
+		RCU_INIT_POINTER(e->rules, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
 			err = mmb_table_grow(mask);
 			if (err)
@@ -528,7 +554,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 			return err;
 	} else {
 		hlist_del_rcu(&e->node[t->ver]);
-		kfree_rcu(rv, rcu);
+		mmb_rvec_free(e, rv);
 		kfree_rcu(e, rcu);
 		/* An empty mask left published (no memory) is harmless. */
 		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
@@ -657,6 +683,49 @@ static void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *p
 }
 
 /*
+ * Look @pkt up in this CPU's cache. On a hit the verdict is made and *@hit
+ * set; on a miss, the entry to fill after the probes is returned, with its
+ * key and mask list set and its generation 0 (not valid yet).
+ */
+static noinline struct mmb_cache_entry *
+mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
+		 const struct mmb_mvec *mv, unsigned long gen,
+		 const struct mmb_pkt *pkt, struct sk_buff *skb,
+		 struct mmb_verdict *v, bool *hit)
+{
+	struct mmb_cache_entry *set, *ce;
+	struct mmb_key flow;
+	unsigned int i;
+	u64 h;
+
+	for (i = 0; i < MMB_KEY_CHUNKS; i++) {
+		flow.c[i].w[0] = pkt->key.c[i].w[0] & mv->any.c[i].w[0];
+		flow.c[i].w[1] = pkt->key.c[i].w[1] & mv->any.c[i].w[1];
+	}
+	h = mmb_cache_hash(rs, &flow);
+	set = &c->e[(h >> (64 - rs->cache_bits)) * MMB_CACHE_WAYS];
+	for (i = 0; i < MMB_CACHE_WAYS; i++) {
+		ce = &set[i];
+		if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {
+			c->hits++;
+			for (i = 0; i < MMB_CACHE_HITS && ce->e[i]; i++)
+				mmb_verdict_entry(ce->e[i], pkt, skb, v);
+			*hit = true;
+			return NULL;
+		}
+	}
+	c->misses++;
+	/* Refill a stale entry of the set, or else each in turn. */
+	for (i = 0; i < MMB_CACHE_WAYS && set[i].gen == gen; i++)
+		;
+	ce = &set[i < MMB_CACHE_WAYS ? i : c->victim++ % MMB_CACHE_WAYS];
+	ce->gen = 0;
+	ce->key = flow;
+	ce->mv = mv;
+	return ce;
+}
+
+/*
  * The verdict of every rule @pkt matches. With BH off (the datapath) a
  * ruleset with a cache looks there first; elsewhere a softirq on the same
  * CPU could tear a cache entry, so the cache is left alone.
@@ -671,40 +740,20 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
 	struct mmb_cache_entry *ce = NULL;
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
-	struct mmb_key flow;
 	unsigned int i, n = 0;
+	bool hit = false;
 
 	v->accept = false;
 	v->drop = false;
 	v->nrw = 0;
-	if (cache && mv && softirq_count()) {
-		struct mmb_cache *c = cache[smp_processor_id()];
-		struct mmb_cache_entry *set;
-		u64 h;
-
-		for (i = 0; i < MMB_KEY_CHUNKS; i++) {
-			flow.c[i].w[0] = pkt->key.c[i].w[0] & mv->any.c[i].w[0];
-			flow.c[i].w[1] = pkt->key.c[i].w[1] & mv->any.c[i].w[1];
-		}
-		h = mmb_cache_hash(rs, &flow);
-		set = &c->e[(h >> (64 - rs->cache_bits)) * MMB_CACHE_WAYS];
-		for (i = 0; i < MMB_CACHE_WAYS; i++) {
-			ce = &set[i];
-			if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {
-				c->hits++;
-				for (i = 0; i < MMB_CACHE_HITS && ce->e[i]; i++)
-					mmb_verdict_entry(ce->e[i], pkt, skb, v);
-				return;
-			}
-		}
-		c->misses++;
-		/* Refill a stale entry of the set, or else each in turn. */
-		for (i = 0; i < MMB_CACHE_WAYS && set[i].gen == gen; i++)
-			;
-		ce = &set[i < MMB_CACHE_WAYS ? i : c->victim++ % MMB_CACHE_WAYS];
-		ce->gen = 0;	/* refilled below, or left empty */
+	if (!mv)
+		return;
+	if (cache && softirq_count()) {
+		ce = mmb_cache_lookup(rs, cache[smp_processor_id()], mv, gen, pkt, skb, v, &hit);
+		if (hit)
+			return;
 	}
-	for (i = 0; mv && i < mv->n; i++) {
+	for (i = 0; i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
 		const struct mmb_entry *e;
 
@@ -720,8 +769,6 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	if (ce && n <= MMB_CACHE_HITS) {
 		if (n < MMB_CACHE_HITS)
 			ce->e[n] = NULL;
-		ce->key = flow;
-		ce->mv = mv;
 		ce->gen = gen;
 	}
 }

@@ -157,6 +157,7 @@ struct mmb_rule_spec {
  * the last reference frees it after a grace period.
  */
 struct mmb_rule {
+	/* What a packet that probes to the rule reads, in one cache line. */
 	u32 handle;
 	refcount_t ref;
 	u8 nslow;		/* matches checked after the hash probe */
@@ -166,12 +167,12 @@ struct mmb_rule {
 	bool drop;
 	bool rewrite;
 	u32 drop_rate;		/* millionths */
-	struct mmb_key mask;
-	struct mmb_key key;
 	struct mmb_pcpu_stats __percpu *stats;
-	struct rcu_head rcu;
 	u8 slow[MMB_MAX_MATCHES];
 	struct mmb_match_spec *m;
+	struct mmb_key mask;
+	struct mmb_key key;
+	struct rcu_head rcu;
 	struct mmb_target_spec *t;
 };
 

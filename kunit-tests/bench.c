@@ -108,19 +108,28 @@ static void measure(struct kunit *test, struct bench *b, const struct mmb_rulese
 		   (t2 - t1) / (ROUNDS / 4 * NPKT), (c2 - c1) / (ROUNDS / 4 * NPKT), drops);
 }
 
-static struct mmb_rule *five_tuple(struct bench *b, u32 handle)
+struct tuple {
+	u32 saddr, daddr;
+	u16 sport, dport;
+};
+
+static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu)
 {
 	struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	struct mmb_rule *rule;
 
 	if (!s)
 		return NULL;
+	tu->saddr = prandom_u32_state(&b->rs);
+	tu->daddr = prandom_u32_state(&b->rs);
+	tu->sport = prandom_u32_state(&b->rs);
+	tu->dport = prandom_u32_state(&b->rs);
 	s->nmatches = 5;
-	s->m[0] = m32(MMB_FIELD_IP_SADDR, prandom_u32_state(&b->rs), 0);
-	s->m[1] = m32(MMB_FIELD_IP_DADDR, prandom_u32_state(&b->rs), 0);
+	s->m[0] = m32(MMB_FIELD_IP_SADDR, tu->saddr, 0);
+	s->m[1] = m32(MMB_FIELD_IP_DADDR, tu->daddr, 0);
 	s->m[2] = m32(MMB_FIELD_IP_PROTO, IPPROTO_UDP, 0);
-	s->m[3] = m32(MMB_FIELD_UDP_SPORT, prandom_u32_state(&b->rs) & 0xffff, 0);
-	s->m[4] = m32(MMB_FIELD_UDP_DPORT, prandom_u32_state(&b->rs) & 0xffff, 0);
+	s->m[3] = m32(MMB_FIELD_UDP_SPORT, tu->sport, 0);
+	s->m[4] = m32(MMB_FIELD_UDP_DPORT, tu->dport, 0);
 	s->ntargets = 1;
 	s->t[0].type = MMB_TARGET_DROP;
 	s->t[0].rate = MMB_RATE_ALWAYS;
@@ -132,16 +141,40 @@ static struct mmb_rule *five_tuple(struct bench *b, u32 handle)
 	return rule;
 }
 
+/* Packets of NPKT random rules among the first @n: every one matches. */
+static void hit_packets(struct kunit *test, struct bench *h, struct bench *b,
+			const struct tuple *tu, unsigned int n)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 18 };
+	unsigned int i;
+
+	for (i = 0; i < NPKT; i++) {
+		const struct tuple *t = &tu[prandom_u32_state(&b->rs) % n];
+
+		put_unaligned_be32(t->saddr, d.saddr);
+		put_unaligned_be32(t->daddr, d.daddr);
+		d.sport = t->sport;
+		d.dport = t->dport;
+		kfree_skb(h->skb[i]);
+		h->skb[i] = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, h->skb[i]);
+		KUNIT_ASSERT_EQ(test, mmb_parse(h->skb[i], &h->pkt[i]), 0);
+	}
+}
+
 static void bench_rules_test(struct kunit *test)
 {
 	static const unsigned int sizes[] = { 1, 1000, 10000, 100000 };
-	struct bench *b = vzalloc(sizeof(*b));
+	struct bench *b = vzalloc(sizeof(*b)), *h = vzalloc(sizeof(*h));
+	struct tuple *tu = vcalloc(100001, sizeof(*tu));
 	struct mmb_ruleset *rs;
 	unsigned int n = 0, k;
 	char what[40];
 	u64 t;
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_NOT_NULL(test, tu);
 	prandom_seed_state(&b->rs, 1);
 	packets(test, b);
 	rs = mmb_ruleset_create();
@@ -149,7 +182,7 @@ static void bench_rules_test(struct kunit *test)
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		t = ktime_get_ns();
 		for (; n < sizes[k]; n++) {
-			struct mmb_rule *rule = five_tuple(b, n + 1);
+			struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n]);
 
 			KUNIT_ASSERT_NOT_NULL(test, rule);
 			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
@@ -158,10 +191,13 @@ static void bench_rules_test(struct kunit *test)
 			   sizes[k], (ktime_get_ns() - t) / 1000);
 		snprintf(what, sizeof(what), "%u five-tuple rules", sizes[k]);
 		measure(test, b, rs, what);
+		hit_packets(test, h, b, tu, n);
+		snprintf(what, sizeof(what), "%u five-tuple rules, hits", sizes[k]);
+		measure(test, h, rs, what);
 	}
 	/* One add and one delete at 100k rules. */
 	{
-		struct mmb_rule *rule = five_tuple(b, n + 1);
+		struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n]);
 
 		KUNIT_ASSERT_NOT_NULL(test, rule);
 		t = ktime_get_ns();
@@ -177,7 +213,10 @@ static void bench_rules_test(struct kunit *test)
 	mmb_ruleset_destroy(rs);
 	kunit_info(test, "bench: free %u rules: %llu us\n", n, (ktime_get_ns() - t) / 1000);
 	free_packets(b);
+	free_packets(h);
 	vfree(b);
+	vfree(h);
+	vfree(tu);
 }
 
 /*
