@@ -162,8 +162,8 @@ static __always_inline bool mmb_key_equal(const struct mmb_chunk *a,
  * Keys come from the configuration; packets only look up, so they cannot
  * grow a chain. A seeded multiply-xor mix is enough, and inline.
  */
-static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k, unsigned int n,
-					 u64 seed)
+static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k,
+					unsigned int n, u64 seed)
 {
 	const u64 mul = 0x9e3779b97f4a7c15ULL;
 	u64 h = seed;
