@@ -96,6 +96,11 @@ static int read_all(struct batch *b, FILE *f)
 	return 0;
 }
 
+static bool is_space(char c)
+{
+	return !c || c == ' ' || c == '\t' || c == '\r';
+}
+
 /* The words of @op into b->w, splitting in place; the count or -1. */
 static int split_words(struct batch *b, const struct op *op)
 {
@@ -103,7 +108,7 @@ static int split_words(struct batch *b, const struct op *op)
 	int n = 0;
 
 	while (p < end) {
-		while (p < end && (!*p || strchr(" \t\r", *p)))
+		while (p < end && is_space(*p))
 			*p++ = '\0';
 		if (p == end)
 			break;
@@ -115,7 +120,7 @@ static int split_words(struct batch *b, const struct op *op)
 			b->w = w;
 		}
 		b->w[n++] = p;
-		while (p < end && *p && !strchr(" \t\r", *p))
+		while (p < end && !is_space(*p))
 			p++;
 	}
 	cur.file = b->file;

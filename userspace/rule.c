@@ -32,6 +32,8 @@ static int ecn_alias(const char *w)
 {
 	unsigned int i;
 
+	if (strncmp(w, "ip-", 3))	/* cheap refusal: this runs per word */
+		return -1;
 	for (i = 0; i < sizeof(ecn_aliases) / sizeof(ecn_aliases[0]); i++)
 		if (!strcmp(w, ecn_aliases[i].name))
 			return ecn_aliases[i].value;
@@ -42,6 +44,8 @@ static bool is_target(const char *w)
 {
 	unsigned int i;
 
+	if (!strchr("dams", w[0]))	/* drop accept mod, add map, strip shuffle */
+		return false;
 	if (!strcmp(w, "drop") || !strcmp(w, "accept") || !strcmp(w, "mod"))
 		return true;
 	for (i = 0; i < sizeof(unsupported_targets) / sizeof(unsupported_targets[0]); i++)
@@ -54,6 +58,8 @@ static int op_lookup(const char *w)
 {
 	int op;
 
+	if (!w[0] || !strchr("=!<>", w[0]))
+		return -1;
 	for (op = 0; op <= MMB_OP_MAX; op++)
 		if (!strcmp(w, op_name(op)))
 			return op;
