@@ -39,6 +39,15 @@ capture_done() {
 	CAPTURED=$(grep -v '^ready' "$SERVER_LOG")
 }
 
+# syn_at_server DST PORT: open a TCP connection from the client; $pkt is
+# its SYN as the capture on s0 saw it
+syn_at_server() {
+	capture 6 1
+	in_c timeout 2 bash -c "exec 3<>/dev/tcp/$1/$2" 2> /dev/null
+	capture_done
+	pkt=$(head -n 1 <<< "$CAPTURED")
+}
+
 rule_stat() {	# rule_stat HANDLE packets|bytes
 	in_r mmbctl -j list | jq -r --argjson h "$1" '.[] | select(.handle == $h) | .stats.'"$2"
 }
@@ -58,10 +67,7 @@ dropped() {
 # --- tcp-dport 80 mod tcp-dport 443 ------------------------------------------
 in_r mmbctl add tcp-dport 80 mod tcp-dport 443
 for dst in 10.0.2.2 fd00:2::2; do
-	capture 6 1
-	in_c timeout 2 bash -c "exec 3<>/dev/tcp/$dst/80" 2> /dev/null
-	capture_done
-	pkt=$(head -n 1 <<< "$CAPTURED")
+	syn_at_server "$dst" 80
 	check "tcp-dport 80 mod tcp-dport 443: the SYN to $dst arrives for port 443" \
 		test "$(jq -r .dport <<< "$pkt")" = 443
 	check "tcp-dport 80 mod tcp-dport 443: its checksums are valid ($dst)" \
@@ -237,10 +243,7 @@ check "show tables: none after flush" test "$(in_r mmbctl -j show tables)" = "[]
 # and window scaling (Linux defaults).
 in_r mmbctl add tcp-syn tcp-opt-mss '>' 1400 mod tcp-opt-mss 1200
 for dst in 10.0.2.2 fd00:2::2; do
-	capture 6 1
-	in_c timeout 2 bash -c "exec 3<>/dev/tcp/$dst/81" 2> /dev/null
-	capture_done
-	pkt=$(head -n 1 <<< "$CAPTURED")
+	syn_at_server "$dst" 81
 	check "tcp-syn tcp-opt-mss > 1400 mod tcp-opt-mss 1200: the SYN arrives with MSS 1200 ($dst)" \
 		test "$(jq -r '.tcp_opts["2"]' <<< "$pkt")" = 04b0
 	check "tcp-opt-mss rewrite: the SYN keeps its other options and valid checksums ($dst)" \
