@@ -394,7 +394,12 @@ static void mmb_cache_create(struct mmb_ruleset *rs)
 	cache = kcalloc(nr_cpu_ids, sizeof(*cache), GFP_KERNEL_ACCOUNT);
 	if (!cache)
 		return;
-	for_each_possible_cpu(cpu) {
+	/*
+	 * Online CPUs only: a machine may claim many more possible ones. A CPU
+	 * that comes up later classifies without a cache until the next
+	 * ruleset.
+	 */
+	for_each_online_cpu(cpu) {
 		cache[cpu] = kvzalloc_node(struct_size(cache[cpu], e,
 						       MMB_CACHE_WAYS << rs->cache_bits),
 					   GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
@@ -426,6 +431,8 @@ void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misse
 	if (!rs->cache)
 		return;
 	for_each_possible_cpu(cpu) {
+		if (!rs->cache[cpu])
+			continue;
 		*hits += READ_ONCE(rs->cache[cpu]->hits);
 		*misses += READ_ONCE(rs->cache[cpu]->misses);
 	}
@@ -748,7 +755,7 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	v->nrw = 0;
 	if (!mv)
 		return;
-	if (cache && softirq_count()) {
+	if (cache && softirq_count() && cache[smp_processor_id()]) {
 		ce = mmb_cache_lookup(rs, cache[smp_processor_id()], mv, gen, pkt, skb, v, &hit);
 		if (hit)
 			return;
