@@ -126,7 +126,7 @@ struct mmb_ruleset {
 	unsigned long gen;		/* bumped by every change, from 1 */
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
 	unsigned int cache_bits;	/* of the number of sets */
-	u64 cache_seed[10];
+	u64 cache_seed[2 * MMB_KEY_CHUNKS];	/* one per image word */
 };
 
 /* The masked chunks of @key under @mask, compacted. */
@@ -359,7 +359,7 @@ static u64 mmb_cache_hash(const struct mmb_ruleset *rs, const struct mmb_key *ke
 	u64 h = 0;
 	unsigned int i;
 
-	for (i = 0; i < 10; i += 2)
+	for (i = 0; i < 2 * MMB_KEY_CHUNKS; i += 2)
 		h += (w[i] + s[i]) * (w[i + 1] + s[i + 1]);
 	return h * 0x9e3779b97f4a7c15ULL;	/* the top bits depend on all */
 }
@@ -369,15 +369,15 @@ static bool mmb_image_equal(const struct mmb_key *a, const struct mmb_key *b)
 	return mmb_key_equal(a->c, b->c, MMB_KEY_CHUNKS);
 }
 
-static void mmb_cache_free(struct mmb_ruleset *rs)
+static void mmb_cache_free(struct mmb_cache **cache)
 {
 	unsigned int cpu;
 
-	if (!rs->cache)
+	if (!cache)
 		return;
 	for_each_possible_cpu(cpu)
-		kvfree(rs->cache[cpu]);
-	kfree(rs->cache);
+		kvfree(cache[cpu]);
+	kfree(cache);
 }
 
 /* Give @rs a cache once it has enough masks. Without memory it has none. */
@@ -404,9 +404,7 @@ static void mmb_cache_create(struct mmb_ruleset *rs)
 						       MMB_CACHE_WAYS << rs->cache_bits),
 					   GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
 		if (!cache[cpu]) {
-			rs->cache = cache;
-			mmb_cache_free(rs);
-			rs->cache = NULL;
+			mmb_cache_free(cache);
 			return;
 		}
 	}
@@ -463,7 +461,7 @@ void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 	xa_for_each(&rs->rules, handle, rule)
 		mmb_rule_put(rule);
 	xa_destroy(&rs->rules);
-	mmb_cache_free(rs);
+	mmb_cache_free(rs->cache);
 	kfree(rs);
 }
 
@@ -702,7 +700,7 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 {
 	struct mmb_cache_entry *set, *ce;
 	struct mmb_key flow;
-	unsigned int i;
+	unsigned int i, j;
 	u64 h;
 
 	for (i = 0; i < MMB_KEY_CHUNKS; i++) {
@@ -715,8 +713,8 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 		ce = &set[i];
 		if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {
 			c->hits++;
-			for (i = 0; i < MMB_CACHE_HITS && ce->e[i]; i++)
-				mmb_verdict_entry(ce->e[i], pkt, skb, v);
+			for (j = 0; j < MMB_CACHE_HITS && ce->e[j]; j++)
+				mmb_verdict_entry(ce->e[j], pkt, skb, v);
 			*hit = true;
 			return NULL;
 		}
@@ -745,6 +743,7 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	/* Pairs with mmb_cache_create(): the seed is set. */
 	struct mmb_cache **cache = smp_load_acquire(&rs->cache);
 	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
+	struct mmb_cache *c = cache && softirq_count() ? cache[smp_processor_id()] : NULL;
 	struct mmb_cache_entry *ce = NULL;
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	unsigned int i, n = 0;
@@ -755,8 +754,8 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	v->nrw = 0;
 	if (!mv)
 		return;
-	if (cache && softirq_count() && cache[smp_processor_id()]) {
-		ce = mmb_cache_lookup(rs, cache[smp_processor_id()], mv, gen, pkt, skb, v, &hit);
+	if (c) {
+		ce = mmb_cache_lookup(rs, c, mv, gen, pkt, skb, v, &hit);
 		if (hit)
 			return;
 	}
