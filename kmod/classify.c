@@ -11,6 +11,8 @@
  * namespace's lock; every change is published with one pointer store, so a
  * packet sees a rule entirely or not at all.
  */
+#include <linux/hash.h>
+#include <linux/jhash.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -54,11 +56,29 @@ static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
 		kfree_rcu(rv, rcu);
 }
 
+/*
+ * A chain, and a summary of the hashes of its entries: bit hash >> 27 of
+ * each. A probe whose bit is clear reads no entry, so a packet that
+ * matches nothing (most of what a firewall sees) reads one cache line per
+ * mask whatever the chain. Writers set a bit before linking an entry and
+ * recompute the summary after unlinking one: a reader that sees a stale
+ * summary sees the chain as it was before the change.
+ */
+struct mmb_bucket {
+	struct hlist_head head;
+	u32 tags;
+};
+
+static u32 mmb_tag(u32 hash)
+{
+	return BIT(hash >> 27);
+}
+
 struct mmb_table {
 	struct rcu_head rcu;
 	u32 size_mask;			/* buckets - 1 */
 	u8 ver;
-	struct hlist_head buckets[];
+	struct mmb_bucket buckets[];
 };
 
 #define MMB_TABLE_MIN 16
@@ -68,7 +88,7 @@ struct mmb_mask {
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
 	unsigned int entries;
-	u64 seed;
+	u32 seed;
 	unsigned long resize_gp;	/* grace period of the last resize */
 	struct mmb_table __rcu *tbl;
 };
@@ -126,7 +146,7 @@ struct mmb_ruleset {
 	unsigned long gen;		/* bumped by every change, from 1 */
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
 	unsigned int cache_bits;	/* of the number of sets */
-	u64 cache_seed[2 * MMB_KEY_CHUNKS];	/* one per image word */
+	u32 cache_seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit image word */
 };
 
 /* The masked chunks of @key under @mask, compacted. */
@@ -159,21 +179,15 @@ static __always_inline bool mmb_key_equal(const struct mmb_chunk *a,
 }
 
 /*
- * Keys come from the configuration; packets only look up, so they cannot
- * grow a chain. A seeded multiply-xor mix is enough, and inline.
+ * Keys come from the configuration, and rules often differ in one field
+ * only (ports, the last octet of an address): every bit of the key must
+ * reach the bucket index. jhash2 mixes each word into all of the hash, as
+ * Open vSwitch's flow table relies on.
  */
 static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k,
-					unsigned int n, u64 seed)
+					unsigned int n, u32 seed)
 {
-	const u64 mul = 0x9e3779b97f4a7c15ULL;
-	u64 h = seed;
-	unsigned int i;
-
-	for (i = 0; i < n; i++) {
-		h = (h ^ k[i].w[0]) * mul;
-		h = (h ^ k[i].w[1]) * mul;
-	}
-	return h ^ h >> 32;
+	return jhash2((const u32 *)k, n * sizeof(*k) / sizeof(u32), seed);
 }
 
 static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
@@ -204,13 +218,37 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 						    const struct mmb_chunk *key)
 {
 	u32 hash = mmb_key_hash(key, mask->n, mask->seed);
+	const struct mmb_bucket *b = &t->buckets[hash & t->size_mask];
 	struct mmb_entry *e;
 
-	hlist_for_each_entry_rcu(e, &t->buckets[hash & t->size_mask], node[t->ver],
-				 true)
+	if (!(READ_ONCE(b->tags) & mmb_tag(hash)))
+		return NULL;
+	hlist_for_each_entry_rcu(e, &b->head, node[t->ver], true)
 		if (e->hash == hash && mmb_key_equal(e->key, key, mask->n))
 			return e;
 	return NULL;
+}
+
+/* Link @e into @t, which readers may see. */
+static void mmb_bucket_add(struct mmb_table *t, struct mmb_entry *e)
+{
+	struct mmb_bucket *b = &t->buckets[e->hash & t->size_mask];
+
+	WRITE_ONCE(b->tags, b->tags | mmb_tag(e->hash));
+	/* A release: who finds the entry finds its bit. */
+	hlist_add_head_rcu(&e->node[t->ver], &b->head);
+}
+
+static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
+{
+	struct mmb_bucket *b = &t->buckets[e->hash & t->size_mask];
+	struct mmb_entry *pos;
+	u32 tags = 0;
+
+	hlist_del_rcu(&e->node[t->ver]);
+	hlist_for_each_entry(pos, &b->head, node[t->ver])
+		tags |= mmb_tag(pos->hash);
+	WRITE_ONCE(b->tags, tags);
 }
 
 /* Double the table when it holds more entries than buckets. */
@@ -226,9 +264,8 @@ static int mmb_table_grow(struct mmb_mask *mask)
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i <= old->size_mask; i++)
-		hlist_for_each_entry(e, &old->buckets[i], node[old->ver])
-			hlist_add_head_rcu(&e->node[t->ver],
-					   &t->buckets[e->hash & t->size_mask]);
+		hlist_for_each_entry(e, &old->buckets[i].head, node[old->ver])
+			mmb_bucket_add(t, e);
 	rcu_assign_pointer(mask->tbl, t);
 	mask->resize_gp = get_state_synchronize_rcu();
 	call_rcu(&old->rcu, mmb_table_free_rcu);
@@ -269,7 +306,7 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 	for (i = 0; i < MMB_KEY_CHUNKS; i++)
 		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
 			mask->chunk[mask->n++] = i;
-	mask->seed = get_random_u64();
+	mask->seed = get_random_u32();
 	mask->resize_gp = get_state_synchronize_rcu();
 	RCU_INIT_POINTER(mask->tbl, t);
 	return mask;
@@ -293,7 +330,7 @@ static void mmb_mask_destroy(struct mmb_mask *mask)
 	unsigned int i;
 
 	for (i = 0; i <= t->size_mask; i++)
-		hlist_for_each_entry_safe(e, tmp, &t->buckets[i], node[t->ver])
+		hlist_for_each_entry_safe(e, tmp, &t->buckets[i].head, node[t->ver])
 			mmb_entry_free(e);
 	/* A resize's old table may still wait for its grace period. */
 	cond_synchronize_rcu(mask->resize_gp);
@@ -352,16 +389,23 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	return 0;
 }
 
-/* The cache's hash of a whole image: five independent multiplies, then a mix. */
-static u64 mmb_cache_hash(const struct mmb_ruleset *rs, const struct mmb_key *key)
+/*
+ * The cache set of a whole image: NH (the hash of UMAC), a sum of 64-bit
+ * products of seeded 32-bit word pairs, in ten independent multiplies;
+ * the products are exact, so inputs that differ give sums that differ
+ * with high probability, and hash_64() of the folded sum picks the set.
+ * (Truncated 64-bit products lost the top bits of a word: with one seed in
+ * five, 1024 flows that differ in one address crowded into 300 sets.)
+ */
+static u32 mmb_cache_set(const struct mmb_ruleset *rs, const struct mmb_key *key)
 {
-	const u64 *w = &key->c[0].w[0], *s = rs->cache_seed;
+	const u32 *w = (const u32 *)key->b, *s = rs->cache_seed;
 	u64 h = 0;
 	unsigned int i;
 
-	for (i = 0; i < 2 * MMB_KEY_CHUNKS; i += 2)
-		h += (w[i] + s[i]) * (w[i + 1] + s[i + 1]);
-	return h * 0x9e3779b97f4a7c15ULL;	/* the top bits depend on all */
+	for (i = 0; i < ARRAY_SIZE(rs->cache_seed); i += 2)
+		h += (u64)(u32)(w[i] + s[i]) * (u32)(w[i + 1] + s[i + 1]);
+	return hash_64(h ^ h >> 32, rs->cache_bits);
 }
 
 static bool mmb_image_equal(const struct mmb_key *a, const struct mmb_key *b)
@@ -511,7 +555,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 				goto err_entry;
 		}
 		t = mmb_tbl(mask);
-		hlist_add_head_rcu(&e->node[t->ver], &t->buckets[e->hash & t->size_mask]);
+		mmb_bucket_add(t, e);
 		mask->entries++;
 		/* A new mask is published last, with its table complete. */
 		if (new_mask) {
@@ -558,7 +602,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		if (err)
 			return err;
 	} else {
-		hlist_del_rcu(&e->node[t->ver]);
+		mmb_bucket_del(t, e);
 		mmb_rvec_free(e, rv);
 		kfree_rcu(e, rcu);
 		/* An empty mask left published (no memory) is harmless. */
@@ -623,10 +667,14 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	mask = mv->m[index];
 	t = mmb_tbl(mask);
 	memset(info, 0, sizeof(*info));
+	info->buckets = t->size_mask + 1;
 	for (i = 0; i <= t->size_mask; i++) {
-		hlist_for_each_entry(e, &t->buckets[i], node[t->ver]) {
+		unsigned int chain = 0;
+
+		hlist_for_each_entry(e, &t->buckets[i].head, node[t->ver]) {
 			const struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
 
+			info->chain_max = max(info->chain_max, ++chain);
 			info->entries++;
 			info->rules += rv->n;
 			for (j = 0; j < rv->n; j++) {
@@ -701,14 +749,12 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 	struct mmb_cache_entry *set, *ce;
 	struct mmb_key flow;
 	unsigned int i, j;
-	u64 h;
 
 	for (i = 0; i < MMB_KEY_CHUNKS; i++) {
 		flow.c[i].w[0] = pkt->key.c[i].w[0] & mv->any.c[i].w[0];
 		flow.c[i].w[1] = pkt->key.c[i].w[1] & mv->any.c[i].w[1];
 	}
-	h = mmb_cache_hash(rs, &flow);
-	set = &c->e[(h >> (64 - rs->cache_bits)) * MMB_CACHE_WAYS];
+	set = &c->e[mmb_cache_set(rs, &flow) * MMB_CACHE_WAYS];
 	for (i = 0; i < MMB_CACHE_WAYS; i++) {
 		ce = &set[i];
 		if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {

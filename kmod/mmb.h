@@ -210,6 +210,8 @@ unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
 struct mmb_table_info {
 	unsigned int entries;
 	unsigned int rules;
+	unsigned int buckets;
+	unsigned int chain_max;	/* most entries in one bucket */
 	u64 hits;
 	const struct mmb_rule *first;	/* its == matches define the mask */
 };

@@ -659,6 +659,8 @@ static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
 	    (info->first && mmb_nl_put_mask_fields(skb, info->first)) ||
 	    nla_put_u32(skb, MMB_TABLE_A_ENTRIES, info->entries) ||
 	    nla_put_u32(skb, MMB_TABLE_A_RULES, info->rules) ||
+	    nla_put_u32(skb, MMB_TABLE_A_BUCKETS, info->buckets) ||
+	    nla_put_u32(skb, MMB_TABLE_A_CHAIN_MAX, info->chain_max) ||
 	    nla_put_u64_64bit(skb, MMB_TABLE_A_HITS, info->hits, MMB_TABLE_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <net/if.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,32 +26,45 @@ const char *op_name(int op)
 	return op >= 0 && op <= MMB_OP_MAX ? op_names[op] : "?";
 }
 
-/* Field ids sorted by name, built on first use: lookups are a bsearch. */
-static int by_name[__MMB_FIELD_MAX];
+/*
+ * Field names in an open-addressing table built on first use: a lookup
+ * (run for every word of a rule, values included) costs one hash and at
+ * most a compare or two; a word that is no field mostly finds an empty slot.
+ */
+#define FIELD_SLOTS 256		/* a power of two, > 2 * __MMB_FIELD_MAX */
 
-static int name_cmp(const void *a, const void *b)
+static uint32_t name_hash(const char *s)
 {
-	return strcmp(mmb_field_names[*(const int *)a].name,
-		      mmb_field_names[*(const int *)b].name);
-}
+	uint32_t h = 2166136261u;	/* FNV-1a */
 
-static int key_cmp(const void *key, const void *elt)
-{
-	return strcmp(key, mmb_field_names[*(const int *)elt].name);
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
 }
 
 int field_lookup(const char *name)
 {
-	static int n;
-	const int *hit;
+	static short slot[FIELD_SLOTS];	/* field + 1; 0: empty */
+	static bool built;
+	uint32_t i;
 
-	if (!n) {
-		for (n = 0; n < __MMB_FIELD_MAX; n++)
-			by_name[n] = n;
-		qsort(by_name, n, sizeof(by_name[0]), name_cmp);
+	if (!built) {
+		int f;
+
+		for (f = 0; f < __MMB_FIELD_MAX; f++) {
+			for (i = name_hash(mmb_field_names[f].name); slot[i % FIELD_SLOTS]; i++)
+				;
+			slot[i % FIELD_SLOTS] = f + 1;
+		}
+		built = true;
 	}
-	hit = bsearch(name, by_name, n, sizeof(by_name[0]), key_cmp);
-	return hit ? *hit : -1;
+	for (i = name_hash(name); slot[i % FIELD_SLOTS]; i++) {
+		int f = slot[i % FIELD_SLOTS] - 1;
+
+		if (!strcmp(mmb_field_names[f].name, name))
+			return f;
+	}
+	return -1;
 }
 
 /* TCP options: a bare one tests presence. */

@@ -666,6 +666,8 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("entries", "  entries %llu", attr_u32(ta.tb[MMB_TABLE_A_ENTRIES]));
 	print_u64("rules", " rules %llu", attr_u32(ta.tb[MMB_TABLE_A_RULES]));
 	print_u64("hits", " hits %llu", attr_u64(ta.tb[MMB_TABLE_A_HITS]));
+	print_u64("buckets", " buckets %llu", attr_u32(ta.tb[MMB_TABLE_A_BUCKETS]));
+	print_u64("chain_max", " chain-max %llu", attr_u32(ta.tb[MMB_TABLE_A_CHAIN_MAX]));
 	print_close_object();
 	print_text("\n");
 	return MNL_CB_OK;

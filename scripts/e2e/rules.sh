@@ -230,11 +230,11 @@ in_r mmbctl add ip-saddr 10.0.1.0/24 udp-dport 6002 drop
 in_r mmbctl add udp-dport 6001 ip-ttl '<' 5 drop
 in_r mmbctl add udp-dport 6001 mod ip-ttl 9
 delivered 10.0.2.2 6001 3 > /dev/null
-tables=$(in_r mmbctl -j show tables | jq -c '[.[] | [.fields, .entries, .rules, .hits]]')
-check "show tables: two masks; 2 keys, 2 rules, 3 hits; 1 key, 2 rules, 3 hits" \
-	test "$tables" = '[[["ip-saddr/24","udp-dport"],2,2,3],[["udp-dport"],1,2,3]]'
+tables=$(in_r mmbctl -j show tables | jq -c '[.[] | [.fields, .entries, .rules, .hits, .buckets]]')
+check "show tables: two masks; 2 keys, 2 rules, 3 hits; 1 key, 2 rules, 3 hits; 16 buckets" \
+	test "$tables" = '[[["ip-saddr/24","udp-dport"],2,2,3,16],[["udp-dport"],1,2,3,16]]'
 check "show tables: text form" \
-	bash -c "ip netns exec $R mmbctl show tables | grep -qx 'table 0: ip-saddr/24 udp-dport  entries 2 rules 2 hits 3'"
+	bash -c "ip netns exec $R mmbctl show tables | grep -qx 'table 0: ip-saddr/24 udp-dport  entries 2 rules 2 hits 3 buckets 16 chain-max [12]'"
 in_r mmbctl flush
 check "show tables: none after flush" test "$(in_r mmbctl -j show tables)" = "[]"
 

@@ -154,6 +154,8 @@ enum mmb_table_attr {
 	MMB_TABLE_A_ENTRIES,	/* u32 */
 	MMB_TABLE_A_RULES,	/* u32 */
 	MMB_TABLE_A_HITS,	/* u64: packets matched by its rules */
+	MMB_TABLE_A_BUCKETS,	/* u32: hash buckets */
+	MMB_TABLE_A_CHAIN_MAX,	/* u32: most entries in one bucket */
 	__MMB_TABLE_A_MAX
 };
 
