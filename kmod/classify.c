@@ -20,20 +20,56 @@
 
 #include "mmb.h"
 
-/* The rules of one entry, in handle order. */
-struct mmb_rvec {
-	struct rcu_head rcu;
-	unsigned int n;
-	struct mmb_rule *r[];
+/* A rule of an entry, with its counters: all a simple rule's hit reads. */
+struct mmb_rref {
+	struct mmb_rule *rule;
+	struct mmb_pcpu_stats __percpu *stats;
 };
+
+/* Every rule of the list only accepts or always drops, without slow checks. */
+#define MMB_RV_SIMPLE	0x1
+#define MMB_RV_ACCEPT	0x2	/* one of them accepts */
+#define MMB_RV_DROP	0x4	/* one of them drops */
+
+/*
+ * The rules of one entry, in handle order, never changed once published.
+ * A packet that hits a simple list counts the rules and has its verdict
+ * without reading them.
+ */
+struct mmb_rvec {
+	u32 n;
+	u32 flags;			/* MMB_RV_* */
+	struct mmb_rref r[];
+};
+
+/* A list allocated apart from its entry, freed after a grace period. */
+struct mmb_rvec_apart {
+	struct rcu_head rcu;
+	struct mmb_rvec rv;
+};
+
+/* Append @rule to a list being built (flags start as MMB_RV_SIMPLE). */
+static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
+{
+	rv->r[rv->n].rule = rule;
+	rv->r[rv->n].stats = rule->stats;
+	rv->n++;
+	if (rule->nslow || rule->rewrite ||
+	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
+		rv->flags &= ~MMB_RV_SIMPLE;
+	if (rule->accept)
+		rv->flags |= MMB_RV_ACCEPT;
+	if (rule->drop)
+		rv->flags |= MMB_RV_DROP;
+}
 
 /*
  * An entry is linked into its mask's table by node[table->ver]; a resize
  * links it into the new table by the other node while readers may still
  * walk the old one (as Open vSwitch's flow table does). The mask's chunks
  * of its key follow it, then the list of its first rule, so that a probe
- * that hits reads two cache lines before the rule; later lists are
- * allocated apart.
+ * that hits reads two cache lines (and the counters of a simple rule);
+ * later lists are allocated apart.
  */
 struct mmb_entry {
 	struct hlist_node node[2];
@@ -53,7 +89,7 @@ static struct mmb_rvec *mmb_entry_rv0(const struct mmb_entry *e)
 static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
 {
 	if (rv && rv != mmb_entry_rv0(e))
-		kfree_rcu(rv, rcu);
+		kfree_rcu(container_of(rv, struct mmb_rvec_apart, rv), rcu);
 }
 
 /*
@@ -317,7 +353,7 @@ static void mmb_entry_free(struct mmb_entry *e)
 	struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
 
 	if (rv != mmb_entry_rv0(e))
-		kfree(rv);
+		kfree(container_of(rv, struct mmb_rvec_apart, rv));
 	kfree(e);
 }
 
@@ -370,20 +406,25 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 {
 	struct mmb_rvec *old = rcu_dereference_protected(e->rules, true), *rv;
 	unsigned int i, n = old ? old->n : 0;
+	struct mmb_rvec_apart *a;
 
-	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
-	if (!rv)
+	a = kzalloc(struct_size(a, rv.r, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!a)
 		return -ENOMEM;
+	rv = &a->rv;
+	rv->flags = MMB_RV_SIMPLE;
 	for (i = 0; i < n; i++) {
-		if (add && old->r[i]->handle > add->handle) {
-			rv->r[rv->n++] = add;
+		struct mmb_rule *rule = old->r[i].rule;
+
+		if (add && rule->handle > add->handle) {
+			mmb_rvec_add(rv, add);
 			add = NULL;
 		}
-		if (old->r[i] != del)
-			rv->r[rv->n++] = old->r[i];
+		if (rule != del)
+			mmb_rvec_add(rv, rule);
 	}
 	if (add)
-		rv->r[rv->n++] = add;
+		mmb_rvec_add(rv, add);
 	rcu_assign_pointer(e->rules, rv);
 	mmb_rvec_free(e, old);
 	return 0;
@@ -546,8 +587,8 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		memcpy(e->key, key, mask->n * sizeof(*key));
 		e->hash = mmb_key_hash(key, mask->n, mask->seed);
 		rv = mmb_entry_rv0(e);
-		rv->n = 1;
-		rv->r[0] = rule;
+		rv->flags = MMB_RV_SIMPLE;
+		mmb_rvec_add(rv, rule);
 		RCU_INIT_POINTER(e->rules, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
 			err = mmb_table_grow(mask);
@@ -678,11 +719,11 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 			info->entries++;
 			info->rules += rv->n;
 			for (j = 0; j < rv->n; j++) {
-				mmb_stats_read(rv->r[j]->stats, &st);
+				mmb_stats_read(rv->r[j].stats, &st);
 				info->hits += st.packets;
 			}
 			if (!info->first)
-				info->first = rv->r[0];
+				info->first = rv->r[0].rule;
 		}
 		cond_resched();
 	}
@@ -725,8 +766,17 @@ static void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *p
 	const struct mmb_rvec *rv = rcu_dereference(e->rules);
 	unsigned int i;
 
+	if (rv->flags & MMB_RV_SIMPLE) {
+		for (i = 0; i < rv->n; i++)
+			mmb_stats_count(rv->r[i].stats, skb, false);
+		if (rv->flags & MMB_RV_ACCEPT)
+			v->accept = true;
+		if (rv->flags & MMB_RV_DROP)
+			v->drop = true;
+		return;
+	}
 	for (i = 0; i < rv->n; i++) {
-		const struct mmb_rule *rule = rv->r[i];
+		const struct mmb_rule *rule = rv->r[i].rule;
 
 		if (rule->nslow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;
