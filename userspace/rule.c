@@ -334,7 +334,8 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		nest = mnl_attr_nest_start(req->nlh, i + 1);
 		mmb_req_token(req, nest, m->argi);
 		mnl_attr_put_u16(req->nlh, MMB_MATCH_A_FIELD, m->field);
-		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_OP, m->op);
+		if (m->op != MMB_OP_EQ)	/* the kernel's default */
+			mnl_attr_put_u8(req->nlh, MMB_MATCH_A_OP, m->op);
 		if (m->kind)
 			mnl_attr_put_u8(req->nlh, MMB_MATCH_A_KIND, m->kind);
 		if (m->vlen) {
