@@ -66,24 +66,91 @@ static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
 /*
  * An entry is linked into its mask's table by node[table->ver]; a resize
  * links it into the new table by the other node while readers may still
- * walk the old one (as Open vSwitch's flow table does). The mask's chunks
- * of its key follow it, then the list of its first rule, so that a probe
- * that hits reads two cache lines (and the counters of a simple rule);
- * later lists are allocated apart.
+ * walk the old one (as Open vSwitch's flow table does). What a reader
+ * needs starts on the entry's second cache line: the mask's chunks of the
+ * key, then the tail: the published rule list and, allocated with it, the
+ * list of the first rule (later lists are allocated apart). A probe that
+ * hits the first entry of its chain reads that one line (five-tuple IPv4:
+ * two chunks), then the counters of a simple rule; the first line (links,
+ * hash) serves writers and walks past an entry.
  */
 struct mmb_entry {
 	struct hlist_node node[2];
+	struct rcu_head rcu;
 	u32 hash;
 	u8 nkey;			/* chunks of key */
-	struct mmb_rvec __rcu *rules;
-	struct rcu_head rcu;
-	struct mmb_chunk key[];		/* the mask's chunks only */
+	struct mmb_chunk key[] ____cacheline_aligned;	/* the mask's chunks only */
 };
+
+struct mmb_entry_tail {
+	struct mmb_rvec __rcu *rules;
+	struct mmb_rvec rv0;
+};
+
+/* What follows the key of @e, which has @nkey chunks. */
+static __always_inline struct mmb_entry_tail *
+mmb_entry_tail(const struct mmb_entry *e, unsigned int nkey)
+{
+	return (struct mmb_entry_tail *)&e->key[nkey];
+}
 
 /* The rule list allocated with @e. */
 static struct mmb_rvec *mmb_entry_rv0(const struct mmb_entry *e)
 {
-	return (struct mmb_rvec *)&e->key[e->nkey];
+	return &mmb_entry_tail(e, e->nkey)->rv0;
+}
+
+/* The rule list @e publishes; writers only. */
+static struct mmb_rvec *mmb_entry_rules(const struct mmb_entry *e)
+{
+	return rcu_dereference_protected(mmb_entry_tail(e, e->nkey)->rules, true);
+}
+
+/*
+ * Entries come from caches of their own, packed densely: a large table
+ * then spans half the pages it did when entries shared kmalloc's slabs
+ * with other objects of their size, and a probe misses the TLB less.
+ */
+#define MMB_ENTRY_SHORT	2		/* chunks of key of the first cache */
+
+static struct kmem_cache *mmb_entry_caches[2];
+
+static size_t mmb_entry_size(unsigned int nkey)
+{
+	return struct_size_t(struct mmb_entry, key, nkey) +
+	       sizeof(struct mmb_entry_tail) + sizeof(struct mmb_rref);
+}
+
+static struct kmem_cache *mmb_entry_cache(unsigned int nkey)
+{
+	return mmb_entry_caches[nkey > MMB_ENTRY_SHORT];
+}
+
+int __init mmb_classify_init(void)
+{
+	slab_flags_t flags = SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT | SLAB_NO_MERGE;
+
+	/* A short key and its tail fill the entry's second line, no more. */
+	BUILD_BUG_ON(offsetof(struct mmb_entry, key) % SMP_CACHE_BYTES);
+	BUILD_BUG_ON(MMB_ENTRY_SHORT * sizeof(struct mmb_chunk) + sizeof(struct mmb_entry_tail) +
+		     sizeof(struct mmb_rref) > SMP_CACHE_BYTES);
+
+	mmb_entry_caches[0] = kmem_cache_create("mmb_entry", mmb_entry_size(MMB_ENTRY_SHORT),
+						0, flags, NULL);
+	mmb_entry_caches[1] = kmem_cache_create("mmb_entry_long",
+						mmb_entry_size(MMB_KEY_CHUNKS), 0, flags, NULL);
+	if (!mmb_entry_caches[0] || !mmb_entry_caches[1]) {
+		mmb_classify_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After every entry is freed (rcu_barrier() for the last ones). */
+void mmb_classify_exit(void)
+{
+	kmem_cache_destroy(mmb_entry_caches[1]);
+	kmem_cache_destroy(mmb_entry_caches[0]);
 }
 
 static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
@@ -160,7 +227,7 @@ struct mmb_cache_entry {
 	unsigned long gen;		/* 0: empty */
 	const struct mmb_mvec *mv;
 	struct mmb_key key;		/* masked by mv->any */
-	const struct mmb_entry *e[MMB_CACHE_HITS];	/* the first n */
+	const struct mmb_entry_tail *e[MMB_CACHE_HITS];	/* the first n */
 };
 
 struct mmb_cache {
@@ -248,7 +315,11 @@ static struct mmb_table *mmb_tbl(const struct mmb_mask *mask)
 	return rcu_dereference_protected(mask->tbl, true);
 }
 
-/* The entry of @key; readers under RCU, writers under the lock. */
+/*
+ * The entry of @key; readers under RCU, writers under the lock. The key is
+ * compared without the hash first: the hash lives on the entry's other
+ * cache line, which a hit on the first entry of a chain never reads.
+ */
 static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 						    const struct mmb_table *t,
 						    const struct mmb_chunk *key)
@@ -260,7 +331,7 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 	if (!(READ_ONCE(b->tags) & mmb_tag(hash)))
 		return NULL;
 	hlist_for_each_entry_rcu(e, &b->head, node[t->ver], true)
-		if (e->hash == hash && mmb_key_equal(e->key, key, mask->n))
+		if (mmb_key_equal(e->key, key, mask->n))
 			return e;
 	return NULL;
 }
@@ -350,11 +421,18 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 
 static void mmb_entry_free(struct mmb_entry *e)
 {
-	struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
+	struct mmb_rvec *rv = mmb_entry_rules(e);
 
 	if (rv != mmb_entry_rv0(e))
 		kfree(container_of(rv, struct mmb_rvec_apart, rv));
-	kfree(e);
+	kmem_cache_free(mmb_entry_cache(e->nkey), e);
+}
+
+static void mmb_entry_free_rcu(struct rcu_head *head)
+{
+	struct mmb_entry *e = container_of(head, struct mmb_entry, rcu);
+
+	kmem_cache_free(mmb_entry_cache(e->nkey), e);
 }
 
 /* Free a mask no reader can see any more, with its entries. */
@@ -404,7 +482,7 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 			    struct mmb_rule *del)
 {
-	struct mmb_rvec *old = rcu_dereference_protected(e->rules, true), *rv;
+	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
 	unsigned int i, n = old ? old->n : 0;
 	struct mmb_rvec_apart *a;
 
@@ -425,7 +503,7 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	}
 	if (add)
 		mmb_rvec_add(rv, add);
-	rcu_assign_pointer(e->rules, rv);
+	rcu_assign_pointer(mmb_entry_tail(e, e->nkey)->rules, rv);
 	mmb_rvec_free(e, old);
 	return 0;
 }
@@ -579,8 +657,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	} else {
 		struct mmb_rvec *rv;
 
-		e = kzalloc(struct_size(e, key, mask->n) + struct_size(rv, r, 1),
-			    GFP_KERNEL_ACCOUNT);
+		e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
 		if (!e)
 			goto err_mask;
 		e->nkey = mask->n;
@@ -589,7 +666,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		rv = mmb_entry_rv0(e);
 		rv->flags = MMB_RV_SIMPLE;
 		mmb_rvec_add(rv, rule);
-		RCU_INIT_POINTER(e->rules, rv);
+		RCU_INIT_POINTER(mmb_entry_tail(e, e->nkey)->rules, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
 			err = mmb_table_grow(mask);
 			if (err)
@@ -637,7 +714,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	mmb_mask_key(mask, &rule->key, key);
 	t = mmb_tbl(mask);
 	e = mmb_lookup(mask, t, key);
-	rv = rcu_dereference_protected(e->rules, true);
+	rv = mmb_entry_rules(e);
 	if (rv->n > 1) {
 		err = mmb_rules_update(e, NULL, rule);
 		if (err)
@@ -645,7 +722,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	} else {
 		mmb_bucket_del(t, e);
 		mmb_rvec_free(e, rv);
-		kfree_rcu(e, rcu);
+		call_rcu(&e->rcu, mmb_entry_free_rcu);
 		/* An empty mask left published (no memory) is harmless. */
 		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
 			synchronize_rcu();
@@ -713,7 +790,7 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 		unsigned int chain = 0;
 
 		hlist_for_each_entry(e, &t->buckets[i].head, node[t->ver]) {
-			const struct mmb_rvec *rv = rcu_dereference_protected(e->rules, true);
+			const struct mmb_rvec *rv = mmb_entry_rules(e);
 
 			info->chain_max = max(info->chain_max, ++chain);
 			info->entries++;
@@ -759,11 +836,11 @@ static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 	v->nrw++;
 }
 
-/* Every rule of table entry @e that @pkt matches. */
-static void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
+/* Every rule of a table entry (its @tail) that @pkt matches. */
+static void mmb_verdict_entry(const struct mmb_entry_tail *tail, const struct mmb_pkt *pkt,
 			      struct sk_buff *skb, struct mmb_verdict *v)
 {
-	const struct mmb_rvec *rv = rcu_dereference(e->rules);
+	const struct mmb_rvec *rv = rcu_dereference(tail->rules);
 	unsigned int i;
 
 	if (rv->flags & MMB_RV_SIMPLE) {
@@ -857,16 +934,18 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	}
 	for (i = 0; i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
+		const struct mmb_entry_tail *tail;
 		const struct mmb_entry *e;
 
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key);
 		if (!e)
 			continue;
+		tail = mmb_entry_tail(e, mask->n);	/* not e->nkey: another line */
 		if (ce && n < MMB_CACHE_HITS)
-			ce->e[n] = e;
+			ce->e[n] = tail;
 		n++;
-		mmb_verdict_entry(e, pkt, skb, v);
+		mmb_verdict_entry(tail, pkt, skb, v);
 	}
 	if (ce && n <= MMB_CACHE_HITS) {
 		if (n < MMB_CACHE_HITS)

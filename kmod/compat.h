@@ -17,4 +17,10 @@
 #include <asm/unaligned.h>
 #endif
 
+/* 6.5 added SLAB_NO_MERGE; before, a cache may share slabs with another. */
+#include <linux/slab.h>
+#ifndef SLAB_NO_MERGE
+#define SLAB_NO_MERGE 0
+#endif
+
 #endif /* _MMB_COMPAT_H */

@@ -47,9 +47,12 @@ static int __init mmb_init(void)
 	int err;
 
 	mmb_fields_init();
-	err = register_pernet_subsys(&mmb_net_ops);
+	err = mmb_classify_init();
 	if (err)
 		return err;
+	err = register_pernet_subsys(&mmb_net_ops);
+	if (err)
+		goto err_classify;
 	err = mmb_dev_notifier_register();
 	if (err)
 		goto err_pernet;
@@ -62,6 +65,8 @@ err_notifier:
 	mmb_dev_notifier_unregister();
 err_pernet:
 	unregister_pernet_subsys(&mmb_net_ops);
+err_classify:
+	mmb_classify_exit();
 	return err;
 }
 
@@ -70,7 +75,8 @@ static void __exit mmb_exit(void)
 	mmb_genl_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
-	rcu_barrier();		/* rules freed with call_rcu */
+	rcu_barrier();		/* rules and entries freed with call_rcu */
+	mmb_classify_exit();
 }
 
 module_init(mmb_init);

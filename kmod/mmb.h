@@ -198,6 +198,8 @@ struct mmb_verdict {
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
 };
 
+int __init mmb_classify_init(void);
+void mmb_classify_exit(void);
 struct mmb_ruleset *mmb_ruleset_create(void);
 void mmb_ruleset_destroy(struct mmb_ruleset *rs);
 int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);

@@ -141,6 +141,64 @@ static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu
 	return rule;
 }
 
+/*
+ * Many flows (NCOLD, as many as the perf runs' pktgen sends), so that a
+ * large table is read from memory rather than from the caches: images only,
+ * classified against one skb (the counters read its length).
+ */
+#define NCOLD 65536
+
+static void cold_images(struct kunit *test, struct mmb_pkt *img, const struct tuple *tu,
+			unsigned int n, struct rnd_state *rs)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 18 };
+	unsigned int i;
+
+	for (i = 0; i < NCOLD; i++) {
+		struct sk_buff *skb;
+
+		if (tu) {
+			const struct tuple *t = &tu[prandom_u32_state(rs) % n];
+
+			put_unaligned_be32(t->saddr, d.saddr);
+			put_unaligned_be32(t->daddr, d.daddr);
+			d.sport = t->sport;
+			d.dport = t->dport;
+		} else {
+			put_unaligned_be32(prandom_u32_state(rs), d.saddr);
+			put_unaligned_be32(prandom_u32_state(rs), d.daddr);
+			d.sport = prandom_u32_state(rs);
+			d.dport = prandom_u32_state(rs);
+		}
+		skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &img[i]), 0);
+		kfree_skb(skb);
+	}
+}
+
+static void measure_cold(struct kunit *test, const struct mmb_pkt *img, struct sk_buff *skb,
+			 const struct mmb_ruleset *rs, const char *what)
+{
+	unsigned int r, i, drops = 0;
+	struct mmb_verdict v;
+	u64 c0, c1;
+
+	rcu_read_lock();
+	local_bh_disable();
+	c0 = tsc();
+	for (r = 0; r < 16; r++)
+		for (i = 0; i < NCOLD; i++) {
+			mmb_classify(rs, &img[i], skb, &v);
+			drops += v.drop;
+		}
+	c1 = tsc();
+	local_bh_enable();
+	rcu_read_unlock();
+	kunit_info(test, "bench: %-30s classify, %u flows %5llu cycles | matched %u\n",
+		   what, NCOLD, (c1 - c0) / (16 * NCOLD), drops);
+}
+
 /* Packets of NPKT random rules among the first @n: every one matches. */
 static void hit_packets(struct kunit *test, struct bench *h, struct bench *b,
 			const struct tuple *tu, unsigned int n)
@@ -167,6 +225,7 @@ static void bench_rules_test(struct kunit *test)
 	static const unsigned int sizes[] = { 1, 1000, 10000, 100000 };
 	struct bench *b = vzalloc(sizeof(*b)), *h = vzalloc(sizeof(*h));
 	struct tuple *tu = vcalloc(100001, sizeof(*tu));
+	struct mmb_pkt *img = vcalloc(NCOLD, sizeof(*img));
 	struct mmb_ruleset *rs;
 	unsigned int n = 0, k;
 	char what[40];
@@ -175,6 +234,7 @@ static void bench_rules_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	KUNIT_ASSERT_NOT_NULL(test, tu);
+	KUNIT_ASSERT_NOT_NULL(test, img);
 	prandom_seed_state(&b->rs, 1);
 	packets(test, b);
 	rs = mmb_ruleset_create();
@@ -198,6 +258,14 @@ static void bench_rules_test(struct kunit *test)
 		hit_packets(test, h, b, tu, n);
 		snprintf(what, sizeof(what), "%u five-tuple rules, hits", sizes[k]);
 		measure(test, h, rs, what);
+		if (sizes[k] < 10000)
+			continue;
+		cold_images(test, img, NULL, n, &b->rs);
+		snprintf(what, sizeof(what), "%u five-tuple rules", sizes[k]);
+		measure_cold(test, img, b->skb[0], rs, what);
+		cold_images(test, img, tu, n, &b->rs);
+		snprintf(what, sizeof(what), "%u five-tuple rules, hits", sizes[k]);
+		measure_cold(test, img, b->skb[0], rs, what);
 	}
 	/* One add and one delete at 100k rules. */
 	{
@@ -221,6 +289,7 @@ static void bench_rules_test(struct kunit *test)
 	vfree(b);
 	vfree(h);
 	vfree(tu);
+	vfree(img);
 }
 
 /*
