@@ -160,28 +160,28 @@ static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
 }
 
 /*
- * A chain, and a summary of the hashes of its entries: bit hash >> 27 of
- * each. A probe whose bit is clear reads no entry, so a packet that
- * matches nothing (most of what a firewall sees) reads one cache line per
- * mask whatever the chain. Writers set a bit before linking an entry and
- * recompute the summary after unlinking one: a reader that sees a stale
- * summary sees the chain as it was before the change.
+ * Each chain has a summary of the hashes of its entries, 16 bits: bit
+ * hash >> 28 of each. A probe whose bit is clear reads neither the chain
+ * nor its head: a packet that matches nothing (most of what a firewall
+ * sees) reads two bytes per mask. The summaries sit in an array of their
+ * own, an eighth of the heads' size (256 KiB for 100k rules), which stays
+ * in the CPU's caches where the heads and entries do not.
+ *
+ * Writers set a bit before linking an entry and recompute the summary
+ * after unlinking one: a reader that sees a stale summary sees the chain
+ * as it was before the change.
  */
-struct mmb_bucket {
-	struct hlist_head head;
-	u32 tags;
-};
-
-static u32 mmb_tag(u32 hash)
+static u16 mmb_tag(u32 hash)
 {
-	return BIT(hash >> 27);
+	return BIT(hash >> 28);
 }
 
 struct mmb_table {
 	struct rcu_head rcu;
 	u32 size_mask;			/* buckets - 1 */
 	u8 ver;
-	struct mmb_bucket buckets[];
+	u16 *tags;			/* per bucket, after the heads */
+	struct hlist_head buckets[];
 };
 
 #define MMB_TABLE_MIN 16
@@ -297,10 +297,12 @@ static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
 {
 	struct mmb_table *t;
 
-	t = kvzalloc(struct_size(t, buckets, size), GFP_KERNEL_ACCOUNT);
+	t = kvzalloc(struct_size(t, buckets, size) + size * sizeof(*t->tags),
+		     GFP_KERNEL_ACCOUNT);
 	if (t) {
 		t->size_mask = size - 1;
 		t->ver = ver;
+		t->tags = (u16 *)&t->buckets[size];
 	}
 	return t;
 }
@@ -325,12 +327,12 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 						    const struct mmb_chunk *key)
 {
 	u32 hash = mmb_key_hash(key, mask->n, mask->seed);
-	const struct mmb_bucket *b = &t->buckets[hash & t->size_mask];
+	u32 i = hash & t->size_mask;
 	struct mmb_entry *e;
 
-	if (!(READ_ONCE(b->tags) & mmb_tag(hash)))
+	if (!(READ_ONCE(t->tags[i]) & mmb_tag(hash)))
 		return NULL;
-	hlist_for_each_entry_rcu(e, &b->head, node[t->ver], true)
+	hlist_for_each_entry_rcu(e, &t->buckets[i], node[t->ver], true)
 		if (mmb_key_equal(e->key, key, mask->n))
 			return e;
 	return NULL;
@@ -339,23 +341,23 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 /* Link @e into @t, which readers may see. */
 static void mmb_bucket_add(struct mmb_table *t, struct mmb_entry *e)
 {
-	struct mmb_bucket *b = &t->buckets[e->hash & t->size_mask];
+	u32 i = e->hash & t->size_mask;
 
-	WRITE_ONCE(b->tags, b->tags | mmb_tag(e->hash));
+	WRITE_ONCE(t->tags[i], t->tags[i] | mmb_tag(e->hash));
 	/* A release: who finds the entry finds its bit. */
-	hlist_add_head_rcu(&e->node[t->ver], &b->head);
+	hlist_add_head_rcu(&e->node[t->ver], &t->buckets[i]);
 }
 
 static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
 {
-	struct mmb_bucket *b = &t->buckets[e->hash & t->size_mask];
+	u32 i = e->hash & t->size_mask;
 	struct mmb_entry *pos;
-	u32 tags = 0;
+	u16 tags = 0;
 
 	hlist_del_rcu(&e->node[t->ver]);
-	hlist_for_each_entry(pos, &b->head, node[t->ver])
+	hlist_for_each_entry(pos, &t->buckets[i], node[t->ver])
 		tags |= mmb_tag(pos->hash);
-	WRITE_ONCE(b->tags, tags);
+	WRITE_ONCE(t->tags[i], tags);
 }
 
 /* Double the table when it holds more entries than buckets. */
@@ -371,7 +373,7 @@ static int mmb_table_grow(struct mmb_mask *mask)
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i <= old->size_mask; i++)
-		hlist_for_each_entry(e, &old->buckets[i].head, node[old->ver])
+		hlist_for_each_entry(e, &old->buckets[i], node[old->ver])
 			mmb_bucket_add(t, e);
 	rcu_assign_pointer(mask->tbl, t);
 	mask->resize_gp = get_state_synchronize_rcu();
@@ -444,7 +446,7 @@ static void mmb_mask_destroy(struct mmb_mask *mask)
 	unsigned int i;
 
 	for (i = 0; i <= t->size_mask; i++)
-		hlist_for_each_entry_safe(e, tmp, &t->buckets[i].head, node[t->ver])
+		hlist_for_each_entry_safe(e, tmp, &t->buckets[i], node[t->ver])
 			mmb_entry_free(e);
 	/* A resize's old table may still wait for its grace period. */
 	cond_synchronize_rcu(mask->resize_gp);
@@ -789,7 +791,7 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	for (i = 0; i <= t->size_mask; i++) {
 		unsigned int chain = 0;
 
-		hlist_for_each_entry(e, &t->buckets[i].head, node[t->ver]) {
+		hlist_for_each_entry(e, &t->buckets[i], node[t->ver]) {
 			const struct mmb_rvec *rv = mmb_entry_rules(e);
 
 			info->chain_max = max(info->chain_max, ++chain);
