@@ -164,7 +164,7 @@ static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
  * hash >> 28 of each. A probe whose bit is clear reads neither the chain
  * nor its head: a packet that matches nothing (most of what a firewall
  * sees) reads two bytes per mask. The summaries sit in an array of their
- * own, an eighth of the heads' size (256 KiB for 100k rules), which stays
+ * own, a quarter of the heads' size (256 KiB for 100k rules), which stays
  * in the CPU's caches where the heads and entries do not.
  *
  * Writers set a bit before linking an entry and recompute the summary
