@@ -515,8 +515,9 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
  * products of seeded 32-bit word pairs, in ten independent multiplies;
  * the products are exact, so inputs that differ give sums that differ
  * with high probability, and hash_64() of the folded sum picks the set.
- * (Truncated 64-bit products lost the top bits of a word: with one seed in
- * five, 1024 flows that differ in one address crowded into 300 sets.)
+ * (Truncated 64-bit products lost the top bits of a word: with about one
+ * seed in twenty, 1024 flows that differ in one address crowded into ~300
+ * sets.)
  */
 static u32 mmb_cache_set(const struct mmb_ruleset *rs, const struct mmb_key *key)
 {

@@ -141,6 +141,15 @@ static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu
 	return rule;
 }
 
+/* A packet of @t's flow. */
+static void tuple_desc(struct mmbt_pkt_desc *d, const struct tuple *t)
+{
+	put_unaligned_be32(t->saddr, d->saddr);
+	put_unaligned_be32(t->daddr, d->daddr);
+	d->sport = t->sport;
+	d->dport = t->dport;
+}
+
 /*
  * Many flows (NCOLD, as many as the perf runs' pktgen sends), so that a
  * large table is read from memory rather than from the caches: images only,
@@ -158,12 +167,7 @@ static void cold_images(struct kunit *test, struct mmb_pkt *img, const struct tu
 		struct sk_buff *skb;
 
 		if (tu) {
-			const struct tuple *t = &tu[prandom_u32_state(rs) % n];
-
-			put_unaligned_be32(t->saddr, d.saddr);
-			put_unaligned_be32(t->daddr, d.daddr);
-			d.sport = t->sport;
-			d.dport = t->dport;
+			tuple_desc(&d, &tu[prandom_u32_state(rs) % n]);
 		} else {
 			put_unaligned_be32(prandom_u32_state(rs), d.saddr);
 			put_unaligned_be32(prandom_u32_state(rs), d.daddr);
@@ -207,12 +211,7 @@ static void hit_packets(struct kunit *test, struct bench *h, struct bench *b,
 	unsigned int i;
 
 	for (i = 0; i < NPKT; i++) {
-		const struct tuple *t = &tu[prandom_u32_state(&b->rs) % n];
-
-		put_unaligned_be32(t->saddr, d.saddr);
-		put_unaligned_be32(t->daddr, d.daddr);
-		d.sport = t->sport;
-		d.dport = t->dport;
+		tuple_desc(&d, &tu[prandom_u32_state(&b->rs) % n]);
 		kfree_skb(h->skb[i]);
 		h->skb[i] = mmbt_pkt_build(init_net.loopback_dev, &d);
 		KUNIT_ASSERT_NOT_NULL(test, h->skb[i]);
