@@ -12,7 +12,6 @@
  * packet sees a rule entirely or not at all.
  */
 #include <linux/hash.h>
-#include <linux/jhash.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -191,7 +190,7 @@ struct mmb_mask {
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
 	unsigned int entries;
-	u32 seed;
+	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
 	struct mmb_table __rcu *tbl;
 };
@@ -282,15 +281,34 @@ static __always_inline bool mmb_key_equal(const struct mmb_chunk *a,
 }
 
 /*
+ * NH, the hash of UMAC: a sum of 64-bit products of seeded 32-bit word
+ * pairs. The products are exact, so keys that differ give sums that differ
+ * with high probability, whichever bits they differ in; the multiplies are
+ * independent, so a five-tuple key costs about as much as one of them.
+ * hash_64() of the folded sum mixes every bit of it into the bits a table
+ * or the cache takes. (Truncated 64-bit products lost the top bits of a
+ * word and crowded keys that differ there into a few chains.)
+ */
+static __always_inline u32 mmb_nh(const u32 *w, const u32 *seed, unsigned int n,
+				  unsigned int bits)
+{
+	u64 h = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i += 2)
+		h += (u64)(u32)(w[i] + seed[i]) * (u32)(w[i + 1] + seed[i + 1]);
+	return hash_64(h ^ h >> 32, bits);
+}
+
+/*
  * Keys come from the configuration, and rules often differ in one field
  * only (ports, the last octet of an address): every bit of the key must
- * reach the bucket index. jhash2 mixes each word into all of the hash, as
- * Open vSwitch's flow table relies on.
+ * reach the bucket index and the summary bit.
  */
 static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k,
-					unsigned int n, u32 seed)
+					unsigned int n, const u32 *seed)
 {
-	return jhash2((const u32 *)k, n * sizeof(*k) / sizeof(u32), seed);
+	return mmb_nh((const u32 *)k, seed, n * sizeof(*k) / sizeof(u32), 32);
 }
 
 static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
@@ -415,7 +433,7 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 	for (i = 0; i < MMB_KEY_CHUNKS; i++)
 		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
 			mask->chunk[mask->n++] = i;
-	mask->seed = get_random_u32();
+	get_random_bytes(mask->seed, sizeof(mask->seed));
 	mask->resize_gp = get_state_synchronize_rcu();
 	RCU_INIT_POINTER(mask->tbl, t);
 	return mask;
@@ -510,24 +528,11 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	return 0;
 }
 
-/*
- * The cache set of a whole image: NH (the hash of UMAC), a sum of 64-bit
- * products of seeded 32-bit word pairs, in ten independent multiplies;
- * the products are exact, so inputs that differ give sums that differ
- * with high probability, and hash_64() of the folded sum picks the set.
- * (Truncated 64-bit products lost the top bits of a word: with about one
- * seed in twenty, 1024 flows that differ in one address crowded into ~300
- * sets.)
- */
+/* The cache set of a whole image. */
 static u32 mmb_cache_set(const struct mmb_ruleset *rs, const struct mmb_key *key)
 {
-	const u32 *w = (const u32 *)key->b, *s = rs->cache_seed;
-	u64 h = 0;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(rs->cache_seed); i += 2)
-		h += (u64)(u32)(w[i] + s[i]) * (u32)(w[i + 1] + s[i + 1]);
-	return hash_64(h ^ h >> 32, rs->cache_bits);
+	return mmb_nh((const u32 *)key->b, rs->cache_seed, ARRAY_SIZE(rs->cache_seed),
+		      rs->cache_bits);
 }
 
 static bool mmb_image_equal(const struct mmb_key *a, const struct mmb_key *b)
