@@ -215,13 +215,14 @@ static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
 
 /*
  * Put an == match into the mask and key; false when it cannot go there
- * (its bits are already constrained by an earlier match).
+ * (an earlier match wants other values of some of its bits: the rule
+ * never matches, which the slow path finds out per packet).
  */
 static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m)
 {
 	const struct mmb_field_info *f = mmb_field(m->field);
+	unsigned int i, img = f->img;
 	u8 mb[16], vb[16];
-	unsigned int i;
 
 	if (!f->bits || m->field == MMB_FIELD_NET_PROTO || f->hdr == MMB_HDR_TCPOPT)
 		return false;
@@ -245,11 +246,18 @@ static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m
 			vb[i] = v >> sh;
 		}
 	}
+	/*
+	 * The image holds IPv4's protocol twice: as the L4 protocol of every
+	 * family, which a rule on TCP or UDP fields constrains anyway, and in
+	 * the header. A five-tuple then spans two chunks, not three.
+	 */
+	if (m->field == MMB_FIELD_IP_PROTO)
+		img = MMB_IMG_L4PROTO;
 	for (i = 0; i < f->len; i++)
-		if (rule->mask.b[f->img + i] & mb[i])
+		if ((rule->key.b[img + i] ^ vb[i]) & rule->mask.b[img + i] & mb[i])
 			return false;
 	for (i = 0; i < f->len; i++)
-		mmb_set(&rule->mask, &rule->key, f->img + i, mb[i], vb[i]);
+		mmb_set(&rule->mask, &rule->key, img + i, mb[i], vb[i]);
 	return true;
 }
 

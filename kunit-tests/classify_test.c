@@ -409,6 +409,73 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 	mmb_rule_free(rule);
 }
 
+/* The 16-byte chunks of the image a compiled rule's mask touches. */
+static unsigned int mask_chunks(const struct mmb_rule *rule)
+{
+	unsigned int i, bits = 0;
+
+	for (i = 0; i < MMB_KEY_CHUNKS; i++)
+		if (rule->mask.c[i].w[0] || rule->mask.c[i].w[1])
+			bits |= BIT(i);
+	return bits;
+}
+
+/*
+ * What goes into the mask: a five-tuple spans two chunks (ports and the L4
+ * protocol in chunk 0, addresses in chunk 2; IPv4's protocol field is the
+ * image's L4 protocol), a second == on bits already pinned to the same
+ * value adds nothing, and one that wants other values is left to the slow
+ * path, where it never holds.
+ */
+static void rule_compile_test(struct kunit *test)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->nmatches = 5;
+	s->m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000001);
+	s->m[1] = mt(MMB_FIELD_IP_DADDR, MMB_OP_EQ, 0x0a000002);
+	s->m[2] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	s->m[3] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 1000);
+	s->m[4] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 2000);
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, mask_chunks(rule), BIT(0) | BIT(2));
+	KUNIT_EXPECT_EQ(test, rule->nslow, 0);
+	mmb_rule_free(rule);
+
+	/* ip-proto tcp with UDP ports: never true, checked per packet. */
+	s->m[2] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, rule->nslow, 1);
+	KUNIT_EXPECT_EQ(test, rule->slow[0], 2);
+	mmb_rule_free(rule);
+
+	/* 10.0.0.0/8 and 10.1.0.0/16: the /16; 10.0.0.0/8 and 11.0.0.0/16: slow. */
+	s->nmatches = 2;
+	s->m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000);
+	s->m[0].plen = 8;
+	s->m[1] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a010000);
+	s->m[1].plen = 16;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, rule->nslow, 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&rule->mask.b[MMB_IMG_IP4 + 12]), 0xffff0000);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&rule->key.b[MMB_IMG_IP4 + 12]), 0x0a010000);
+	mmb_rule_free(rule);
+	s->m[1] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0b000000);
+	s->m[1].plen = 16;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, rule->nslow, 1);
+	mmb_rule_free(rule);
+}
+
 /* --- differential ------------------------------------------------------- */
 
 static const u16 rand_fields[] = {
@@ -1091,6 +1158,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(match_eval_test),
 	KUNIT_CASE(match_tcp_opt_test),
 	KUNIT_CASE(rule_tcp_opt_refused_test),
+	KUNIT_CASE(rule_compile_test),
 	KUNIT_CASE(classify_differential_test),
 	KUNIT_CASE(classify_many_test),
 	KUNIT_CASE(classify_entry_list_test),
