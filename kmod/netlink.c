@@ -268,6 +268,11 @@ static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_rule_spec *spec,
 		if (err)
 			return err;
 	}
+	/* The policy skips what follows a broken element; a rule must not. */
+	if (rem > 0) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "match overruns the list of matches");
+		return -EINVAL;
+	}
 	nla_for_each_nested(a, tb[MMB_RULE_A_TARGETS], rem) {
 		if (spec->ntargets == MMB_MAX_TARGETS) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "more than 16 targets");
@@ -278,15 +283,26 @@ static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_rule_spec *spec,
 		if (err)
 			return err;
 	}
+	if (rem > 0) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "target overruns the list of targets");
+		return -EINVAL;
+	}
 	return 0;
 }
 
-/* A new rule from the attributes of an add; the handle comes later. */
-static struct mmb_rule *mmb_nl_rule_new(struct nlattr **tb, struct mmb_rule_spec *spec,
+/*
+ * A new rule from the attributes of an add (@tb, of the nest @rule); the
+ * handle comes later.
+ */
+static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *rule, struct nlattr **tb,
+					struct mmb_rule_spec *spec,
 					struct netlink_ext_ack *extack)
 {
 	int err;
 
+	if (NL_REQ_ATTR_CHECK(extack, rule, tb, MMB_RULE_A_MATCHES) ||
+	    NL_REQ_ATTR_CHECK(extack, rule, tb, MMB_RULE_A_TARGETS))
+		return ERR_PTR(-EINVAL);
 	if (tb[MMB_RULE_A_HANDLE]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_HANDLE],
 				    "handles are chosen by the kernel");
@@ -329,7 +345,7 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
 	if (!spec)
 		return -ENOMEM;
-	rule = mmb_nl_rule_new(tb, spec, info->extack);
+	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, spec, info->extack);
 	kfree(spec);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
@@ -451,7 +467,7 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
 		}
 		return mmb_ruleset_remove(*rsp, rule);
 	}
-	rule = mmb_nl_rule_new(rtb, spec, extack);
+	rule = mmb_nl_rule_new(tb[MMB_BATCH_A_RULE], rtb, spec, extack);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
 	if (!*handle) {

@@ -1,0 +1,748 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: the generic netlink family, spoken over a kernel netlink
+ * socket as mmbctl speaks it. Each malformed request is refused with an
+ * extended ACK that points at the attribute at fault, and changes nothing;
+ * a batch applies all or nothing; and thousands of random corruptions of
+ * valid requests never crash, and never leave a failed request half done.
+ */
+#include <linux/genetlink.h>
+#include <linux/net.h>
+#include <linux/netlink.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "../kmod/mmb.h"
+#include "util.h"
+
+#define NLT_BUF		8192
+
+/* A request being built, and what the kernel answered to the last one. */
+struct nlt {
+	struct kunit *test;
+	struct socket *sock;
+	u16 family;
+	u32 seq;
+	u8 *buf;
+	unsigned int len;
+	u8 *rx;
+	int err;		/* of the last request: 0 or -errno */
+	int offs;		/* NLMSGERR_ATTR_OFFS, or -1 */
+	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, or -1 */
+	int miss_nest;		/* NLMSGERR_ATTR_MISS_NEST, or -1 */
+	char msg[96];		/* NLMSGERR_ATTR_MSG */
+	u32 handle;		/* MMB_RULE_A_HANDLE of an add's reply */
+	unsigned int nattrs;	/* attributes of the request so far */
+	u16 attr[256];		/* and their offsets */
+	s16 parent[256];	/* and the index of the nest they are in, or -1 */
+	s16 open;		/* the nest being built, or -1 */
+};
+
+static struct nlmsghdr *nlt_hdr(struct nlt *t)
+{
+	return (struct nlmsghdr *)t->buf;
+}
+
+static void nlt_begin(struct nlt *t, u16 type, u8 cmd)
+{
+	struct nlmsghdr *nlh = nlt_hdr(t);
+	struct genlmsghdr *g = nlmsg_data(nlh);
+
+	memset(t->buf, 0, NLT_BUF);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = ++t->seq;
+	g->cmd = cmd;
+	g->version = MMB_GENL_VERSION;
+	t->len = NLMSG_HDRLEN + GENL_HDRLEN;
+	t->nattrs = 0;
+	t->open = -1;
+}
+
+/* Append an attribute; returns its offset in the message. */
+static unsigned int nlt_put(struct nlt *t, u16 type, const void *data, unsigned int len)
+{
+	struct nlattr *a = (struct nlattr *)(t->buf + t->len);
+	unsigned int off = t->len;
+
+	KUNIT_ASSERT_LE(t->test, t->len + nla_total_size(len), NLT_BUF);
+	a->nla_type = type;
+	a->nla_len = nla_attr_size(len);
+	KUNIT_ASSERT_LT(t->test, t->nattrs, ARRAY_SIZE(t->attr));
+	t->parent[t->nattrs] = t->open;
+	t->attr[t->nattrs++] = off;
+	if (len)
+		memcpy(nla_data(a), data, len);
+	t->len += nla_total_size(len);
+	return off;
+}
+
+static unsigned int nlt_u8(struct nlt *t, u16 type, u8 v)
+{
+	return nlt_put(t, type, &v, 1);
+}
+
+static unsigned int nlt_u16(struct nlt *t, u16 type, u16 v)
+{
+	return nlt_put(t, type, &v, 2);
+}
+
+static unsigned int nlt_u32(struct nlt *t, u16 type, u32 v)
+{
+	return nlt_put(t, type, &v, 4);
+}
+
+static unsigned int nlt_nest(struct nlt *t, u16 type)
+{
+	unsigned int off = nlt_put(t, type | NLA_F_NESTED, NULL, 0);
+
+	t->open = t->nattrs - 1;
+	return off;
+}
+
+static void nlt_nest_end(struct nlt *t, unsigned int off)
+{
+	((struct nlattr *)(t->buf + off))->nla_len = t->len - off;
+	t->open = t->parent[t->open];
+}
+
+/* Read the answer to the request just sent: a reply, then the ACK. */
+static void nlt_recv(struct nlt *t)
+{
+	struct kvec vec = { .iov_base = t->rx, .iov_len = NLT_BUF };
+	struct msghdr msg = {};
+	struct nlmsghdr *nlh;
+	int len, rem;
+
+	for (;;) {
+		len = kernel_recvmsg(t->sock, &msg, &vec, 1, NLT_BUF, MSG_DONTWAIT);
+		KUNIT_ASSERT_GT(t->test, len, 0);
+		rem = len;
+		nlh = (struct nlmsghdr *)t->rx;
+		for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
+			struct nlmsgerr *e = nlmsg_data(nlh);
+			struct nlattr *a;
+			int arem;
+
+			if (nlh->nlmsg_seq != t->seq)
+				continue;
+			if (nlh->nlmsg_type != NLMSG_ERROR) {
+				/* genl header, then MMB_A_RULE { MMB_RULE_A_HANDLE } */
+				a = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_RULE);
+				a = a ? nla_find_nested(a, MMB_RULE_A_HANDLE) : NULL;
+				if (a)
+					t->handle = nla_get_u32(a);
+				continue;
+			}
+			t->err = e->error;
+			if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+				return;
+			/* NETLINK_CAP_ACK: the request's header only. */
+			nla_for_each_attr(a, (void *)(e + 1), nlmsg_len(nlh) - sizeof(*e), arem) {
+				if (nla_type(a) == NLMSGERR_ATTR_OFFS)
+					t->offs = nla_get_u32(a);
+				if (nla_type(a) == NLMSGERR_ATTR_MISS_TYPE)
+					t->miss_type = nla_get_u32(a);
+				if (nla_type(a) == NLMSGERR_ATTR_MISS_NEST)
+					t->miss_nest = nla_get_u32(a);
+				if (nla_type(a) == NLMSGERR_ATTR_MSG)
+					strscpy(t->msg, nla_data(a), sizeof(t->msg));
+			}
+			return;
+		}
+	}
+}
+
+/* Send the request built in @t; returns the error of its ACK. */
+static int nlt_send(struct nlt *t)
+{
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+
+	nlt_hdr(t)->nlmsg_len = t->len;
+	t->err = 1;
+	t->offs = -1;
+	t->miss_type = -1;
+	t->miss_nest = -1;
+	t->msg[0] = '\0';
+	t->handle = 0;
+	KUNIT_ASSERT_EQ(t->test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
+	nlt_recv(t);
+	KUNIT_ASSERT_NE(t->test, t->err, 1);
+	return t->err;
+}
+
+static int nlt_setsockopt(struct socket *sock, int opt)
+{
+	int one = 1;
+
+	return sock->ops->setsockopt(sock, SOL_NETLINK, opt, KERNEL_SOCKPTR(&one), sizeof(one));
+}
+
+static void nlt_open(struct kunit *test, struct nlt *t)
+{
+	struct nlattr *a;
+
+	memset(t, 0, sizeof(*t));
+	t->test = test;
+	t->buf = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
+	t->rx = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->buf);
+	KUNIT_ASSERT_NOT_NULL(test, t->rx);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW,
+					       NETLINK_GENERIC, &t->sock), 0);
+	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_EXT_ACK), 0);
+	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_CAP_ACK), 0);
+
+	/* The family's id, from the controller, as any client learns it. */
+	nlt_begin(t, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
+	nlt_hdr(t)->nlmsg_flags = NLM_F_REQUEST;
+	nlt_put(t, CTRL_ATTR_FAMILY_NAME, MMB_GENL_NAME, sizeof(MMB_GENL_NAME));
+	nlt_hdr(t)->nlmsg_len = t->len;
+	{
+		struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+		struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
+		struct kvec rvec = { .iov_base = t->rx, .iov_len = NLT_BUF };
+		struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+		struct msghdr rmsg = {};
+
+		KUNIT_ASSERT_EQ(test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
+		KUNIT_ASSERT_GT(test, kernel_recvmsg(t->sock, &rmsg, &rvec, 1, NLT_BUF,
+						     MSG_DONTWAIT), 0);
+	}
+	a = nlmsg_find_attr((struct nlmsghdr *)t->rx, GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	t->family = nla_get_u16(a);
+}
+
+static void nlt_close(struct nlt *t)
+{
+	sock_release(t->sock);
+}
+
+static struct mmb_ruleset *nlt_rules_locked(void)
+{
+	return rcu_dereference_protected(mmb_pernet(&init_net)->rules, true);
+}
+
+/* The rules of the test's namespace, as the datapath sees them. */
+static struct mmb_ruleset *nlt_rules(void)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct mmb_ruleset *rs;
+
+	mutex_lock(&mn->lock);
+	rs = rcu_dereference_protected(mn->rules, true);
+	mutex_unlock(&mn->lock);
+	return rs;
+}
+
+struct nlt_state {
+	const struct mmb_ruleset *rs;
+	unsigned int nrules;
+	u32 next_handle;
+};
+
+static struct nlt_state nlt_state(void)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct nlt_state s;
+
+	mutex_lock(&mn->lock);
+	s.rs = rcu_dereference_protected(mn->rules, true);
+	s.nrules = mmb_ruleset_count(s.rs);
+	s.next_handle = mn->next_handle;
+	mutex_unlock(&mn->lock);
+	return s;
+}
+
+/* A request that failed must have changed nothing. */
+static void nlt_expect_unchanged(struct kunit *test, const struct nlt_state *before,
+				 const char *what)
+{
+	struct nlt_state now = nlt_state();
+
+	KUNIT_EXPECT_PTR_EQ_MSG(test, now.rs, before->rs, "%s: ruleset replaced", what);
+	KUNIT_EXPECT_EQ_MSG(test, now.nrules, before->nrules, "%s: rules", what);
+	KUNIT_EXPECT_EQ_MSG(test, now.next_handle, before->next_handle, "%s: handles", what);
+}
+
+static int nlt_flush(struct nlt *t)
+{
+	nlt_begin(t, t->family, MMB_CMD_RULE_FLUSH);
+	return nlt_send(t);
+}
+
+/* One match: field, then the value in the field's width. */
+static unsigned int nlt_match(struct nlt *t, u16 idx, u16 field, u32 v)
+{
+	unsigned int nest = nlt_nest(t, idx), size = mmb_field_size(mmb_field(field)->bits);
+	u8 val[4];
+	int i;
+
+	nlt_u16(t, MMB_MATCH_A_FIELD, field);
+	for (i = size - 1; i >= 0; i--, v >>= 8)
+		val[i] = v;
+	nlt_put(t, MMB_MATCH_A_VALUE, val + 0, size);
+	nlt_nest_end(t, nest);
+	return nest;
+}
+
+/* A five-tuple UDP drop rule, in a nest of @type. */
+static void nlt_five_tuple(struct nlt *t, u16 type, u32 saddr, u16 dport)
+{
+	unsigned int rule = nlt_nest(t, type), list, nest;
+
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nlt_match(t, 1, MMB_FIELD_IP_SADDR, saddr);
+	nlt_match(t, 2, MMB_FIELD_IP_DADDR, 0x0a090001);
+	nlt_match(t, 3, MMB_FIELD_IP_PROTO, IPPROTO_UDP);
+	nlt_match(t, 4, MMB_FIELD_UDP_SPORT, 1000);
+	nlt_match(t, 5, MMB_FIELD_UDP_DPORT, dport);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+}
+
+static void netlink_add_del_test(struct kunit *test)
+{
+	struct nlt t;
+	struct nlt_state before;
+	unsigned int hoff, rule;
+	u32 h;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	before = nlt_state();
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_ADD);
+	nlt_five_tuple(&t, MMB_A_RULE, 0x0a010001, 2000);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	h = t.handle;
+	KUNIT_EXPECT_EQ(test, h, before.next_handle);
+	KUNIT_EXPECT_EQ(test, nlt_state().nrules, before.nrules + 1);
+	KUNIT_EXPECT_NOT_NULL(test, mmb_ruleset_find(nlt_rules(), h));
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_DEL);
+	rule = nlt_nest(&t, MMB_A_RULE);
+	hoff = nlt_u32(&t, MMB_RULE_A_HANDLE, h);
+	nlt_nest_end(&t, rule);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlt_state().nrules, before.nrules);
+
+	/* Again: no such rule, and the ACK names the handle. */
+	before = nlt_state();
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENOENT);
+	KUNIT_EXPECT_EQ(test, t.offs, hoff);
+	KUNIT_EXPECT_STREQ(test, t.msg, "no rule with this handle");
+	nlt_expect_unchanged(test, &before, "del of a deleted rule");
+	nlt_close(&t);
+}
+
+/*
+ * Malformed rules. Each case builds an add request with one fault; the
+ * ACK must carry the error, point at the attribute the builder marks (or,
+ * for a missing attribute, name its type and the nest it is missing from),
+ * and leave the rules as they were.
+ */
+enum nlt_fault {
+	F_FIELD_RANGE,		/* field number past the last field */
+	F_OP_RANGE,		/* operator past the last one */
+	F_VALUE_LONG,		/* a 65-byte value */
+	F_PREFIX_RANGE,		/* prefix length 129 */
+	F_FIELD_SIZE,		/* a u16 attribute of 3 bytes */
+	F_NOT_NESTED,		/* a match without NLA_F_NESTED */
+	F_UNKNOWN_ATTR,		/* attribute type past MMB_MATCH_A_MAX */
+	F_NO_FIELD,		/* a match without its field */
+	F_HANDLE,		/* a handle in an add */
+	F_VALUE_FIT,		/* two bytes of value for ip-ttl's one */
+	F_VALUE_BITS,		/* 64 in ip-dscp's six bits */
+	F_RATE,			/* drop rate 0 */
+	F_MIXED_FAMILY,		/* ip-saddr with ip6-hop-limit */
+	F_TOO_MANY,		/* 33 matches */
+	F_NO_TARGETS,		/* no MMB_RULE_A_TARGETS at all */
+	F_NO_MATCHES,		/* no MMB_RULE_A_MATCHES at all */
+	F_EMPTY_TARGETS,	/* MMB_RULE_A_TARGETS without a target */
+	F_TRUNCATED,		/* a nested attribute longer than its parent */
+	F_TARGET_TYPE,		/* target type past the last */
+	F_KIND_NOT_OPT,		/* an option kind on ip-ttl */
+	F_MAX
+};
+
+static const struct {
+	int err;
+	const char *msg;	/* NULL: the policy's own words */
+	int miss_type;		/* 0: the ACK names the attribute itself */
+} nlt_faults[F_MAX] = {
+	[F_FIELD_RANGE]		= { -ERANGE },
+	[F_OP_RANGE]		= { -ERANGE },
+	[F_VALUE_LONG]		= { -ERANGE },
+	[F_PREFIX_RANGE]	= { -ERANGE },
+	[F_FIELD_SIZE]		= { -EINVAL },
+	[F_NOT_NESTED]		= { -EINVAL },
+	[F_UNKNOWN_ATTR]	= { -EINVAL },
+	[F_NO_FIELD]		= { -EINVAL, NULL, MMB_MATCH_A_FIELD },
+	[F_HANDLE]		= { -EINVAL, "handles are chosen by the kernel" },
+	[F_VALUE_FIT]		= { -EINVAL, "value has the wrong size for its field" },
+	[F_VALUE_BITS]		= { -ERANGE, "value does not fit in the field" },
+	[F_RATE]		= { -ERANGE },
+	[F_MIXED_FAMILY]	= { -EINVAL, "rule mixes IPv4 and IPv6 fields" },
+	[F_TOO_MANY]		= { -E2BIG, "more than 32 matches" },
+	[F_NO_TARGETS]		= { -EINVAL, NULL, MMB_RULE_A_TARGETS },
+	[F_NO_MATCHES]		= { -EINVAL, NULL, MMB_RULE_A_MATCHES },
+	[F_EMPTY_TARGETS]	= { -EINVAL, "a rule needs 1 to 16 targets" },
+	[F_TRUNCATED]		= { -EINVAL, "match overruns the list of matches" },
+	[F_TARGET_TYPE]		= { -ERANGE },
+	[F_KIND_NOT_OPT]	= { -EINVAL, "an option kind is for tcp-opt only" },
+};
+
+/* Build the add request of @fault; returns the offset the ACK must name. */
+static int nlt_build_fault(struct nlt *t, enum nlt_fault fault)
+{
+	unsigned int rule, list, nest, bad = 0, i;
+	u8 big[MMB_PAYLOAD_MAX + 1] = {};
+	u8 ttl[2] = { 1, 0 };
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_A_RULE);
+	if (fault == F_HANDLE)
+		bad = nlt_u32(t, MMB_RULE_A_HANDLE, 7);
+	if (fault == F_NO_MATCHES) {
+		bad = rule;
+		goto targets;
+	}
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nlt_match(t, 1, MMB_FIELD_IP_SADDR, 0x0a000001);
+	nest = t->len;
+	switch (fault) {
+	case F_FIELD_RANGE:
+		nest = nlt_nest(t, 2);
+		bad = nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_MAX + 1);
+		break;
+	case F_OP_RANGE:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		bad = nlt_u8(t, MMB_MATCH_A_OP, MMB_OP_MAX + 1);
+		nlt_u8(t, MMB_MATCH_A_VALUE, 1);
+		break;
+	case F_VALUE_LONG:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_PAYLOAD);
+		bad = nlt_put(t, MMB_MATCH_A_VALUE, big, sizeof(big));
+		break;
+	case F_PREFIX_RANGE:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_DADDR);
+		nlt_u32(t, MMB_MATCH_A_VALUE, 0);
+		bad = nlt_u8(t, MMB_MATCH_A_PREFIX, 129);
+		break;
+	case F_FIELD_SIZE:
+		nest = nlt_nest(t, 2);
+		bad = nlt_put(t, MMB_MATCH_A_FIELD, big, 3);
+		break;
+	case F_NOT_NESTED:
+		nest = nlt_put(t, 2, NULL, 0);
+		bad = nest;
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		nlt_u8(t, MMB_MATCH_A_VALUE, 1);
+		break;
+	case F_UNKNOWN_ATTR:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		nlt_u8(t, MMB_MATCH_A_VALUE, 1);
+		bad = nlt_u8(t, MMB_MATCH_A_MAX + 1, 1);
+		break;
+	case F_NO_FIELD:
+		nest = nlt_nest(t, 2);
+		bad = nest;
+		nlt_u8(t, MMB_MATCH_A_VALUE, 1);
+		break;
+	case F_VALUE_FIT:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		bad = nlt_put(t, MMB_MATCH_A_VALUE, ttl, 2);
+		break;
+	case F_VALUE_BITS:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_DSCP);
+		bad = nlt_u8(t, MMB_MATCH_A_VALUE, 64);
+		break;
+	case F_MIXED_FAMILY:
+		bad = nlt_match(t, 2, MMB_FIELD_IP6_HOP_LIMIT, 1);
+		break;
+	case F_TOO_MANY:
+		for (i = 2; i <= MMB_MAX_MATCHES + 1; i++) {
+			nest = nlt_match(t, i, MMB_FIELD_IP_TTL, 1);
+			if (i == MMB_MAX_MATCHES + 1)
+				bad = nest;
+		}
+		break;
+	case F_TRUNCATED:
+		nest = nlt_nest(t, 2);
+		bad = nest;
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		break;
+	case F_KIND_NOT_OPT:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		nlt_u8(t, MMB_MATCH_A_VALUE, 1);
+		bad = nlt_u8(t, MMB_MATCH_A_KIND, 2);
+		break;
+	default:
+		break;
+	}
+	if (nest != t->len)
+		nlt_nest_end(t, nest);
+	if (fault == F_TRUNCATED)	/* claims 8 bytes more than it has */
+		((struct nlattr *)(t->buf + nest))->nla_len += 8;
+	nlt_nest_end(t, list);
+targets:
+	if (fault == F_NO_TARGETS) {
+		bad = rule;
+	} else if (fault == F_EMPTY_TARGETS) {
+		bad = -1;	/* the rule as a whole: no attribute to name */
+		nlt_nest_end(t, nlt_nest(t, MMB_RULE_A_TARGETS));
+	} else {
+		list = nlt_nest(t, MMB_RULE_A_TARGETS);
+		nest = nlt_nest(t, 1);
+		if (fault == F_TARGET_TYPE) {
+			bad = nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MAX + 1);
+		} else {
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+			if (fault == F_RATE)
+				bad = nlt_u32(t, MMB_TARGET_A_RATE, 0);
+		}
+		nlt_nest_end(t, nest);
+		nlt_nest_end(t, list);
+	}
+	nlt_nest_end(t, rule);
+	return bad;
+}
+
+static void netlink_refusals_test(struct kunit *test)
+{
+	struct nlt_state before;
+	struct nlt t;
+	int f, bad;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	/* One rule in place, which no refusal may touch. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_ADD);
+	nlt_five_tuple(&t, MMB_A_RULE, 0x0a010001, 2000);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	before = nlt_state();
+	for (f = 0; f < F_MAX; f++) {
+		bad = nlt_build_fault(&t, f);
+		KUNIT_EXPECT_EQ_MSG(test, nlt_send(&t), nlt_faults[f].err,
+				    "fault %d: \"%s\"", f, t.msg);
+		if (nlt_faults[f].miss_type) {
+			KUNIT_EXPECT_EQ_MSG(test, t.miss_type, nlt_faults[f].miss_type,
+					    "fault %d", f);
+			KUNIT_EXPECT_EQ_MSG(test, t.miss_nest, bad, "fault %d", f);
+		} else if (bad >= 0) {
+			KUNIT_EXPECT_EQ_MSG(test, t.offs, bad, "fault %d: \"%s\"", f, t.msg);
+		}
+		/* A missing attribute is named by type, without words. */
+		if (nlt_faults[f].msg)
+			KUNIT_EXPECT_STREQ_MSG(test, t.msg, nlt_faults[f].msg, "fault %d", f);
+		else if (!nlt_faults[f].miss_type)
+			KUNIT_EXPECT_NE_MSG(test, t.msg[0], 0, "fault %d: no message", f);
+		nlt_expect_unchanged(test, &before, "refused add");
+	}
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
+/* Batches: one faulty operation anywhere, and none of them applies. */
+static void netlink_batch_test(struct kunit *test)
+{
+	struct nlt_state before;
+	unsigned int op, hoff = 0, rule;
+	struct nlt t;
+	int i;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	before = nlt_state();
+	/* add, add, del of a handle that does not exist */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	for (i = 0; i < 3; i++) {
+		op = nlt_nest(&t, MMB_A_OP);
+		nlt_u8(&t, MMB_BATCH_A_CMD, i < 2 ? MMB_CMD_RULE_ADD : MMB_CMD_RULE_DEL);
+		if (i < 2) {
+			nlt_five_tuple(&t, MMB_BATCH_A_RULE, 0x0a010001 + i, 2000);
+		} else {
+			rule = nlt_nest(&t, MMB_BATCH_A_RULE);
+			hoff = nlt_u32(&t, MMB_RULE_A_HANDLE, before.next_handle + 5);
+			nlt_nest_end(&t, rule);
+		}
+		nlt_nest_end(&t, op);
+	}
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENOENT);
+	KUNIT_EXPECT_EQ(test, t.offs, hoff);
+	nlt_expect_unchanged(test, &before, "batch with a bad del");
+
+	/* add, add, del of the first add: one rule, handles used up by two. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	for (i = 0; i < 3; i++) {
+		op = nlt_nest(&t, MMB_A_OP);
+		nlt_u8(&t, MMB_BATCH_A_CMD, i < 2 ? MMB_CMD_RULE_ADD : MMB_CMD_RULE_DEL);
+		if (i < 2) {
+			nlt_five_tuple(&t, MMB_BATCH_A_RULE, 0x0a010001 + i, 2000);
+		} else {
+			rule = nlt_nest(&t, MMB_BATCH_A_RULE);
+			nlt_u32(&t, MMB_RULE_A_HANDLE, before.next_handle);
+			nlt_nest_end(&t, rule);
+		}
+		nlt_nest_end(&t, op);
+	}
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlt_state().nrules, 1);
+	KUNIT_EXPECT_EQ(test, nlt_state().next_handle, before.next_handle + 2);
+	KUNIT_EXPECT_NULL(test, mmb_ruleset_find(nlt_rules(), before.next_handle));
+	KUNIT_EXPECT_NOT_NULL(test, mmb_ruleset_find(nlt_rules(), before.next_handle + 1));
+
+	/* A batch op with an unknown command is refused by the policy. */
+	before = nlt_state();
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	op = nlt_nest(&t, MMB_A_OP);
+	nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
+	nlt_nest_end(&t, op);
+	op = nlt_nest(&t, MMB_A_OP);
+	hoff = nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_GET);
+	nlt_nest_end(&t, op);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, hoff);
+	nlt_expect_unchanged(test, &before, "batch with an unknown command");
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
+/*
+ * Random corruptions of valid batches: one attribute left out (its nests
+ * shortened to match), its length, type or nested flag changed, a byte of
+ * it set at random, or the message cut short. Whatever comes back, the
+ * kernel must not crash; a refused batch changes nothing; what is accepted
+ * leaves the rules consistent with their tables.
+ */
+#define NFUZZ 4000
+
+/* Remove attribute @k of the request and shorten the nests around it. */
+static void nlt_drop_attr(struct nlt *t, unsigned int k)
+{
+	unsigned int off = t->attr[k];
+	unsigned int size = NLA_ALIGN(((struct nlattr *)(t->buf + off))->nla_len);
+	int p;
+
+	memmove(t->buf + off, t->buf + off + size, t->len - off - size);
+	t->len -= size;
+	for (p = t->parent[k]; p >= 0; p = t->parent[p])
+		((struct nlattr *)(t->buf + t->attr[p]))->nla_len -= size;
+}
+
+static void nlt_corrupt(struct nlt *t, struct rnd_state *rs)
+{
+	u32 r = prandom_u32_state(rs);
+	struct nlattr *a = (struct nlattr *)(t->buf + t->attr[r % t->nattrs]);
+	unsigned int len = a->nla_len;
+
+	switch (r >> 16 & 15) {
+	case 0:		/* a length, about right or anything */
+		a->nla_len = r & 0x100 ? len + (int)(r >> 24 & 15) - 8 : r >> 20;
+		break;
+	case 1:		/* a type, keeping the nested flag */
+	case 2:
+		a->nla_type = (a->nla_type & NLA_F_NESTED) | (r >> 24 & 7);
+		break;
+	case 3:		/* the nested flag */
+		a->nla_type ^= NLA_F_NESTED;
+		break;
+	case 4:		/* a byte of its payload */
+	case 5:
+		if (len > NLA_HDRLEN)
+			((u8 *)a)[NLA_HDRLEN + (r >> 24) % (len - NLA_HDRLEN)] = r >> 8;
+		break;
+	case 6:		/* the message cut short, inside this attribute */
+		t->len = (u8 *)a - t->buf + (r >> 24) % len;
+		break;
+	case 7:		/* a byte anywhere */
+		t->buf[NLMSG_HDRLEN + GENL_HDRLEN +
+		       (r >> 8) % (t->len - NLMSG_HDRLEN - GENL_HDRLEN)] = r >> 24;
+		break;
+	default:	/* the attribute left out, its nests still well formed */
+		nlt_drop_attr(t, r % t->nattrs);
+		break;
+	}
+}
+
+static void netlink_fuzz_test(struct kunit *test)
+{
+	unsigned int ok = 0, refused = 0, n, i, op;
+	struct mmb_table_info info;
+	struct nlt_state before;
+	struct mmb_ruleset *rs;
+	struct rnd_state rnds;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	prandom_seed_state(&rnds, 42);
+	for (n = 0; n < NFUZZ; n++) {
+		unsigned int nops = 1 + prandom_u32_state(&rnds) % 3;
+
+		if (n % 64 == 0)
+			KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+		before = nlt_state();
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		for (i = 0; i < nops; i++) {
+			op = nlt_nest(&t, MMB_A_OP);
+			nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+			nlt_five_tuple(&t, MMB_BATCH_A_RULE, prandom_u32_state(&rnds),
+				       prandom_u32_state(&rnds));
+			nlt_nest_end(&t, op);
+		}
+		nlt_corrupt(&t, &rnds);
+		if (nlt_send(&t)) {
+			refused++;
+			nlt_expect_unchanged(test, &before, "refused corrupt batch");
+		} else {
+			ok++;
+		}
+	}
+	/* What was accepted is consistent: every rule sits in a table. */
+	mutex_lock(&mmb_pernet(&init_net)->lock);
+	rs = nlt_rules_locked();
+	n = 0;
+	for (i = 0; !mmb_ruleset_table(rs, i, &info); i++)
+		n += info.rules;
+	KUNIT_EXPECT_EQ(test, n, mmb_ruleset_count(rs));
+	mutex_unlock(&mmb_pernet(&init_net)->lock);
+	kunit_info(test, "%u corrupt batches refused, %u accepted", refused, ok);
+	/* Both outcomes happen: corruptions of values and padding pass. */
+	KUNIT_EXPECT_GT(test, refused, NFUZZ / 4);
+	KUNIT_EXPECT_GT(test, ok, NFUZZ / 20);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
+static struct kunit_case mmb_netlink_cases[] = {
+	KUNIT_CASE(netlink_add_del_test),
+	KUNIT_CASE(netlink_refusals_test),
+	KUNIT_CASE(netlink_batch_test),
+	KUNIT_CASE(netlink_fuzz_test),
+	{}
+};
+
+static struct kunit_suite mmb_netlink_suite = {
+	.name = "mmb-netlink",
+	.test_cases = mmb_netlink_cases,
+};
+
+kunit_test_suites(&mmb_netlink_suite);
