@@ -96,10 +96,8 @@ static int read_all(struct batch *b, FILE *f)
 	return 0;
 }
 
-static bool is_space(char c)
-{
-	return !c || c == ' ' || c == '\t' || c == '\r';
-}
+/* Word separators: NUL, space, tab and CR (of CRLF files). */
+static const bool is_space[256] = { [0] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
 
 /* The words of @op into b->w, splitting in place; the count or -1. */
 static int split_words(struct batch *b, const struct op *op)
@@ -108,7 +106,7 @@ static int split_words(struct batch *b, const struct op *op)
 	int n = 0;
 
 	while (p < end) {
-		while (p < end && is_space(*p))
+		while (p < end && is_space[(unsigned char)*p])
 			*p++ = '\0';
 		if (p == end)
 			break;
@@ -120,7 +118,7 @@ static int split_words(struct batch *b, const struct op *op)
 			b->w = w;
 		}
 		b->w[n++] = p;
-		while (p < end && !is_space(*p))
+		while (p < end && !is_space[(unsigned char)*p])
 			p++;
 	}
 	cur.file = b->file;

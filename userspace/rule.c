@@ -250,7 +250,9 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 {
 	int err;
 
-	memset(r, 0, sizeof(*r));
+	/* Each match and target is cleared as it is parsed: -f parses 100k. */
+	r->nm = 0;
+	r->nt = 0;
 	while (i < argc && !is_target(argv[i])) {
 		err = parse_match(argc, argv, &i, r);
 		if (err)
