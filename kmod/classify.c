@@ -53,7 +53,7 @@ static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
 	rv->r[rv->n].rule = rule;
 	rv->r[rv->n].stats = rule->stats;
 	rv->n++;
-	if (rule->nslow || rule->rewrite ||
+	if (rule->slow || rule->rewrite ||
 	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
 		rv->flags &= ~MMB_RV_SIMPLE;
 	if (rule->accept)
@@ -640,6 +640,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_mask *mask, *new_mask = NULL;
+	struct mmb_key rmask, rkey;
 	struct mmb_table *t;
 	struct mmb_entry *e;
 	int err;
@@ -648,14 +649,15 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (err)
 		return err;
 	err = -ENOMEM;
-	mask = mmb_mask_find(rs, &rule->mask);
+	mmb_rule_key(rule, &rmask, &rkey);
+	mask = mmb_mask_find(rs, &rmask);
 	if (!mask) {
-		mask = mmb_mask_create(&rule->mask);
+		mask = mmb_mask_create(&rmask);
 		if (!mask)
 			goto err_xa;
 		new_mask = mask;
 	}
-	mmb_mask_key(mask, &rule->key, key);
+	mmb_mask_key(mask, &rkey, key);
 	e = mmb_lookup(mask, mmb_tbl(mask), key);
 	if (e) {
 		/* An existing entry: one published list replaces another. */
@@ -713,13 +715,16 @@ err_xa:
 int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
-	struct mmb_mask *mask = mmb_mask_find(rs, &rule->mask);
+	struct mmb_key rmask, rkey;
+	struct mmb_mask *mask;
 	struct mmb_table *t;
 	struct mmb_entry *e;
 	struct mmb_rvec *rv;
 	int err;
 
-	mmb_mask_key(mask, &rule->key, key);
+	mmb_rule_key(rule, &rmask, &rkey);
+	mask = mmb_mask_find(rs, &rmask);
+	mmb_mask_key(mask, &rkey, key);
 	t = mmb_tbl(mask);
 	e = mmb_lookup(mask, t, key);
 	rv = mmb_entry_rules(e);
@@ -863,7 +868,7 @@ static void mmb_verdict_entry(const struct mmb_entry_tail *tail, const struct mm
 	for (i = 0; i < rv->n; i++) {
 		const struct mmb_rule *rule = rv->r[i].rule;
 
-		if (rule->nslow && !mmb_rule_match_slow(rule, pkt, skb))
+		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;
 		mmb_stats_count(rule->stats, skb, false);
 		mmb_verdict_add(v, rule);

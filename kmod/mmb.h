@@ -152,38 +152,86 @@ struct mmb_rule_spec {
 };
 
 /*
- * A compiled rule. Immutable once published; each ruleset holding it holds
- * a reference (a transaction's new ruleset shares the old one's rules), and
- * the last reference frees it after a grace period.
+ * A match as a rule keeps it, 8 bytes; its value, vlen bytes, is among the
+ * rule's values (mmb_match_value()).
+ */
+struct mmb_match {
+	u16 field;
+	u8 op;
+	u8 plen;
+	u8 vlen;
+	u8 kind;
+	u16 voff;		/* of its value in the rule's values */
+};
+
+/* A target as a rule keeps it; a mod's value is among the rule's values. */
+struct mmb_target {
+	u8 type;
+	u8 plen;
+	u8 vlen;
+	u16 field;
+	u16 voff;
+	u32 rate;		/* of a drop, millionths */
+};
+
+/*
+ * A compiled rule, in one allocation: this header, its matches, its targets
+ * and their values (a five-tuple drop rule takes 113 bytes). Immutable
+ * once published; each ruleset holding it holds a reference (a
+ * transaction's new ruleset shares the old one's rules), and the last
+ * reference frees it after a grace period. The mask and key of its ==
+ * matches are computed again where they are needed (mmb_rule_key()).
  */
 struct mmb_rule {
-	/* What a packet that probes to the rule reads, in one cache line. */
 	u32 handle;
 	refcount_t ref;
-	u8 nslow;		/* matches checked after the hash probe */
 	u8 nmatches;
 	u8 ntargets;
+	u8 family;		/* 0, 4 or 6: what its fields pin it to */
+	u8 l4;			/* 0 or an IP protocol, likewise */
 	bool accept;
 	bool drop;
 	bool rewrite;
+	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;
-	u8 slow[MMB_MAX_MATCHES];
-	struct mmb_match_spec *m;
-	struct mmb_key mask;
-	struct mmb_key key;
 	struct rcu_head rcu;
-	struct mmb_target_spec *t;
+	struct mmb_match m[];	/* then the targets, then the values */
 };
+
+static inline const struct mmb_target *mmb_rule_targets(const struct mmb_rule *rule)
+{
+	return (const struct mmb_target *)&rule->m[rule->nmatches];
+}
+
+static inline const u8 *mmb_rule_values(const struct mmb_rule *rule)
+{
+	return (const u8 *)(mmb_rule_targets(rule) + rule->ntargets);
+}
+
+static inline const u8 *mmb_match_value(const struct mmb_rule *rule,
+					const struct mmb_match *m)
+{
+	return mmb_rule_values(rule) + m->voff;
+}
+
+static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
+					 const struct mmb_target *t)
+{
+	return mmb_rule_values(rule) + t->voff;
+}
 
 struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 				 struct netlink_ext_ack *extack);
+u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
 void mmb_rule_free(struct mmb_rule *rule);
 void mmb_rule_put(struct mmb_rule *rule);
 int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 kind,
 		     u8 *buf, const u8 **data, unsigned int *off);
 bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 			 const struct sk_buff *skb);
+bool mmb_match_holds(const struct mmb_match *m, const u8 *value, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb);
 bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 		    const struct sk_buff *skb);
 

@@ -555,13 +555,14 @@ static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 	if (!list)
 		return -EMSGSIZE;
 	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match_spec *m = &rule->m[i];
+		const struct mmb_match *m = &rule->m[i];
 
 		nest = nla_nest_start(skb, i + 1);
 		if (!nest ||
 		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
-		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, m->value, m->vlen) ||
+		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, mmb_match_value(rule, m),
+				     m->vlen) ||
 		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
 		    (m->plen != mmb_field(m->field)->bits &&
 		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
@@ -581,7 +582,7 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 	if (!list)
 		return -EMSGSIZE;
 	for (i = 0; i < rule->ntargets; i++) {
-		const struct mmb_target_spec *t = &rule->t[i];
+		const struct mmb_target *t = &mmb_rule_targets(rule)[i];
 
 		nest = nla_nest_start(skb, i + 1);
 		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, t->type))
@@ -591,7 +592,8 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 			return -EMSGSIZE;
 		if (t->type == MMB_TARGET_MOD &&
 		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
-		     mmb_nl_put_value(skb, MMB_TARGET_A_VALUE, t->value, t->vlen)))
+		     mmb_nl_put_value(skb, MMB_TARGET_A_VALUE, mmb_target_value(rule, t),
+				      t->vlen)))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -648,18 +650,15 @@ static int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule)
 {
 	struct nlattr *list, *nest;
-	unsigned int i, k, n = 0;
+	unsigned int i, n = 0;
 
 	list = nla_nest_start(skb, MMB_TABLE_A_FIELDS);
 	if (!list)
 		return -EMSGSIZE;
 	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match_spec *m = &rule->m[i];
-		bool slow = false;
+		const struct mmb_match *m = &rule->m[i];
 
-		for (k = 0; k < rule->nslow; k++)
-			slow |= rule->slow[k] == i;
-		if (slow || m->field == MMB_FIELD_ALL)
+		if (rule->slow & BIT(i) || m->field == MMB_FIELD_ALL)
 			continue;
 		nest = nla_nest_start(skb, ++n);
 		if (!nest || nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||

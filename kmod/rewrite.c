@@ -111,7 +111,7 @@ static bool mmb_mod_opt(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 }
 
 static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
-		   const struct mmb_target_spec *t)
+		   const struct mmb_target *t, const u8 *value)
 {
 	const struct mmb_field_info *f = mmb_field(t->field);
 	struct mmb_field_info opt;
@@ -140,13 +140,13 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 			unsigned int bits = clamp_t(int, t->plen - i * 8, 0, 8);
 
 			mask[f->hoff - start + i] = bits ? 0xff << (8 - bits) : 0;
-			val[f->hoff - start + i] = t->value[i];
+			val[f->hoff - start + i] = value[i];
 		}
 	} else {
 		u32 m = f->mask, v = 0;
 
 		for (i = 0; i < t->vlen; i++)
-			v = v << 8 | t->value[i];
+			v = v << 8 | value[i];
 		if (f->len == 4 && t->plen < 32)
 			m = t->plen ? ~0U << (32 - t->plen) : 0;
 		v <<= f->shift;
@@ -180,13 +180,14 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		const struct mmb_rule *rule)
 {
+	const struct mmb_target *t = mmb_rule_targets(rule);
 	unsigned int i;
 	int err;
 
 	for (i = 0; i < rule->ntargets; i++) {
-		if (rule->t[i].type != MMB_TARGET_MOD)
+		if (t[i].type != MMB_TARGET_MOD)
 			continue;
-		err = mmb_mod(skb, pkt, &rule->t[i]);
+		err = mmb_mod(skb, pkt, &t[i], mmb_target_value(rule, &t[i]));
 		if (err)
 			return err;
 	}

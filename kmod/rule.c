@@ -214,35 +214,37 @@ static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
 }
 
 /*
- * Put an == match into the mask and key; false when it cannot go there
- * (an earlier match wants other values of some of its bits: the rule
- * never matches, which the slow path finds out per packet).
+ * Put an == match into @mask and @key; false when it cannot go there (an
+ * earlier match wants other values of some of its bits: the rule never
+ * matches, which the slow path finds out per packet).
  */
-static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m)
+static bool mmb_compile_eq(struct mmb_key *mask, struct mmb_key *key,
+			   const struct mmb_match *m, const u8 *value)
 {
 	const struct mmb_field_info *f = mmb_field(m->field);
 	unsigned int i, img = f->img;
 	u8 mb[16], vb[16];
 
-	if (!f->bits || m->field == MMB_FIELD_NET_PROTO || f->hdr == MMB_HDR_TCPOPT)
+	if (m->op != MMB_OP_EQ || !f->bits || m->field == MMB_FIELD_NET_PROTO ||
+	    f->hdr == MMB_HDR_TCPOPT)
 		return false;
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
 			unsigned int bits = clamp_t(int, m->plen - i * 8, 0, 8);
 
 			mb[i] = bits ? 0xff << (8 - bits) : 0;
-			vb[i] = m->value[i];
+			vb[i] = value[i];
 		}
 	} else {
-		u32 mask = f->mask, v;
+		u32 fmask = f->mask, v;
 
 		if (mmb_field_is_addr(m->field))
-			mask = m->plen ? ~0U << (32 - m->plen) : 0;
-		v = mmb_value_u32(m->value, m->vlen) << f->shift;
+			fmask = m->plen ? ~0U << (32 - m->plen) : 0;
+		v = mmb_value_u32(value, m->vlen) << f->shift;
 		for (i = 0; i < f->len; i++) {
 			unsigned int sh = (f->len - 1 - i) * 8;
 
-			mb[i] = mask >> sh;
+			mb[i] = fmask >> sh;
 			vb[i] = v >> sh;
 		}
 	}
@@ -254,44 +256,93 @@ static bool mmb_compile_eq(struct mmb_rule *rule, const struct mmb_match_spec *m
 	if (m->field == MMB_FIELD_IP_PROTO)
 		img = MMB_IMG_L4PROTO;
 	for (i = 0; i < f->len; i++)
-		if ((rule->key.b[img + i] ^ vb[i]) & rule->mask.b[img + i] & mb[i])
+		if ((key->b[img + i] ^ vb[i]) & mask->b[img + i] & mb[i])
 			return false;
 	for (i = 0; i < f->len; i++)
-		mmb_set(&rule->mask, &rule->key, img + i, mb[i], vb[i]);
+		mmb_set(mask, key, img + i, mb[i], vb[i]);
 	return true;
 }
 
-static void mmb_compile(struct mmb_rule *rule, u8 family, u8 l4)
+/*
+ * The mask and key of the exact part of @rule, for the per-mask tables;
+ * returns the matches left to the slow path (bit i for match i). Always
+ * the same for the same rule: its tables find it again by them.
+ */
+u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key)
 {
 	unsigned int i;
+	u32 slow = 0;
 
-	if (family)
-		mmb_set(&rule->mask, &rule->key, MMB_IMG_FAMILY, 0xff, family);
-	if (l4) {
-		mmb_set(&rule->mask, &rule->key, MMB_IMG_L4PROTO, 0xff, l4);
-		mmb_set(&rule->mask, &rule->key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
+	memset(mask, 0, sizeof(*mask));
+	memset(key, 0, sizeof(*key));
+	if (rule->family)
+		mmb_set(mask, key, MMB_IMG_FAMILY, 0xff, rule->family);
+	if (rule->l4) {
+		mmb_set(mask, key, MMB_IMG_L4PROTO, 0xff, rule->l4);
+		mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
 	}
 	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match_spec *m = &rule->m[i];
+		const struct mmb_match *m = &rule->m[i];
 
-		if (m->field == MMB_FIELD_ALL)
-			continue;
-		if (m->op == MMB_OP_EQ && mmb_compile_eq(rule, m))
-			continue;
-		rule->slow[rule->nslow++] = i;
+		if (m->field != MMB_FIELD_ALL &&
+		    !mmb_compile_eq(mask, key, m, mmb_match_value(rule, m)))
+			slow |= BIT(i);
 	}
-	for (i = 0; i < rule->ntargets; i++) {
-		const struct mmb_target_spec *t = &rule->t[i];
+	return slow;
+}
 
-		if (t->type == MMB_TARGET_ACCEPT) {
+/* Bytes of the values of @spec's matches and mod targets. */
+static size_t mmb_spec_values(const struct mmb_rule_spec *spec)
+{
+	size_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatches; i++)
+		n += spec->m[i].vlen;
+	for (i = 0; i < spec->ntargets; i++)
+		n += spec->t[i].vlen;
+	return n;
+}
+
+/* Fill @rule, allocated for @spec, from it. */
+static void mmb_rule_fill(struct mmb_rule *rule, const struct mmb_rule_spec *spec)
+{
+	struct mmb_target *t = (struct mmb_target *)&rule->m[spec->nmatches];
+	u8 *values = (u8 *)(t + spec->ntargets);
+	struct mmb_key mask, key;
+	unsigned int i, off = 0;
+
+	rule->nmatches = spec->nmatches;
+	rule->ntargets = spec->ntargets;
+	for (i = 0; i < spec->nmatches; i++) {
+		const struct mmb_match_spec *ms = &spec->m[i];
+
+		rule->m[i] = (struct mmb_match){
+			.field = ms->field, .op = ms->op, .plen = ms->plen,
+			.vlen = ms->vlen, .kind = ms->kind, .voff = off,
+		};
+		memcpy(values + off, ms->value, ms->vlen);
+		off += ms->vlen;
+	}
+	for (i = 0; i < spec->ntargets; i++) {
+		const struct mmb_target_spec *ts = &spec->t[i];
+
+		t[i] = (struct mmb_target){
+			.type = ts->type, .field = ts->field, .plen = ts->plen,
+			.vlen = ts->vlen, .rate = ts->rate, .voff = off,
+		};
+		memcpy(values + off, ts->value, ts->vlen);
+		off += ts->vlen;
+		if (ts->type == MMB_TARGET_ACCEPT) {
 			rule->accept = true;
-		} else if (t->type == MMB_TARGET_DROP) {
+		} else if (ts->type == MMB_TARGET_DROP) {
 			rule->drop = true;
-			rule->drop_rate = t->rate;
+			rule->drop_rate = ts->rate;
 		} else {
 			rule->rewrite = true;
 		}
 	}
+	rule->slow = mmb_rule_key(rule, &mask, &key);
 }
 
 struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
@@ -302,6 +353,9 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 	unsigned int i;
 	int err;
 
+	/* The targets follow the matches, aligned. */
+	BUILD_BUG_ON(offsetof(struct mmb_rule, m) % __alignof__(struct mmb_target) ||
+		     sizeof(struct mmb_match) % __alignof__(struct mmb_target));
 	if (!spec->nmatches || spec->nmatches > MMB_MAX_MATCHES) {
 		NL_SET_ERR_MSG(extack, "a rule needs 1 to 32 matches");
 		return ERR_PTR(-EINVAL);
@@ -323,29 +377,20 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 			return ERR_PTR(err);
 	}
 
-	rule = kzalloc(sizeof(*rule), GFP_KERNEL_ACCOUNT);
+	rule = kzalloc(struct_size(rule, m, spec->nmatches) +
+		       spec->ntargets * sizeof(struct mmb_target) + mmb_spec_values(spec),
+		       GFP_KERNEL_ACCOUNT);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
-	refcount_set(&rule->ref, 1);
-	rule->nmatches = spec->nmatches;
-	rule->ntargets = spec->ntargets;
-	rule->m = kmemdup(spec->m, spec->nmatches * sizeof(*rule->m), GFP_KERNEL_ACCOUNT);
-	rule->t = kmemdup(spec->t, spec->ntargets * sizeof(*rule->t), GFP_KERNEL_ACCOUNT);
 	rule->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
-	if (!rule->m || !rule->t || !rule->stats) {
-		mmb_rule_free(rule);
+	if (!rule->stats) {
+		kfree(rule);
 		return ERR_PTR(-ENOMEM);
 	}
-	/* The request's attributes are gone once it is answered. */
-	for (i = 0; i < rule->nmatches; i++) {
-		rule->m[i].attr = NULL;
-		rule->m[i].vattr = NULL;
-	}
-	for (i = 0; i < rule->ntargets; i++) {
-		rule->t[i].attr = NULL;
-		rule->t[i].vattr = NULL;
-	}
-	mmb_compile(rule, family, l4);
+	refcount_set(&rule->ref, 1);
+	rule->family = family;
+	rule->l4 = l4;
+	mmb_rule_fill(rule, spec);
 	return rule;
 }
 
@@ -353,8 +398,6 @@ struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
 void mmb_rule_free(struct mmb_rule *rule)
 {
 	free_percpu(rule->stats);
-	kfree(rule->m);
-	kfree(rule->t);
 	kfree(rule);
 }
 
@@ -450,9 +493,10 @@ int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 ki
 	return -1;
 }
 
-/* A TCP option match (reference semantics, as all of mmb_match_eval). */
-static bool mmb_opt_eval(const struct mmb_match_spec *m, const struct mmb_field_info *f,
-			 const struct mmb_pkt *pkt, const struct sk_buff *skb)
+/* A TCP option match (reference semantics, as all of mmb_match_holds). */
+static bool mmb_opt_eval(const struct mmb_match *m, const u8 *value,
+			 const struct mmb_field_info *f, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb)
 {
 	u8 buf[MAX_TCP_OPTION_SPACE];
 	const u8 *data;
@@ -466,7 +510,7 @@ static bool mmb_opt_eval(const struct mmb_match_spec *m, const struct mmb_field_
 	if (dlen < 0)
 		return false;
 	if (f->bits) {
-		u32 v, want = mmb_value_u32(m->value, m->vlen);
+		u32 v, want = mmb_value_u32(value, m->vlen);
 
 		if (dlen != m->vlen)
 			return false;	/* not this option's size: malformed */
@@ -475,14 +519,18 @@ static bool mmb_opt_eval(const struct mmb_match_spec *m, const struct mmb_field_
 	} else {
 		if (m->vlen > dlen)
 			return false;
-		cmp = memcmp(data, m->value, m->vlen);
+		cmp = memcmp(data, value, m->vlen);
 	}
 	return mmb_op_holds(m->op, cmp);
 }
 
-/* Does one match hold for a packet? The reference semantics of a match. */
-bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
-		    const struct sk_buff *skb)
+/*
+ * Does match @m, of value @value, hold for a packet? The reference
+ * semantics of a match: the datapath's slow path and the tests' naive
+ * classifier both ask this.
+ */
+bool mmb_match_holds(const struct mmb_match *m, const u8 *value, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb)
 {
 	const struct mmb_field_info *f = mmb_field(m->field);
 	const struct mmb_key *k = &pkt->key;
@@ -497,9 +545,9 @@ bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 	if (m->field == MMB_FIELD_ALL)
 		return true;
 	if (f->hdr == MMB_HDR_TCPOPT)
-		return mmb_opt_eval(m, f, pkt, skb);
+		return mmb_opt_eval(m, value, f, pkt, skb);
 	if (m->field == MMB_FIELD_NET_PROTO) {
-		u8 fam = mmb_value_u32(m->value, m->vlen) == MMB_ETH_IP4 ? 4 : 6;
+		u8 fam = mmb_value_u32(value, m->vlen) == MMB_ETH_IP4 ? 4 : 6;
 
 		cmp = k->b[MMB_IMG_FAMILY] != fam;
 	} else if (!f->bits) {
@@ -512,12 +560,12 @@ bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 		p = skb_header_pointer(skb, base, m->vlen, buf);
 		if (!p)
 			return false;
-		cmp = memcmp(p, m->value, m->vlen);
+		cmp = memcmp(p, value, m->vlen);
 	} else if (f->len == 16) {
-		cmp = mmb_prefix_cmp(&k->b[f->img], m->value, m->plen);
+		cmp = mmb_prefix_cmp(&k->b[f->img], value, m->plen);
 	} else {
 		u32 v = (mmb_img_read(k, f->img, f->len) & f->mask) >> f->shift;
-		u32 want = mmb_value_u32(m->value, m->vlen);
+		u32 want = mmb_value_u32(value, m->vlen);
 
 		if (m->plen < f->bits) {
 			u32 pm = m->plen ? ~0U << (32 - m->plen) : 0;
@@ -530,13 +578,26 @@ bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
 	return mmb_op_holds(m->op, cmp);
 }
 
+/* The same for a match as given. */
+bool mmb_match_eval(const struct mmb_match_spec *ms, const struct mmb_pkt *pkt,
+		    const struct sk_buff *skb)
+{
+	const struct mmb_match m = {
+		.field = ms->field, .op = ms->op, .plen = ms->plen, .vlen = ms->vlen,
+		.kind = ms->kind,
+	};
+
+	return mmb_match_holds(&m, ms->value, pkt, skb);
+}
+
 bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 			 const struct sk_buff *skb)
 {
+	unsigned long slow = rule->slow;
 	unsigned int i;
 
-	for (i = 0; i < rule->nslow; i++)
-		if (!mmb_match_eval(&rule->m[rule->slow[i]], pkt, skb))
+	for_each_set_bit(i, &slow, MMB_MAX_MATCHES)
+		if (!mmb_match_holds(&rule->m[i], mmb_match_value(rule, &rule->m[i]), pkt, skb))
 			return false;
 	return true;
 }

@@ -405,17 +405,19 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 	s->t[0].plen = 16;
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_EXPECT_EQ(test, rule->nslow, 2);	/* options are never in the mask */
+	KUNIT_EXPECT_EQ(test, rule->slow, 0x3);	/* options are never in the mask */
 	mmb_rule_free(rule);
 }
 
 /* The 16-byte chunks of the image a compiled rule's mask touches. */
 static unsigned int mask_chunks(const struct mmb_rule *rule)
 {
+	struct mmb_key mask, key;
 	unsigned int i, bits = 0;
 
+	mmb_rule_key(rule, &mask, &key);
 	for (i = 0; i < MMB_KEY_CHUNKS; i++)
-		if (rule->mask.c[i].w[0] || rule->mask.c[i].w[1])
+		if (mask.c[i].w[0] || mask.c[i].w[1])
 			bits |= BIT(i);
 	return bits;
 }
@@ -430,6 +432,7 @@ static unsigned int mask_chunks(const struct mmb_rule *rule)
 static void rule_compile_test(struct kunit *test)
 {
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_key mask, key;
 	struct mmb_rule *rule;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
@@ -445,15 +448,14 @@ static void rule_compile_test(struct kunit *test)
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, mask_chunks(rule), BIT(0) | BIT(2));
-	KUNIT_EXPECT_EQ(test, rule->nslow, 0);
+	KUNIT_EXPECT_EQ(test, rule->slow, 0);
 	mmb_rule_free(rule);
 
 	/* ip-proto tcp with UDP ports: never true, checked per packet. */
 	s->m[2] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_EXPECT_EQ(test, rule->nslow, 1);
-	KUNIT_EXPECT_EQ(test, rule->slow[0], 2);
+	KUNIT_EXPECT_EQ(test, rule->slow, BIT(2));
 	mmb_rule_free(rule);
 
 	/* 10.0.0.0/8 and 10.1.0.0/16: the /16; 10.0.0.0/8 and 11.0.0.0/16: slow. */
@@ -464,15 +466,16 @@ static void rule_compile_test(struct kunit *test)
 	s->m[1].plen = 16;
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_EXPECT_EQ(test, rule->nslow, 0);
-	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&rule->mask.b[MMB_IMG_IP4 + 12]), 0xffff0000);
-	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&rule->key.b[MMB_IMG_IP4 + 12]), 0x0a010000);
+	KUNIT_EXPECT_EQ(test, rule->slow, 0);
+	mmb_rule_key(rule, &mask, &key);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&mask.b[MMB_IMG_IP4 + 12]), 0xffff0000);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&key.b[MMB_IMG_IP4 + 12]), 0x0a010000);
 	mmb_rule_free(rule);
 	s->m[1] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0b000000);
 	s->m[1].plen = 16;
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_EXPECT_EQ(test, rule->nslow, 1);
+	KUNIT_EXPECT_EQ(test, rule->slow, BIT(1));
 	mmb_rule_free(rule);
 }
 
