@@ -891,7 +891,7 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 		 struct mmb_verdict *v, bool *hit)
 {
 	struct mmb_cache_entry *set, *ce;
-	struct mmb_key flow;
+	struct mmb_key flow __uninitialized;	/* written first, every packet */
 	unsigned int i, j;
 
 	for (i = 0; i < MMB_KEY_CHUNKS; i++) {
@@ -935,7 +935,8 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
 	struct mmb_cache *c = cache && softirq_count() ? cache[smp_processor_id()] : NULL;
 	struct mmb_cache_entry *ce = NULL;
-	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	/* Masked before it is read: no automatic zeroing per packet. */
+	struct mmb_chunk key[MMB_KEY_CHUNKS] __uninitialized;
 	unsigned int i, n = 0;
 	bool hit = false;
 

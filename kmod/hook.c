@@ -20,8 +20,13 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 {
 	struct sk_buff *skb = *pskb;
 	const struct mmb_ruleset *rs;
-	struct mmb_verdict v;
-	struct mmb_pkt pkt;
+	/*
+	 * Written before they are read; without this, the kernels' automatic
+	 * zeroing of stack variables spent two "rep stos" of 352 bytes on
+	 * every frame, rules or not.
+	 */
+	struct mmb_verdict v __uninitialized;
+	struct mmb_pkt pkt __uninitialized;
 	struct mmb_dev *md;
 	unsigned int i;
 
