@@ -862,7 +862,7 @@ static void mmb_verdict_entry(const struct mmb_entry_tail *tail, const struct mm
 
 	if (rv->flags & MMB_RV_SIMPLE) {
 		for (i = 0; i < rv->n; i++)
-			mmb_stats_count(rv->r[i].stats, skb, false);
+			mmb_stats_count(rv->r[i].stats, skb);
 		if (rv->flags & MMB_RV_ACCEPT)
 			v->accept = true;
 		if (rv->flags & MMB_RV_DROP)
@@ -874,7 +874,7 @@ static void mmb_verdict_entry(const struct mmb_entry_tail *tail, const struct mm
 
 		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;
-		mmb_stats_count(rule->stats, skb, false);
+		mmb_stats_count(rule->stats, skb);
 		mmb_verdict_add(v, rule);
 	}
 }

@@ -18,6 +18,7 @@ struct mmb_dev *mmb_dev_get_rtnl(const struct net_device *dev)
 
 static void mmb_dev_free(struct mmb_dev *md)
 {
+	free_percpu(md->drops);
 	free_percpu(md->stats);
 	kfree(md);
 }
@@ -47,7 +48,8 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
 	if (!md)
 		return -ENOMEM;
 	md->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
-	if (!md->stats) {
+	md->drops = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
+	if (!md->stats || !md->drops) {
 		err = -ENOMEM;
 		goto err_free;
 	}

@@ -11,7 +11,8 @@
 
 static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb)
 {
-	mmb_stats_count(md->stats, skb, true);
+	mmb_stats_count(md->stats, skb);
+	mmb_stats_count(md->drops, skb);
 	kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
 	return RX_HANDLER_CONSUMED;
 }
@@ -53,6 +54,6 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		if (mmb_rewrite(skb, &pkt, v.rw[i]))
 			return mmb_drop(md, skb);	/* no memory to write */
 pass:
-	mmb_stats_count(md->stats, skb, false);
+	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;
 }

@@ -73,10 +73,12 @@ static int mmb_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return mmb_nl_dev_set(info, false);
 }
 
+/* Packets and bytes; and the packets of @drops, if given. */
 static int mmb_nl_put_stats(struct sk_buff *skb, int type,
-			    struct mmb_pcpu_stats __percpu *pcpu)
+			    struct mmb_pcpu_stats __percpu *pcpu,
+			    struct mmb_pcpu_stats __percpu *drops)
 {
-	struct mmb_stats st;
+	struct mmb_stats st, dropped;
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, type);
@@ -86,14 +88,20 @@ static int mmb_nl_put_stats(struct sk_buff *skb, int type,
 	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st.packets,
 			      MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
-			      MMB_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, st.dropped,
-			      MMB_STATS_A_PAD)) {
-		nla_nest_cancel(skb, nest);
-		return -EMSGSIZE;
+			      MMB_STATS_A_PAD))
+		goto cancel;
+	if (drops) {
+		mmb_stats_read(drops, &dropped);
+		if (nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, dropped.packets,
+				      MMB_STATS_A_PAD))
+			goto cancel;
 	}
 	nla_nest_end(skb, nest);
 	return 0;
+
+cancel:
+	nla_nest_cancel(skb, nest);
+	return -EMSGSIZE;
 }
 
 static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
@@ -107,7 +115,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
-	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats)) {
+	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->drops)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -616,7 +624,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    nla_put_u32(skb, MMB_RULE_A_HANDLE, rule->handle) ||
 	    mmb_nl_put_matches(skb, rule) ||
 	    mmb_nl_put_targets(skb, rule) ||
-	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats)) {
+	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -11,17 +11,15 @@ void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st)
 	memset(st, 0, sizeof(*st));
 	for_each_possible_cpu(cpu) {
 		const struct mmb_pcpu_stats *s = per_cpu_ptr(pcpu, cpu);
-		u64 packets, bytes, dropped;
+		u64 packets, bytes;
 		unsigned int start;
 
 		do {
 			start = u64_stats_fetch_begin(&s->syncp);
 			packets = u64_stats_read(&s->packets);
 			bytes = u64_stats_read(&s->bytes);
-			dropped = u64_stats_read(&s->dropped);
 		} while (u64_stats_fetch_retry(&s->syncp, start));
 		st->packets += packets;
 		st->bytes += bytes;
-		st->dropped += dropped;
 	}
 }
