@@ -246,6 +246,7 @@ MODULE_PARM_DESC(cache_entries,
 		 "Per-CPU flow cache entries of a ruleset with many masks (0: none)");
 
 struct mmb_ruleset {
+	bool live;			/* readers may see it */
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
 	unsigned int nrules;
@@ -382,15 +383,21 @@ static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
 	WRITE_ONCE(t->tags[i], tags);
 }
 
-/* Double the table when it holds more entries than buckets. */
-static int mmb_table_grow(struct mmb_mask *mask)
+/*
+ * Double the table when it holds more entries than buckets. In a ruleset
+ * readers may see (@live), the old table stays readable for a grace
+ * period; one that is still being built (a transaction's) has no readers,
+ * and is spared the waits: 100k rules grow a table 13 times.
+ */
+static int mmb_table_grow(struct mmb_mask *mask, bool live)
 {
 	struct mmb_table *old = mmb_tbl(mask), *t;
 	struct mmb_entry *e;
 	unsigned int i;
 
 	/* Readers of the table before last must be gone: we reuse its nodes. */
-	cond_synchronize_rcu(mask->resize_gp);
+	if (live)
+		cond_synchronize_rcu(mask->resize_gp);
 	t = mmb_table_alloc((old->size_mask + 1) * 2, !old->ver);
 	if (!t)
 		return -ENOMEM;
@@ -398,6 +405,10 @@ static int mmb_table_grow(struct mmb_mask *mask)
 		hlist_for_each_entry(e, &old->buckets[i], node[old->ver])
 			mmb_bucket_add(t, e);
 	rcu_assign_pointer(mask->tbl, t);
+	if (!live) {
+		kvfree(old);
+		return 0;
+	}
 	mask->resize_gp = get_state_synchronize_rcu();
 	call_rcu(&old->rcu, mmb_table_free_rcu);
 	return 0;
@@ -459,7 +470,11 @@ static void mmb_entry_free_rcu(struct rcu_head *head)
 	kmem_cache_free(mmb_entry_cache(e->nkey), e);
 }
 
-/* Free a mask no reader can see any more, with its entries. */
+/*
+ * Free a mask no reader can see any more, with its entries: it was never
+ * published, or a grace period passed since it was unpublished, which
+ * also covers the readers of a table a resize replaced before that.
+ */
 static void mmb_mask_destroy(struct mmb_mask *mask)
 {
 	struct mmb_table *t = mmb_tbl(mask);
@@ -470,8 +485,6 @@ static void mmb_mask_destroy(struct mmb_mask *mask)
 	for (i = 0; i <= t->size_mask; i++)
 		hlist_for_each_entry_safe(e, tmp, &t->buckets[i], node[t->ver])
 			mmb_entry_free(e);
-	/* A resize's old table may still wait for its grace period. */
-	cond_synchronize_rcu(mask->resize_gp);
 	kvfree(t);
 	kfree(mask);
 }
@@ -622,6 +635,12 @@ struct mmb_ruleset *mmb_ruleset_create(void)
 	return rs;
 }
 
+/* Before @rs is published: from now on, readers may see it. */
+void mmb_ruleset_live(struct mmb_ruleset *rs)
+{
+	rs->live = true;
+}
+
 /* Free a ruleset no reader can see any more. */
 void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 {
@@ -682,7 +701,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		mmb_rvec_add(rv, rule);
 		RCU_INIT_POINTER(mmb_entry_tail(e, e->nkey)->rules, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
-			err = mmb_table_grow(mask);
+			err = mmb_table_grow(mask, rs->live);
 			if (err)
 				goto err_entry;
 		}
@@ -742,7 +761,8 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		call_rcu(&e->rcu, mmb_entry_free_rcu);
 		/* An empty mask left published (no memory) is harmless. */
 		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
-			synchronize_rcu();
+			if (rs->live)
+				synchronize_rcu();
 			mmb_mask_destroy(mask);
 		}
 	}

@@ -254,6 +254,7 @@ struct mmb_verdict {
 int __init mmb_classify_init(void);
 void mmb_classify_exit(void);
 struct mmb_ruleset *mmb_ruleset_create(void);
+void mmb_ruleset_live(struct mmb_ruleset *rs);
 void mmb_ruleset_destroy(struct mmb_ruleset *rs);
 int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);
 int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from);

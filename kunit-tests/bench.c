@@ -255,6 +255,7 @@ static void bench_rules_test(struct kunit *test)
 	packets(test, b);
 	rs = mmb_ruleset_create();
 	KUNIT_ASSERT_NOT_NULL(test, rs);
+	mmb_ruleset_live(rs);	/* as single adds meet it */
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		u64 tins = 0, t1;
 
@@ -334,6 +335,7 @@ static void bench_masks_test(struct kunit *test)
 		rs = mmb_ruleset_create();
 
 		KUNIT_ASSERT_NOT_NULL(test, rs);
+		mmb_ruleset_live(rs);
 		for (i = 0; i < counts[k / ARRAY_SIZE(caches)]; i++) {
 			for (j = 0; j < 16; j++) {
 				struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);

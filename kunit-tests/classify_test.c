@@ -26,6 +26,16 @@ static struct mmb_match_spec mt(u16 field, u8 op, u32 v)
 	return m;
 }
 
+/* A ruleset the datapath may see: its tables change under RCU rules. */
+static struct mmb_ruleset *live_ruleset(void)
+{
+	struct mmb_ruleset *rs = mmb_ruleset_create();
+
+	if (rs)
+		mmb_ruleset_live(rs);
+	return rs;
+}
+
 static const u8 v4a[4][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 10, 0, 1, 1 }, { 192, 0, 2, 9 } };
 static const u8 v6a[4][16] = {
 	{ 0xfd, 0, [15] = 1 }, { 0xfd, 0, [15] = 2 }, { 0xfd, 0, 0, 1, [15] = 1 },
@@ -697,7 +707,7 @@ static void classify_differential_test(struct kunit *test)
 	u64 hits, misses;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	rs = mmb_ruleset_create();
+	rs = live_ruleset();
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	KUNIT_ASSERT_NOT_NULL(test, rs);
 	prandom_seed_state(&rnds, 0x6d6d62);
@@ -747,7 +757,7 @@ static void classify_many_test(struct kunit *test)
 {
 	struct mmb_rule **rules = kunit_kcalloc(test, NMANY, sizeof(*rules), GFP_KERNEL);
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_ruleset *rs = mmb_ruleset_create();
+	struct mmb_ruleset *rs = live_ruleset();
 	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64 };
 	unsigned int i, round, hits;
 	struct mmb_verdict v;
@@ -817,7 +827,7 @@ static void classify_entry_list_test(struct kunit *test)
 	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 1000,
 				   .dport = 53 };
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_ruleset *rs = mmb_ruleset_create();
+	struct mmb_ruleset *rs = live_ruleset();
 	struct mmb_rule *r[4];
 	unsigned int i, drops = 0, accepts = 0;
 	struct mmb_verdict v;
@@ -908,7 +918,7 @@ static void classify_spread_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		struct mmb_ruleset *rs = mmb_ruleset_create();
+		struct mmb_ruleset *rs = live_ruleset();
 
 		KUNIT_ASSERT_NOT_NULL(test, rs);
 		for (i = 0; i < NSPREAD; i++) {
@@ -1015,7 +1025,7 @@ static void expect_classify(struct cache_ctx *c, bool flip, bool drop, bool hit,
  */
 static void classify_cache_test(struct kunit *test)
 {
-	struct cache_ctx c = { .test = test, .rs = mmb_ruleset_create() };
+	struct cache_ctx c = { .test = test, .rs = live_ruleset() };
 	struct mmb_match_spec m[2];
 	struct mmb_rule *r, *many[5];
 	unsigned int i;
@@ -1112,7 +1122,7 @@ static void classify_cache_spread_test(struct kunit *test)
 	if (mmb_cache_entries != 4096)
 		kunit_skip(test, "cache_entries is not the default");
 	for (round = 0; round < 64; round++) {
-		struct cache_ctx c = { .test = test, .rs = mmb_ruleset_create() };
+		struct cache_ctx c = { .test = test, .rs = live_ruleset() };
 
 		KUNIT_ASSERT_NOT_NULL(test, c.rs);
 		m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
