@@ -58,18 +58,32 @@ static inline void mmb_stats_count(struct mmb_pcpu_stats __percpu *pcpu,
  * refer to it; it is compared in 16-byte chunks of two u64 words.
  *
  *   0  family (4 or 6)      1  L4 protocol       2  MMB_KF_* flags
+ *   3  TCP window scale (its option's value, if of its size)
  *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
  *   8  ingress ifindex (big endian)
+ *  12  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
+ *      named one, the last bit for any option at all
+ *  13  MMB_OPTV_* (which option values of 3 and 14 are there)
+ *  14  TCP MSS (its option's value, if of its size)
  *  20  IPv4 header bytes 0-19 (addresses in chunk 2)
  *  24  IPv6 header bytes 0-39 (addresses in chunks 2 and 3)
  *  64  L4 header bytes 4-19
+ *
+ * TCP options in the image follow the slow path's reading of them
+ * (mmb_tcp_opt_find()): the first option of a kind counts, a malformed one
+ * ends the list. Then "tcp-opt-mss 1460" or "! tcp-opt-sackp" is a key in
+ * a table like any other field.
  */
 #define MMB_KEY_CHUNKS		5
 #define MMB_IMG_FAMILY		0
 #define MMB_IMG_L4PROTO		1
 #define MMB_IMG_FLAGS		2
+#define MMB_IMG_WSCALE		3
 #define MMB_IMG_L4_LO		4
 #define MMB_IMG_IFINDEX		8
+#define MMB_IMG_OPTS		12
+#define MMB_IMG_OPTV		13
+#define MMB_IMG_MSS		14
 #define MMB_IMG_IP4		20
 #define MMB_IMG_IP6		24
 #define MMB_IMG_L4_HI		64
@@ -77,6 +91,15 @@ static inline void mmb_stats_count(struct mmb_pcpu_stats __percpu *pcpu,
 #define MMB_KF_L4		0x01	/* the whole fixed L4 header is there */
 #define MMB_KF_FRAG		0x02	/* an IP fragment */
 #define MMB_KF_LATER		0x04	/* a fragment other than the first */
+
+#define MMB_OPTV_MSS		0x01	/* the MSS option has its 2 bytes */
+#define MMB_OPTV_WSCALE		0x02	/* the window scale its byte */
+
+/* The bit of a TCP option field at MMB_IMG_OPTS. */
+static inline u8 mmb_opt_bit(unsigned int field)
+{
+	return BIT(field - MMB_FIELD_TCP_OPT_MSS);
+}
 
 struct mmb_chunk {
 	u64 w[2];

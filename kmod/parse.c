@@ -14,10 +14,72 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/tcp.h>
 
 #include "mmb.h"
 
 #define MMB_MAX_EXTHDRS 8
+
+/* The image bit of TCP option @kind; 0 for kinds without a field of their own. */
+static u8 mmb_opt_kind_bit(u8 kind)
+{
+	switch (kind) {
+	case TCPOPT_MSS:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_MSS);
+	case TCPOPT_WINDOW:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_WSCALE);
+	case TCPOPT_SACK_PERM:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_SACKP);
+	case TCPOPT_SACK:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_SACK);
+	case TCPOPT_TIMESTAMP:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_TIMESTAMP);
+	case TCPOPT_FASTOPEN:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_FAST_OPEN);
+	case TCPOPT_MPTCP:
+		return mmb_opt_bit(MMB_FIELD_TCP_OPT_MPTCP);
+	}
+	return 0;
+}
+
+/*
+ * The TCP options into the image (see mmb.h): which named ones are there,
+ * and MSS and window scale. The walk reads them as mmb_tcp_opt_find()
+ * does, which stays the reference the tests hold this one to.
+ */
+static void mmb_parse_tcp_opts(const struct sk_buff *skb, struct mmb_pkt *pkt)
+{
+	int n = pkt->l7off - pkt->l4off - (int)sizeof(struct tcphdr), i = 0;
+	u8 buf[MAX_TCP_OPTION_SPACE] __uninitialized;
+	u8 *k = pkt->key.b, seen = 0, bit;
+	const u8 *o;
+
+	o = skb_header_pointer(skb, pkt->l4off + sizeof(struct tcphdr), n, buf);
+	if (!o)
+		return;
+	while (i < n && o[i] != TCPOPT_EOL) {
+		if (o[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+			break;
+		bit = mmb_opt_kind_bit(o[i]);
+		if (bit & ~seen) {	/* the first of its kind */
+			if (o[i] == TCPOPT_MSS && o[i + 1] == TCPOLEN_MSS) {
+				k[MMB_IMG_MSS] = o[i + 2];
+				k[MMB_IMG_MSS + 1] = o[i + 3];
+				k[MMB_IMG_OPTV] |= MMB_OPTV_MSS;
+			} else if (o[i] == TCPOPT_WINDOW && o[i + 1] == TCPOLEN_WINDOW) {
+				k[MMB_IMG_WSCALE] = o[i + 2];
+				k[MMB_IMG_OPTV] |= MMB_OPTV_WSCALE;
+			}
+		}
+		seen |= bit | mmb_opt_bit(MMB_FIELD_TCP_OPT);
+		i += o[i + 1];
+	}
+	k[MMB_IMG_OPTS] = seen;
+}
 
 /*
  * The fixed L4 header: bytes 0-3 and 4-19 go to their image slots. Fixed
@@ -52,6 +114,9 @@ static __always_inline void mmb_parse_l4(const struct sk_buff *skb,
 		if (l7 < pkt->l4off + hlen || l7 > pkt->end)
 			return;		/* bad data offset: no L4 fields */
 		memcpy(&pkt->key.b[MMB_IMG_L4_HI], h + 4, sizeof(struct tcphdr) - 4);
+		pkt->l7off = l7;
+		if (l7 > pkt->l4off + hlen)
+			mmb_parse_tcp_opts(skb, pkt);
 	} else {
 		/* UDP payload after its header, ICMP's after type/code/csum */
 		l7 = pkt->l4off + (proto == IPPROTO_UDP ? 8 : 4);

@@ -214,19 +214,65 @@ static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
 }
 
 /*
- * Put an == match into @mask and @key; false when it cannot go there (an
- * earlier match wants other values of some of its bits: the rule never
- * matches, which the slow path finds out per packet).
+ * The image bits a TCP option match pins (@off, @mb, @vb), if it can be
+ * put in the mask: presence or absence of a named option (or of any), the
+ * value of MSS or window scale with ==. Returns how many bytes, 0 if none.
+ */
+static unsigned int mmb_compile_opt(const struct mmb_match *m, const u8 *value,
+				    u8 *off, u8 *mb, u8 *vb)
+{
+	u8 bit = mmb_opt_bit(m->field);
+
+	if (m->field == MMB_FIELD_TCP_OPT && m->kind)
+		return 0;	/* any kind: the slow path walks the options */
+	if (!m->vlen) {
+		off[0] = MMB_IMG_OPTS;
+		mb[0] = bit;
+		vb[0] = m->op == MMB_OP_EQ ? bit : 0;
+		return 1;
+	}
+	if (m->op != MMB_OP_EQ)
+		return 0;
+	off[0] = MMB_IMG_OPTV;
+	off[1] = m->field == MMB_FIELD_TCP_OPT_MSS ? MMB_IMG_MSS : MMB_IMG_WSCALE;
+	off[2] = MMB_IMG_MSS + 1;
+	mb[0] = m->field == MMB_FIELD_TCP_OPT_MSS ? MMB_OPTV_MSS : MMB_OPTV_WSCALE;
+	vb[0] = mb[0];
+	switch (m->field) {
+	case MMB_FIELD_TCP_OPT_MSS:
+		mb[1] = 0xff;
+		vb[1] = value[0];
+		mb[2] = 0xff;
+		vb[2] = value[1];
+		return 3;
+	case MMB_FIELD_TCP_OPT_WSCALE:
+		mb[1] = 0xff;
+		vb[1] = value[0];
+		return 2;
+	}
+	return 0;	/* byte strings: compared per packet */
+}
+
+/*
+ * Put an == match (or a TCP option's absence) into @mask and @key; false
+ * when it cannot go there, or when an earlier match wants other values of
+ * some of its bits: the rule never matches, which the slow path finds out
+ * per packet.
  */
 static bool mmb_compile_eq(struct mmb_key *mask, struct mmb_key *key,
 			   const struct mmb_match *m, const u8 *value)
 {
 	const struct mmb_field_info *f = mmb_field(m->field);
-	unsigned int i, img = f->img;
-	u8 mb[16], vb[16];
+	u8 off[16], mb[16], vb[16];
+	unsigned int i, n = f->len;
 
-	if (m->op != MMB_OP_EQ || !f->bits || m->field == MMB_FIELD_NET_PROTO ||
-	    f->hdr == MMB_HDR_TCPOPT)
+	if (f->hdr == MMB_HDR_TCPOPT) {
+		n = mmb_compile_opt(m, value, off, mb, vb);
+		if (!n)
+			return false;
+		goto merge;
+	}
+	if (m->op != MMB_OP_EQ || !f->bits || m->field == MMB_FIELD_NET_PROTO)
 		return false;
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
@@ -248,18 +294,21 @@ static bool mmb_compile_eq(struct mmb_key *mask, struct mmb_key *key,
 			vb[i] = v >> sh;
 		}
 	}
+	for (i = 0; i < n; i++)
+		off[i] = f->img + i;
 	/*
 	 * The image holds IPv4's protocol twice: as the L4 protocol of every
 	 * family, which a rule on TCP or UDP fields constrains anyway, and in
 	 * the header. A five-tuple then spans two chunks, not three.
 	 */
 	if (m->field == MMB_FIELD_IP_PROTO)
-		img = MMB_IMG_L4PROTO;
-	for (i = 0; i < f->len; i++)
-		if ((key->b[img + i] ^ vb[i]) & mask->b[img + i] & mb[i])
+		off[0] = MMB_IMG_L4PROTO;
+merge:
+	for (i = 0; i < n; i++)
+		if ((key->b[off[i]] ^ vb[i]) & mask->b[off[i]] & mb[i])
 			return false;
-	for (i = 0; i < f->len; i++)
-		mmb_set(mask, key, img + i, mb[i], vb[i]);
+	for (i = 0; i < n; i++)
+		mmb_set(mask, key, off[i], mb[i], vb[i]);
 	return true;
 }
 

@@ -10,6 +10,7 @@
 #include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/tcp.h>
 
 #include "../kmod/mmb.h"
 #include "util.h"
@@ -415,7 +416,8 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 	s->t[0].plen = 16;
 	rule = mmb_rule_create(s, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_EXPECT_EQ(test, rule->slow, 0x3);	/* options are never in the mask */
+	/* A named option's presence is in the mask; one by kind is not. */
+	KUNIT_EXPECT_EQ(test, rule->slow, BIT(1));
 	mmb_rule_free(rule);
 }
 
@@ -487,6 +489,30 @@ static void rule_compile_test(struct kunit *test)
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, rule->slow, BIT(1));
 	mmb_rule_free(rule);
+
+	/*
+	 * TCP options: MSS == 1460 and the absence of SACK-permitted go into
+	 * chunk 0 of the mask, with the L4 protocol; MSS > 1000 and an option
+	 * by kind are checked per packet.
+	 */
+	s->nmatches = 4;
+	s->m[0] = mt(MMB_FIELD_TCP_OPT_MSS, MMB_OP_EQ, 1460);
+	s->m[1] = mt(MMB_FIELD_TCP_OPT_SACKP, MMB_OP_NE, 0);
+	s->m[1].vlen = 0;
+	s->m[2] = mt(MMB_FIELD_TCP_OPT_MSS, MMB_OP_GT, 1000);
+	s->m[3] = mt(MMB_FIELD_TCP_OPT, MMB_OP_EQ, 0);
+	s->m[3].vlen = 0;
+	s->m[3].kind = 30;
+	rule = mmb_rule_create(s, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_EQ(test, rule->slow, BIT(2) | BIT(3));
+	KUNIT_EXPECT_EQ(test, mask_chunks(rule), BIT(0));
+	mmb_rule_key(rule, &mask, &key);
+	KUNIT_EXPECT_EQ(test, mask.b[MMB_IMG_OPTS], mmb_opt_bit(MMB_FIELD_TCP_OPT_SACKP));
+	KUNIT_EXPECT_EQ(test, key.b[MMB_IMG_OPTS], 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(&key.b[MMB_IMG_MSS]), 1460);
+	KUNIT_EXPECT_EQ(test, key.b[MMB_IMG_OPTV], MMB_OPTV_MSS);
+	mmb_rule_free(rule);
 }
 
 /* --- differential ------------------------------------------------------- */
@@ -497,6 +523,8 @@ static const u16 rand_fields[] = {
 	MMB_FIELD_IP6_HOP_LIMIT, MMB_FIELD_TCP_SPORT, MMB_FIELD_TCP_DPORT,
 	MMB_FIELD_TCP_SYN, MMB_FIELD_TCP_FLAGS, MMB_FIELD_UDP_SPORT,
 	MMB_FIELD_UDP_DPORT, MMB_FIELD_ICMP_TYPE, MMB_FIELD_IN, MMB_FIELD_UDP_PAYLOAD,
+	MMB_FIELD_TCP_OPT_MSS, MMB_FIELD_TCP_OPT_WSCALE, MMB_FIELD_TCP_OPT_SACKP,
+	MMB_FIELD_TCP_OPT_TIMESTAMP, MMB_FIELD_TCP_OPT,
 	MMB_FIELD_NET_PROTO, MMB_FIELD_ALL,
 };
 
@@ -508,6 +536,64 @@ static const u8 flagss[] = { 0x02, 0x12, 0x10, 0x11 };
 static u32 rnd(struct rnd_state *rs, u32 n)
 {
 	return prandom_u32_state(rs) % n;
+}
+
+static const u16 opt_mss[] = { 1200, 1460 };
+
+/*
+ * A random TCP option list of 4 to 40 bytes: MSS, window scale, SACK
+ * permitted and timestamps in any order, some twice, some of the wrong
+ * size, NOPs between; sometimes cut by an option that runs past the end
+ * or by an end-of-list, after which nothing counts.
+ */
+static unsigned int rand_tcp_opts(struct rnd_state *rs, u8 *o)
+{
+	unsigned int n = 0, k, i, len;
+
+	for (k = rnd(rs, 5); k > 0 && n < 28; k--) {
+		switch (rnd(rs, 9)) {
+		case 0:
+		case 1:
+			o[n++] = TCPOPT_MSS;
+			len = rnd(rs, 6) ? TCPOLEN_MSS : 3;
+			o[n++] = len;
+			put_unaligned_be16(opt_mss[rnd(rs, 2)], &o[n]);
+			n += len - 2;
+			break;
+		case 2:
+		case 3:
+			o[n++] = TCPOPT_WINDOW;
+			len = rnd(rs, 6) ? TCPOLEN_WINDOW : 4;
+			o[n++] = len;
+			for (i = 2; i < len; i++)
+				o[n++] = 7 + rnd(rs, 2);
+			break;
+		case 4:
+			o[n++] = TCPOPT_SACK_PERM;
+			o[n++] = TCPOLEN_SACK_PERM;
+			break;
+		case 5:
+			o[n++] = TCPOPT_TIMESTAMP;
+			o[n++] = TCPOLEN_TIMESTAMP;
+			for (i = 2; i < TCPOLEN_TIMESTAMP; i++)
+				o[n++] = i;
+			break;
+		case 6:
+			o[n++] = TCPOPT_NOP;
+			break;
+		case 7:
+			o[n++] = rnd(rs, 2) ? TCPOPT_EOL : 77;	/* end, or a kind of no field */
+			o[n++] = 2;
+			break;
+		case 8:
+			o[n++] = TCPOPT_MSS;
+			o[n++] = rnd(rs, 2) ? 1 : 60;		/* malformed */
+			break;
+		}
+	}
+	while (n % 4 || !n)
+		o[n++] = TCPOPT_NOP;
+	return n;
 }
 
 static void rand_match(struct rnd_state *rs, struct mmb_match_spec *m, int ifindex)
@@ -572,10 +658,33 @@ static void rand_match(struct rnd_state *rs, struct mmb_match_spec *m, int ifind
 	case MMB_FIELD_ALL:
 		*m = mt(field, MMB_OP_EQ, 0);
 		return;
+	case MMB_FIELD_TCP_OPT_MSS:
+	case MMB_FIELD_TCP_OPT_WSCALE:
+		/* a value of the packets' options, any operator; or presence */
+		*m = mt(field, op, field == MMB_FIELD_TCP_OPT_MSS ?
+			opt_mss[rnd(rs, 2)] : 7 + rnd(rs, 2));
+		if (!rnd(rs, 3)) {
+			m->vlen = 0;
+			m->op = op % 2;
+		}
+		return;
+	case MMB_FIELD_TCP_OPT:
+		*m = mt(field, op % 2, 0);
+		m->vlen = 0;
+		m->kind = rnd(rs, 2) ? 0 : TCPOPT_WINDOW;
+		return;
+	case MMB_FIELD_TCP_OPT_SACKP:
+	case MMB_FIELD_TCP_OPT_TIMESTAMP:
+		*m = mt(field, op % 2, 0);	/* presence, absence */
+		m->vlen = 0;
+		return;
 	}
 	*m = mt(field, op, ports[rnd(rs, 4)]);
 	(void)f;
 }
+
+/* Random packets share one option buffer: each is built before the next. */
+static u8 rand_opts[MAX_TCP_OPTION_SPACE];
 
 static void rand_packet(struct rnd_state *rs, struct mmbt_pkt_desc *d)
 {
@@ -588,6 +697,10 @@ static void rand_packet(struct rnd_state *rs, struct mmbt_pkt_desc *d)
 	d->ttl = ttls[rnd(rs, 4)];
 	d->l3_opt_len = d->v6 ? 8 * rnd(rs, 2) : 4 * rnd(rs, 3);
 	d->tcp_opt_len = 4 * rnd(rs, 2);
+	if (rnd(rs, 2)) {
+		d->tcp_opt_len = rand_tcp_opts(rs, rand_opts);
+		d->tcp_opts = rand_opts;
+	}
 	d->tcp_flags = flagss[rnd(rs, 4)];
 	d->sport = ports[rnd(rs, 4)];
 	d->dport = ports[rnd(rs, 4)];
