@@ -12,6 +12,7 @@
 #include <linux/u64_stats_sync.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
+#include <net/tcp.h>
 
 #include "compat.h"
 #include "../uapi/linux/mmb.h"
@@ -94,6 +95,22 @@ static inline void mmb_stats_count(struct mmb_pcpu_stats __percpu *pcpu,
 
 #define MMB_OPTV_MSS		0x01	/* the MSS option has its 2 bytes */
 #define MMB_OPTV_WSCALE		0x02	/* the window scale its byte */
+
+/*
+ * The length of the TCP option at @i of the @n bytes of options @o: 1 for
+ * a NOP, 0 where the list ends (end of list, or a malformed option). The
+ * one reading of option lists, for the parser and the rules' slow path.
+ */
+static inline unsigned int mmb_tcp_opt_len(const u8 *o, unsigned int i, unsigned int n)
+{
+	if (i >= n || o[i] == TCPOPT_EOL)
+		return 0;
+	if (o[i] == TCPOPT_NOP)
+		return 1;
+	if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
+		return 0;
+	return o[i + 1];
+}
 
 /* The bit of a TCP option field at MMB_IMG_OPTS. */
 static inline u8 mmb_opt_bit(unsigned int field)

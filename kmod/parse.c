@@ -44,12 +44,11 @@ static u8 mmb_opt_kind_bit(u8 kind)
 
 /*
  * The TCP options into the image (see mmb.h): which named ones are there,
- * and MSS and window scale. The walk reads them as mmb_tcp_opt_find()
- * does, which stays the reference the tests hold this one to.
+ * and MSS and window scale, read as mmb_tcp_opt_find() reads them.
  */
 static void mmb_parse_tcp_opts(const struct sk_buff *skb, struct mmb_pkt *pkt)
 {
-	int n = pkt->l7off - pkt->l4off - (int)sizeof(struct tcphdr), i = 0;
+	unsigned int n = pkt->l7off - pkt->l4off - sizeof(struct tcphdr), i, len;
 	u8 buf[MAX_TCP_OPTION_SPACE] __uninitialized;
 	u8 *k = pkt->key.b, seen = 0, bit;
 	const u8 *o;
@@ -57,26 +56,21 @@ static void mmb_parse_tcp_opts(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	o = skb_header_pointer(skb, pkt->l4off + sizeof(struct tcphdr), n, buf);
 	if (!o)
 		return;
-	while (i < n && o[i] != TCPOPT_EOL) {
-		if (o[i] == TCPOPT_NOP) {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
-			break;
+	for (i = 0; (len = mmb_tcp_opt_len(o, i, n)); i += len) {
+		if (len == 1)
+			continue;	/* NOP */
 		bit = mmb_opt_kind_bit(o[i]);
 		if (bit & ~seen) {	/* the first of its kind */
-			if (o[i] == TCPOPT_MSS && o[i + 1] == TCPOLEN_MSS) {
+			if (o[i] == TCPOPT_MSS && len == TCPOLEN_MSS) {
 				k[MMB_IMG_MSS] = o[i + 2];
 				k[MMB_IMG_MSS + 1] = o[i + 3];
 				k[MMB_IMG_OPTV] |= MMB_OPTV_MSS;
-			} else if (o[i] == TCPOPT_WINDOW && o[i + 1] == TCPOLEN_WINDOW) {
+			} else if (o[i] == TCPOPT_WINDOW && len == TCPOLEN_WINDOW) {
 				k[MMB_IMG_WSCALE] = o[i + 2];
 				k[MMB_IMG_OPTV] |= MMB_OPTV_WSCALE;
 			}
 		}
 		seen |= bit | mmb_opt_bit(MMB_FIELD_TCP_OPT);
-		i += o[i + 1];
 	}
 	k[MMB_IMG_OPTS] = seen;
 }

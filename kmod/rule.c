@@ -517,7 +517,8 @@ static int mmb_prefix_cmp(const u8 *a, const u8 *b, unsigned int plen)
 int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 kind,
 		     u8 *buf, const u8 **data, unsigned int *off)
 {
-	int n = pkt->l7off - pkt->l4off - (int)sizeof(struct tcphdr), i = 0;
+	int n = pkt->l7off - pkt->l4off - (int)sizeof(struct tcphdr);
+	unsigned int i, len;
 	const u8 *o;
 
 	if (n <= 0)
@@ -525,19 +526,12 @@ int mmb_tcp_opt_find(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 ki
 	o = skb_header_pointer(skb, pkt->l4off + sizeof(struct tcphdr), n, buf);
 	if (!o)
 		return -1;
-	while (i < n && o[i] != TCPOPT_EOL) {
-		if (o[i] == TCPOPT_NOP) {
-			i++;
-			continue;
-		}
-		if (i + 1 >= n || o[i + 1] < 2 || i + o[i + 1] > n)
-			break;
-		if (!kind || o[i] == kind) {
+	for (i = 0; (len = mmb_tcp_opt_len(o, i, n)); i += len) {
+		if (len > 1 && (!kind || o[i] == kind)) {
 			*data = o + i + 2;
 			*off = sizeof(struct tcphdr) + i + 2;
-			return o[i + 1] - 2;
+			return len - 2;
 		}
-		i += o[i + 1];
 	}
 	return -1;
 }
