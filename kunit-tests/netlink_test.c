@@ -311,6 +311,29 @@ static void nlt_five_tuple(struct nlt *t, u16 type, u32 saddr, u16 dport)
 	nlt_nest_end(t, rule);
 }
 
+/* A batch's add of a five-tuple rule. */
+static void nlt_op_add(struct nlt *t, u32 saddr, u16 dport)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP);
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	nlt_five_tuple(t, MMB_BATCH_A_RULE, saddr, dport);
+	nlt_nest_end(t, op);
+}
+
+/* A batch's del of rule @handle; returns the offset of its handle. */
+static unsigned int nlt_op_del(struct nlt *t, u32 handle)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), rule, off;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_DEL);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	off = nlt_u32(t, MMB_RULE_A_HANDLE, handle);
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+	return off;
+}
+
 static void netlink_add_del_test(struct kunit *test)
 {
 	struct nlt t;
@@ -565,45 +588,26 @@ static void netlink_refusals_test(struct kunit *test)
 static void netlink_batch_test(struct kunit *test)
 {
 	struct nlt_state before;
-	unsigned int op, hoff = 0, rule;
+	unsigned int op, hoff;
 	struct nlt t;
-	int i;
 
 	nlt_open(test, &t);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 	before = nlt_state();
 	/* add, add, del of a handle that does not exist */
 	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-	for (i = 0; i < 3; i++) {
-		op = nlt_nest(&t, MMB_A_OP);
-		nlt_u8(&t, MMB_BATCH_A_CMD, i < 2 ? MMB_CMD_RULE_ADD : MMB_CMD_RULE_DEL);
-		if (i < 2) {
-			nlt_five_tuple(&t, MMB_BATCH_A_RULE, 0x0a010001 + i, 2000);
-		} else {
-			rule = nlt_nest(&t, MMB_BATCH_A_RULE);
-			hoff = nlt_u32(&t, MMB_RULE_A_HANDLE, before.next_handle + 5);
-			nlt_nest_end(&t, rule);
-		}
-		nlt_nest_end(&t, op);
-	}
+	nlt_op_add(&t, 0x0a010001, 2000);
+	nlt_op_add(&t, 0x0a010002, 2000);
+	hoff = nlt_op_del(&t, before.next_handle + 5);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENOENT);
 	KUNIT_EXPECT_EQ(test, t.offs, hoff);
 	nlt_expect_unchanged(test, &before, "batch with a bad del");
 
 	/* add, add, del of the first add: one rule, handles used up by two. */
 	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-	for (i = 0; i < 3; i++) {
-		op = nlt_nest(&t, MMB_A_OP);
-		nlt_u8(&t, MMB_BATCH_A_CMD, i < 2 ? MMB_CMD_RULE_ADD : MMB_CMD_RULE_DEL);
-		if (i < 2) {
-			nlt_five_tuple(&t, MMB_BATCH_A_RULE, 0x0a010001 + i, 2000);
-		} else {
-			rule = nlt_nest(&t, MMB_BATCH_A_RULE);
-			nlt_u32(&t, MMB_RULE_A_HANDLE, before.next_handle);
-			nlt_nest_end(&t, rule);
-		}
-		nlt_nest_end(&t, op);
-	}
+	nlt_op_add(&t, 0x0a010001, 2000);
+	nlt_op_add(&t, 0x0a010002, 2000);
+	nlt_op_del(&t, before.next_handle);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
 	KUNIT_EXPECT_EQ(test, nlt_state().nrules, 1);
 	KUNIT_EXPECT_EQ(test, nlt_state().next_handle, before.next_handle + 2);
@@ -685,7 +689,7 @@ static void nlt_corrupt(struct nlt *t, struct rnd_state *rs)
 
 static void netlink_fuzz_test(struct kunit *test)
 {
-	unsigned int ok = 0, refused = 0, n, i, op;
+	unsigned int ok = 0, refused = 0, n, i;
 	struct mmb_table_info info;
 	struct nlt_state before;
 	struct mmb_ruleset *rs;
@@ -701,13 +705,8 @@ static void netlink_fuzz_test(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 		before = nlt_state();
 		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-		for (i = 0; i < nops; i++) {
-			op = nlt_nest(&t, MMB_A_OP);
-			nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
-			nlt_five_tuple(&t, MMB_BATCH_A_RULE, prandom_u32_state(&rnds),
-				       prandom_u32_state(&rnds));
-			nlt_nest_end(&t, op);
-		}
+		for (i = 0; i < nops; i++)
+			nlt_op_add(&t, prandom_u32_state(&rnds), prandom_u32_state(&rnds));
 		nlt_corrupt(&t, &rnds);
 		if (nlt_send(&t)) {
 			refused++;
