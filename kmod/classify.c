@@ -308,7 +308,7 @@ static __always_inline u32 mmb_nh(const u32 *w, const u32 *seed, unsigned int n,
 /*
  * Keys come from the configuration, and rules often differ in one field
  * only (ports, the last octet of an address): every bit of the key must
- * reach the bucket index and the summary bit.
+ * reach the bucket index and the summary bits.
  */
 static __always_inline u32 mmb_key_hash(const struct mmb_chunk *k,
 					unsigned int n, const u32 *seed)
