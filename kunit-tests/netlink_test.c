@@ -108,18 +108,36 @@ static void nlt_nest_end(struct nlt *t, unsigned int off)
 	t->open = t->parent[t->open];
 }
 
-/* Read the answer to the request just sent: a reply, then the ACK. */
-static void nlt_recv(struct nlt *t)
+/* Send the request built in @t to the kernel. */
+static void nlt_xmit(struct nlt *t)
+{
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+	struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
+	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+
+	nlt_hdr(t)->nlmsg_len = t->len;
+	KUNIT_ASSERT_EQ(t->test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
+}
+
+/* Receive what the kernel answered into t->rx (it answers at once). */
+static int nlt_rx(struct nlt *t)
 {
 	struct kvec vec = { .iov_base = t->rx, .iov_len = NLT_BUF };
 	struct msghdr msg = {};
+	int len = kernel_recvmsg(t->sock, &msg, &vec, 1, NLT_BUF, MSG_DONTWAIT);
+
+	KUNIT_ASSERT_GT(t->test, len, 0);
+	return len;
+}
+
+/* Read the answer to the request just sent: a reply, then the ACK. */
+static void nlt_recv(struct nlt *t)
+{
 	struct nlmsghdr *nlh;
-	int len, rem;
+	int rem;
 
 	for (;;) {
-		len = kernel_recvmsg(t->sock, &msg, &vec, 1, NLT_BUF, MSG_DONTWAIT);
-		KUNIT_ASSERT_GT(t->test, len, 0);
-		rem = len;
+		rem = nlt_rx(t);
 		nlh = (struct nlmsghdr *)t->rx;
 		for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
 			struct nlmsgerr *e = nlmsg_data(nlh);
@@ -158,18 +176,13 @@ static void nlt_recv(struct nlt *t)
 /* Send the request built in @t; returns the error of its ACK. */
 static int nlt_send(struct nlt *t)
 {
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
-	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
-
-	nlt_hdr(t)->nlmsg_len = t->len;
 	t->err = 1;
 	t->offs = -1;
 	t->miss_type = -1;
 	t->miss_nest = -1;
 	t->msg[0] = '\0';
 	t->handle = 0;
-	KUNIT_ASSERT_EQ(t->test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
+	nlt_xmit(t);
 	nlt_recv(t);
 	KUNIT_ASSERT_NE(t->test, t->err, 1);
 	return t->err;
@@ -201,18 +214,8 @@ static void nlt_open(struct kunit *test, struct nlt *t)
 	nlt_begin(t, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
 	nlt_hdr(t)->nlmsg_flags = NLM_F_REQUEST;
 	nlt_put(t, CTRL_ATTR_FAMILY_NAME, MMB_GENL_NAME, sizeof(MMB_GENL_NAME));
-	nlt_hdr(t)->nlmsg_len = t->len;
-	{
-		struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-		struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
-		struct kvec rvec = { .iov_base = t->rx, .iov_len = NLT_BUF };
-		struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
-		struct msghdr rmsg = {};
-
-		KUNIT_ASSERT_EQ(test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
-		KUNIT_ASSERT_GT(test, kernel_recvmsg(t->sock, &rmsg, &rvec, 1, NLT_BUF,
-						     MSG_DONTWAIT), 0);
-	}
+	nlt_xmit(t);
+	nlt_rx(t);
 	a = nlmsg_find_attr((struct nlmsghdr *)t->rx, GENL_HDRLEN, CTRL_ATTR_FAMILY_ID);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	t->family = nla_get_u16(a);
@@ -235,7 +238,7 @@ static struct mmb_ruleset *nlt_rules(void)
 	struct mmb_ruleset *rs;
 
 	mutex_lock(&mn->lock);
-	rs = rcu_dereference_protected(mn->rules, true);
+	rs = nlt_rules_locked();
 	mutex_unlock(&mn->lock);
 	return rs;
 }
@@ -252,7 +255,7 @@ static struct nlt_state nlt_state(void)
 	struct nlt_state s;
 
 	mutex_lock(&mn->lock);
-	s.rs = rcu_dereference_protected(mn->rules, true);
+	s.rs = nlt_rules_locked();
 	s.nrules = mmb_ruleset_count(s.rs);
 	s.next_handle = mn->next_handle;
 	mutex_unlock(&mn->lock);
