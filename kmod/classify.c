@@ -13,6 +13,7 @@
  */
 #include <linux/hash.h>
 #include <linux/moduleparam.h>
+#include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -166,7 +167,7 @@ static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
  * head: a packet that matches nothing (most of what a firewall sees) reads
  * two bytes per mask. With as many entries as buckets, one probe in 200
  * finds its bits set by others (one bit per entry: one in 16). The
- * summaries sit in an array of their own, a quarter of the heads' size
+ * summaries sit in an array of their own, an eighth of the buckets' size
  * (256 KiB for 100k rules), which stays in the CPU's caches where the
  * heads and entries do not.
  *
@@ -179,12 +180,24 @@ static u16 mmb_tag(u32 hash)
 	return BIT(hash >> 28) | BIT(hash >> 24 & 15) | BIT(hash >> 20 & 15);
 }
 
+/*
+ * A chain, and beside its head the counters of the first rule of its first
+ * entry: a probe that passes the summary starts fetching the counters of
+ * the rule it most likely hits as it fetches the entry, and a hit in a
+ * large table waits for two cache misses in a row (head, then entry and
+ * counters) instead of three. A stale hint costs a useless prefetch only.
+ */
+struct mmb_bucket {
+	struct hlist_head head;
+	struct mmb_pcpu_stats __percpu *hint;
+};
+
 struct mmb_table {
 	struct rcu_head rcu;
 	u32 size_mask;			/* buckets - 1 */
 	u8 ver;
 	u16 *tags;			/* per bucket, after the heads */
-	struct hlist_head buckets[];
+	struct mmb_bucket buckets[];
 };
 
 #define MMB_TABLE_MIN 16
@@ -344,10 +357,11 @@ static struct mmb_table *mmb_tbl(const struct mmb_mask *mask)
  * The entry of @key; readers under RCU, writers under the lock. The key is
  * compared without the hash first: the hash lives on the entry's other
  * cache line, which a hit on the first entry of a chain never reads.
+ * The datapath (@prefetch) starts fetching the hinted counters too.
  */
 static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 						    const struct mmb_table *t,
-						    const struct mmb_chunk *key)
+						    const struct mmb_chunk *key, bool prefetch)
 {
 	u32 hash = mmb_key_hash(key, mask->n, mask->seed);
 	u32 i = hash & t->size_mask;
@@ -355,10 +369,26 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 
 	if (~READ_ONCE(t->tags[i]) & mmb_tag(hash))
 		return NULL;
-	hlist_for_each_entry_rcu(e, &t->buckets[i], node[t->ver], true)
+	if (prefetch) {
+		struct mmb_pcpu_stats __percpu *stats = READ_ONCE(t->buckets[i].hint);
+
+		if (stats)
+			prefetchw(raw_cpu_ptr(stats));
+	}
+	hlist_for_each_entry_rcu(e, &t->buckets[i].head, node[t->ver], true)
 		if (mmb_key_equal(e->key, key, mask->n))
 			return e;
 	return NULL;
+}
+
+/* Point the hint of bucket @i at the chain's first rule; after each change. */
+static void mmb_bucket_hint(struct mmb_table *t, u32 i)
+{
+	struct hlist_node *first = rcu_dereference_protected(hlist_first_rcu(&t->buckets[i].head),
+							     true);
+	struct mmb_entry *e = hlist_entry_safe(first, struct mmb_entry, node[t->ver]);
+
+	WRITE_ONCE(t->buckets[i].hint, e ? mmb_entry_rules(e)->r[0].stats : NULL);
 }
 
 /* Link @e into @t, which readers may see. */
@@ -368,7 +398,8 @@ static void mmb_bucket_add(struct mmb_table *t, struct mmb_entry *e)
 
 	WRITE_ONCE(t->tags[i], t->tags[i] | mmb_tag(e->hash));
 	/* A release: who finds the entry finds its bit. */
-	hlist_add_head_rcu(&e->node[t->ver], &t->buckets[i]);
+	hlist_add_head_rcu(&e->node[t->ver], &t->buckets[i].head);
+	mmb_bucket_hint(t, i);
 }
 
 static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
@@ -378,9 +409,10 @@ static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
 	u16 tags = 0;
 
 	hlist_del_rcu(&e->node[t->ver]);
-	hlist_for_each_entry(pos, &t->buckets[i], node[t->ver])
+	hlist_for_each_entry(pos, &t->buckets[i].head, node[t->ver])
 		tags |= mmb_tag(pos->hash);
 	WRITE_ONCE(t->tags[i], tags);
+	mmb_bucket_hint(t, i);
 }
 
 /*
@@ -402,7 +434,7 @@ static int mmb_table_grow(struct mmb_mask *mask, bool live)
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i <= old->size_mask; i++)
-		hlist_for_each_entry(e, &old->buckets[i], node[old->ver])
+		hlist_for_each_entry(e, &old->buckets[i].head, node[old->ver])
 			mmb_bucket_add(t, e);
 	rcu_assign_pointer(mask->tbl, t);
 	if (!live) {
@@ -483,7 +515,7 @@ static void mmb_mask_destroy(struct mmb_mask *mask)
 	unsigned int i;
 
 	for (i = 0; i <= t->size_mask; i++)
-		hlist_for_each_entry_safe(e, tmp, &t->buckets[i], node[t->ver])
+		hlist_for_each_entry_safe(e, tmp, &t->buckets[i].head, node[t->ver])
 			mmb_entry_free(e);
 	kvfree(t);
 	kfree(mask);
@@ -516,8 +548,8 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 }
 
 /* Publish @e's rules with @add inserted in handle order, or without @del. */
-static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
-			    struct mmb_rule *del)
+static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
+			    struct mmb_rule *add, struct mmb_rule *del)
 {
 	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
 	unsigned int i, n = old ? old->n : 0;
@@ -541,6 +573,7 @@ static int mmb_rules_update(struct mmb_entry *e, struct mmb_rule *add,
 	if (add)
 		mmb_rvec_add(rv, add);
 	rcu_assign_pointer(mmb_entry_tail(e, e->nkey)->rules, rv);
+	mmb_bucket_hint(mmb_tbl(mask), e->hash & mmb_tbl(mask)->size_mask);
 	mmb_rvec_free(e, old);
 	return 0;
 }
@@ -681,10 +714,10 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		new_mask = mask;
 	}
 	mmb_mask_key(mask, &rkey, key);
-	e = mmb_lookup(mask, mmb_tbl(mask), key);
+	e = mmb_lookup(mask, mmb_tbl(mask), key, false);
 	if (e) {
 		/* An existing entry: one published list replaces another. */
-		err = mmb_rules_update(e, rule, NULL);
+		err = mmb_rules_update(mask, e, rule, NULL);
 		if (err)
 			goto err_xa;
 	} else {
@@ -749,10 +782,10 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	mask = mmb_mask_find(rs, &rmask);
 	mmb_mask_key(mask, &rkey, key);
 	t = mmb_tbl(mask);
-	e = mmb_lookup(mask, t, key);
+	e = mmb_lookup(mask, t, key, false);
 	rv = mmb_entry_rules(e);
 	if (rv->n > 1) {
-		err = mmb_rules_update(e, NULL, rule);
+		err = mmb_rules_update(mask, e, NULL, rule);
 		if (err)
 			return err;
 	} else {
@@ -826,7 +859,7 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	for (i = 0; i <= t->size_mask; i++) {
 		unsigned int chain = 0;
 
-		hlist_for_each_entry(e, &t->buckets[i], node[t->ver]) {
+		hlist_for_each_entry(e, &t->buckets[i].head, node[t->ver]) {
 			const struct mmb_rvec *rv = mmb_entry_rules(e);
 
 			info->chain_max = max(info->chain_max, ++chain);
@@ -976,7 +1009,7 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		const struct mmb_entry *e;
 
 		mmb_mask_key(mask, &pkt->key, key);
-		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key);
+		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key, true);
 		if (!e)
 			continue;
 		tail = mmb_entry_tail(e, mask->n);	/* not e->nkey: another line */
