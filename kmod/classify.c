@@ -553,6 +553,7 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 {
 	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
 	unsigned int i, n = old ? old->n : 0;
+	struct mmb_table *t = mmb_tbl(mask);
 	struct mmb_rvec_apart *a;
 
 	a = kzalloc(struct_size(a, rv.r, n + 1), GFP_KERNEL_ACCOUNT);
@@ -573,7 +574,7 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 	if (add)
 		mmb_rvec_add(rv, add);
 	rcu_assign_pointer(mmb_entry_tail(e, e->nkey)->rules, rv);
-	mmb_bucket_hint(mmb_tbl(mask), e->hash & mmb_tbl(mask)->size_mask);
+	mmb_bucket_hint(t, e->hash & t->size_mask);
 	mmb_rvec_free(e, old);
 	return 0;
 }
