@@ -524,7 +524,8 @@ static const u16 rand_fields[] = {
 	MMB_FIELD_TCP_SYN, MMB_FIELD_TCP_FLAGS, MMB_FIELD_UDP_SPORT,
 	MMB_FIELD_UDP_DPORT, MMB_FIELD_ICMP_TYPE, MMB_FIELD_IN, MMB_FIELD_UDP_PAYLOAD,
 	MMB_FIELD_TCP_OPT_MSS, MMB_FIELD_TCP_OPT_WSCALE, MMB_FIELD_TCP_OPT_SACKP,
-	MMB_FIELD_TCP_OPT_TIMESTAMP, MMB_FIELD_TCP_OPT,
+	MMB_FIELD_TCP_OPT_TIMESTAMP, MMB_FIELD_TCP_OPT_SACK, MMB_FIELD_TCP_OPT_FAST_OPEN,
+	MMB_FIELD_TCP_OPT_MPTCP, MMB_FIELD_TCP_OPT,
 	MMB_FIELD_NET_PROTO, MMB_FIELD_ALL,
 };
 
@@ -539,19 +540,20 @@ static u32 rnd(struct rnd_state *rs, u32 n)
 }
 
 static const u16 opt_mss[] = { 1200, 1460 };
+static const u8 opt_kinds[] = { TCPOPT_SACK, TCPOPT_FASTOPEN, TCPOPT_MPTCP };
 
 /*
  * A random TCP option list of 4 to 40 bytes: MSS, window scale, SACK
- * permitted and timestamps in any order, some twice, some of the wrong
- * size, NOPs between; sometimes cut by an option that runs past the end
- * or by an end-of-list, after which nothing counts.
+ * permitted, timestamps, SACK, fast open and MPTCP in any order, some
+ * twice, some of the wrong size, NOPs between; sometimes cut by an option
+ * that runs past the end or by an end-of-list, after which nothing counts.
  */
 static unsigned int rand_tcp_opts(struct rnd_state *rs, u8 *o)
 {
 	unsigned int n = 0, k, i, len;
 
 	for (k = rnd(rs, 5); k > 0 && n < 28; k--) {
-		switch (rnd(rs, 9)) {
+		switch (rnd(rs, 10)) {
 		case 0:
 		case 1:
 			o[n++] = TCPOPT_MSS;
@@ -588,6 +590,15 @@ static unsigned int rand_tcp_opts(struct rnd_state *rs, u8 *o)
 		case 8:
 			o[n++] = TCPOPT_MSS;
 			o[n++] = rnd(rs, 2) ? 1 : 60;		/* malformed */
+			break;
+		case 9:
+			/* a SACK block, a cookie-less fast open, or MPTCP */
+			o[n++] = opt_kinds[rnd(rs, ARRAY_SIZE(opt_kinds))];
+			len = o[n - 1] == TCPOPT_SACK ? TCPOLEN_SACK_BASE + TCPOLEN_SACK_PERBLOCK :
+			      o[n - 1] == TCPOPT_MPTCP ? 4 : 2;
+			o[n++] = len;
+			for (i = 2; i < len; i++)
+				o[n++] = i;
 			break;
 		}
 	}
@@ -675,6 +686,9 @@ static void rand_match(struct rnd_state *rs, struct mmb_match_spec *m, int ifind
 		return;
 	case MMB_FIELD_TCP_OPT_SACKP:
 	case MMB_FIELD_TCP_OPT_TIMESTAMP:
+	case MMB_FIELD_TCP_OPT_SACK:
+	case MMB_FIELD_TCP_OPT_FAST_OPEN:
+	case MMB_FIELD_TCP_OPT_MPTCP:
 		*m = mt(field, op % 2, 0);	/* presence, absence */
 		m->vlen = 0;
 		return;
