@@ -17,6 +17,7 @@
 #define OPT(kind)	.hdr = MMB_HDR_TCPOPT, .hoff = (kind)
 
 static struct mmb_field_info mmb_fields[__MMB_FIELD_MAX] __ro_after_init;
+u8 mmb_opt_kind_bits[256] __ro_after_init;
 
 struct mmb_layout {
 	u8 hdr, hoff, len;
@@ -129,6 +130,8 @@ void __init mmb_fields_init(void)
 		f->mask = mmb_layout[i].mask;
 		f->shift = f->mask ? __ffs(f->mask) : 0;
 		f->img = mmb_img_offset(f);
+		if (f->hdr == MMB_HDR_TCPOPT && f->hoff)
+			mmb_opt_kind_bits[f->hoff] = mmb_opt_bit(i);
 	}
 }
 

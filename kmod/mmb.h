@@ -118,6 +118,9 @@ static inline u8 mmb_opt_bit(unsigned int field)
 	return BIT(field - MMB_FIELD_TCP_OPT_MSS);
 }
 
+/* By option kind, the bit of its field (0: no field of its own); field.c. */
+extern u8 mmb_opt_kind_bits[256];
+
 struct mmb_chunk {
 	u64 w[2];
 };

@@ -20,28 +20,6 @@
 
 #define MMB_MAX_EXTHDRS 8
 
-/* The image bit of TCP option @kind; 0 for kinds without a field of their own. */
-static u8 mmb_opt_kind_bit(u8 kind)
-{
-	switch (kind) {
-	case TCPOPT_MSS:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_MSS);
-	case TCPOPT_WINDOW:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_WSCALE);
-	case TCPOPT_SACK_PERM:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_SACKP);
-	case TCPOPT_SACK:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_SACK);
-	case TCPOPT_TIMESTAMP:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_TIMESTAMP);
-	case TCPOPT_FASTOPEN:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_FAST_OPEN);
-	case TCPOPT_MPTCP:
-		return mmb_opt_bit(MMB_FIELD_TCP_OPT_MPTCP);
-	}
-	return 0;
-}
-
 /*
  * The TCP options into the image (see mmb.h): which named ones are there,
  * and MSS and window scale, read as mmb_tcp_opt_find() reads them.
@@ -59,7 +37,7 @@ static void mmb_parse_tcp_opts(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	for (i = 0; (len = mmb_tcp_opt_len(o, i, n)); i += len) {
 		if (len == 1)
 			continue;	/* NOP */
-		bit = mmb_opt_kind_bit(o[i]);
+		bit = mmb_opt_kind_bits[o[i]];
 		if (bit & ~seen) {	/* the first of its kind */
 			if (o[i] == TCPOPT_MSS && len == TCPOLEN_MSS) {
 				k[MMB_IMG_MSS] = o[i + 2];
