@@ -99,14 +99,17 @@ static int read_all(struct batch *b, FILE *f)
 /* Word separators: NUL, space, tab and CR (of CRLF files). */
 static const bool is_space[256] = { [0] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
 
-/* The words of @op into b->w, splitting in place; the count or -1. */
+/*
+ * The words of @op into b->w, splitting in place; the count or -1. The
+ * text ends in a NUL, a separator, so the scans need no bound.
+ */
 static int split_words(struct batch *b, const struct op *op)
 {
 	char *p = op->text, *end = op->text + op->len;
 	int n = 0;
 
 	while (p < end) {
-		while (p < end && is_space[(unsigned char)*p])
+		while (is_space[(unsigned char)*p] && p < end)
 			*p++ = '\0';
 		if (p == end)
 			break;
@@ -118,7 +121,7 @@ static int split_words(struct batch *b, const struct op *op)
 			b->w = w;
 		}
 		b->w[n++] = p;
-		while (p < end && !is_space[(unsigned char)*p])
+		while (!is_space[(unsigned char)*p])
 			p++;
 	}
 	cur.file = b->file;

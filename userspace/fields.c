@@ -183,6 +183,48 @@ static int parse_hex_bytes(const char *s, uint8_t *out, int *len)
 	return 0;
 }
 
+/*
+ * A dotted quad, as inet_pton(AF_INET) reads it: four decimal octets of one
+ * to three digits, no leading zeros, nothing else. A file of 100k rules
+ * holds 200k addresses; libc's general parser took a tenth of mmbctl -f.
+ * tests/rule_test.c compares the two on random words.
+ */
+int ipv4_parse(const char *s, uint8_t *out)
+{
+	unsigned int octet, part, digits;
+
+	for (part = 0; part < 4; part++) {
+		if (part && *s++ != '.')
+			return 0;
+		octet = 0;
+		for (digits = 0; *s >= '0' && *s <= '9'; digits++, s++) {
+			if (digits == 3 || (digits && !octet))
+				return 0;	/* too long, or a leading zero */
+			octet = octet * 10 + (*s - '0');
+		}
+		if (!digits || octet > 255)
+			return 0;
+		out[part] = octet;
+	}
+	return !*s;
+}
+
+/* A plain decimal number, else strtoull's reading (0x, octal 0...). */
+static unsigned long long number_parse(const char *s, char **end)
+{
+	unsigned long long v = 0;
+	const char *p = s;
+
+	if (*p < '1' || *p > '9')
+		return strtoull(s, end, 0);
+	for (; *p >= '0' && *p <= '9' && p - s < 19; p++)
+		v = v * 10 + (*p - '0');
+	if (*p)		/* a longer number, or not one: strtoull judges */
+		return strtoull(s, end, 0);
+	*end = (char *)p;
+	return v;
+}
+
 int value_parse(int field, const char *word, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen)
 {
@@ -211,7 +253,8 @@ int value_parse(int field, const char *word, uint8_t *value, int *vlen, int *ple
 		int family = bits == 32 ? AF_INET : AF_INET6;
 
 		*plen = split_prefix(s, bits);
-		if (*plen < 0 || inet_pton(family, s, value) != 1) {
+		if (*plen < 0 || (family == AF_INET ? ipv4_parse(s, value) :
+				  inet_pton(family, s, value)) != 1) {
 			snprintf(err, errlen, "%s takes an %s address with an optional /prefix",
 				 field_name(field), bits == 32 ? "IPv4" : "IPv6");
 			return -1;
@@ -234,7 +277,7 @@ int value_parse(int field, const char *word, uint8_t *value, int *vlen, int *ple
 		v = named_v;
 	} else {
 		errno = 0;
-		v = strtoull(s, &end, 0);
+		v = number_parse(s, &end);
 		if (errno || end == s || *end || s[0] == '-') {
 			snprintf(err, errlen, "\"%s\" is not a value of %s", s, field_name(field));
 			return -1;

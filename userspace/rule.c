@@ -32,7 +32,8 @@ static int ecn_alias(const char *w)
 {
 	unsigned int i;
 
-	if (strncmp(w, "ip-", 3))	/* cheap refusal: this runs per word */
+	/* Cheap refusal: this runs per word. The aliases are ip-[nec]... */
+	if (w[0] != 'i' || w[1] != 'p' || w[2] != '-' || !strchr("nec", w[3]))
 		return -1;
 	for (i = 0; i < sizeof(ecn_aliases) / sizeof(ecn_aliases[0]); i++)
 		if (!strcmp(w, ecn_aliases[i].name))
@@ -44,9 +45,18 @@ static bool is_target(const char *w)
 {
 	unsigned int i;
 
-	if (!strchr("dams", w[0]))	/* drop accept mod, add map, strip shuffle */
+	switch (w[0]) {		/* runs per word: most are refused here */
+	case 'd':
+		return !strcmp(w, "drop");
+	case 'a':
+		return !strcmp(w, "accept") || !strcmp(w, "add");
+	case 'm':
+	case 's':
+		break;
+	default:
 		return false;
-	if (!strcmp(w, "drop") || !strcmp(w, "accept") || !strcmp(w, "mod"))
+	}
+	if (!strcmp(w, "mod"))
 		return true;
 	for (i = 0; i < sizeof(unsupported_targets) / sizeof(unsupported_targets[0]); i++)
 		if (!strcmp(w, unsupported_targets[i]))
@@ -58,7 +68,7 @@ static int op_lookup(const char *w)
 {
 	int op;
 
-	if (!w[0] || !strchr("=!<>", w[0]))
+	if (w[0] != '=' && w[0] != '!' && w[0] != '<' && w[0] != '>')
 		return -1;
 	for (op = 0; op <= MMB_OP_MAX; op++)
 		if (!strcmp(w, op_name(op)))
@@ -134,14 +144,15 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 
 	if (r->nm == URULE_MAX_MATCHES)
 		return err_word(AT(argv + i), "more than %d matches", URULE_MAX_MATCHES);
-	if (!strcmp(argv[i], "!")) {
+	if (argv[i][0] == '!' && !argv[i][1]) {
 		neg = true;
 		if (++i == argc)
 			return err_word(AT(argv + i), "missing FIELD after !");
 	}
 	memset(m, 0, sizeof(*m));
 	m->argi = m->vargi = AT(argv + i);
-	alias = ecn_alias(argv[i]);
+	f = field_lookup(argv[i]);
+	alias = f < 0 ? ecn_alias(argv[i]) : -1;
 	if (alias >= 0) {
 		m->field = MMB_FIELD_IP_ECN;
 		m->plen = 2;
@@ -152,9 +163,8 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 		r->nm++;
 		return 0;
 	}
-	f = parse_field_at(argv, i);
 	if (f < 0)
-		return -f;
+		return err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
 	m->field = f;
 	i++;
 	if (f == MMB_FIELD_TCP_OPT && i < argc && !is_target(argv[i]) &&

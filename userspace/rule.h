@@ -48,6 +48,7 @@ int field_is_opt(int field);
 const char *field_name(int field);
 int field_bits(int field);
 /* 0, or -1 with a message in @err. */
+int ipv4_parse(const char *s, uint8_t *out);
 int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen);
 void value_format(int field, const uint8_t *value, int vlen, int plen,

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <unistd.h>
 
 #include "mmbctl.h"
@@ -108,8 +110,76 @@ static void bad(const char *text, int status, int word)
 	result(got == status && cur.err_argi == word, "refused at the right word: %s", text);
 }
 
+/*
+ * ipv4_parse() against libc's inet_pton() on random words of digits and
+ * dots, half of them valid addresses with one character changed.
+ */
+static void ipv4_differential(void)
+{
+	static const char alphabet[] = "0123456789.";
+	unsigned int i, bad = 0;
+	uint8_t a[4], b[4];
+	char w[24];
+
+	srandom(1);
+	for (i = 0; i < 200000; i++) {
+		int len, k, ra, rb;
+
+		if (i % 2) {
+			len = random() % 20;
+			for (k = 0; k < len; k++)
+				w[k] = alphabet[random() % (sizeof(alphabet) - 1)];
+			w[len] = '\0';
+		} else {
+			snprintf(w, sizeof(w), "%ld.%ld.%ld.%ld", random() % 300,
+				 random() % 300, random() % 300, random() % 300);
+			len = strlen(w);
+			if (i % 4)
+				w[random() % len] = alphabet[random() % (sizeof(alphabet) - 1)];
+		}
+		ra = ipv4_parse(w, a);
+		rb = inet_pton(AF_INET, w, b);
+		if (ra != rb || (ra == 1 && memcmp(a, b, 4))) {
+			if (!bad++)
+				printf("#   \"%s\": %d, inet_pton %d\n", w, ra, rb);
+		}
+	}
+	result(!bad, "%s", "IPv4 addresses read as inet_pton reads them (200k random words)");
+}
+
+/* Numbers of a 32-bit field against strtoull's reading, in every base. */
+static void number_differential(void)
+{
+	static const char alphabet[] = "0123456789x";
+	int f = field_lookup("tcp-seq-num"), vlen, plen, i, k, bad = 0;
+	uint8_t value[16];
+	char w[32], err[160], *end;
+
+	for (i = 0; i < 100000; i++) {
+		unsigned long long want;
+		int len = 1 + random() % 22, got;
+		uint32_t v;
+
+		for (k = 0; k < len; k++)
+			w[k] = alphabet[random() % (k ? sizeof(alphabet) - 1 : 10)];
+		w[len] = '\0';
+		errno = 0;
+		want = strtoull(w, &end, 0);
+		got = value_parse(f, w, value, &vlen, &plen, err, sizeof(err));
+		v = (uint32_t)value[0] << 24 | value[1] << 16 | value[2] << 8 | value[3];
+		if ((errno || *end || want >> 32) ? !got : (got || v != want)) {
+			if (!bad++)
+				printf("#   \"%s\": %d (%u), strtoull %llu\n", w, got, v, want);
+		}
+	}
+	result(!bad, "%s", "numbers read as strtoull reads them (100k random words)");
+}
+
 int main(void)
 {
+	ipv4_differential();
+	number_differential();
+
 	/* The stateless examples of DESIGN.md section 3, and more. */
 	good("tcp-dport 80 mod tcp-dport 443", NULL);
 	good("ip-proto udp drop", NULL);
