@@ -32,20 +32,18 @@ struct mmb_rref {
 #define MMB_RV_DROP	0x4	/* one of them drops */
 
 /*
- * The rules of one entry, in handle order, never changed once published.
- * A packet that hits a simple list counts the rules and has its verdict
- * without reading them.
+ * The rules of one entry, in handle order, never changed once published,
+ * freed after a grace period; the last list of an entry takes the entry
+ * along (@dead). A packet that hits a simple list counts the rules and has
+ * its verdict without reading them.
  */
 struct mmb_rvec {
-	u32 n;
-	u32 flags;			/* MMB_RV_* */
-	struct mmb_rref r[];
-};
-
-/* A list allocated apart from its entry, freed after a grace period. */
-struct mmb_rvec_apart {
 	struct rcu_head rcu;
-	struct mmb_rvec rv;
+	struct mmb_entry *dead;		/* to free with the list */
+	u32 n;
+	u16 flags;			/* MMB_RV_* */
+	u8 dead_nkey;			/* chunks of key of @dead */
+	struct mmb_rref r[];
 };
 
 /* Append @rule to a list being built (flags start as MMB_RV_SIMPLE). */
@@ -64,46 +62,59 @@ static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
 }
 
 /*
- * An entry is linked into its mask's table by node[table->ver]; a resize
- * links it into the new table by the other node while readers may still
- * walk the old one (as Open vSwitch's flow table does). What a reader
- * needs starts on the entry's second cache line: the mask's chunks of the
- * key, then the tail: the published rule list and, allocated with it, the
- * list of the first rule (later lists are allocated apart). A probe that
- * hits the first entry of its chain reads that one line (five-tuple IPv4:
- * two chunks), then the counters of a simple rule; the first line (links,
- * hash) serves writers and walks past an entry.
+ * An entry is one cache line when its key has up to two chunks (an IPv4
+ * five-tuple): all that a probe reads, whether it hits the entry or walks
+ * past it. It is linked into its mask's table by next[table->ver]; a resize
+ * links it into the new table by the other link while readers may still
+ * walk the old one (as Open vSwitch's flow table does). @hot holds what a
+ * hit on a lone simple rule needs, its counters and its verdict, so that
+ * such a hit (the common case: one rule per key) never reads the list.
  */
 struct mmb_entry {
-	struct hlist_node node[2];
-	struct rcu_head rcu;
-	u32 hash;
-	u8 nkey;			/* chunks of key */
-	struct mmb_chunk key[] ____cacheline_aligned;	/* the mask's chunks only */
-};
-
-struct mmb_entry_tail {
+	struct mmb_entry __rcu *next[2];
+	unsigned long hot;		/* counters | MMB_HOT_*, or 0: read @rules */
 	struct mmb_rvec __rcu *rules;
-	struct mmb_rvec rv0;
+	struct mmb_chunk key[];		/* the mask's chunks only */
 };
 
-/* What follows the key of @e, which has @nkey chunks. */
-static __always_inline struct mmb_entry_tail *
-mmb_entry_tail(const struct mmb_entry *e, unsigned int nkey)
-{
-	return (struct mmb_entry_tail *)&e->key[nkey];
-}
+#define MMB_HOT_ACCEPT	0x1UL
+#define MMB_HOT_DROP	0x2UL
+#define MMB_HOT_FLAGS	(MMB_HOT_ACCEPT | MMB_HOT_DROP)
 
-/* The rule list allocated with @e. */
-static struct mmb_rvec *mmb_entry_rv0(const struct mmb_entry *e)
+/* The hot word of a list: nonzero for one simple rule. */
+static unsigned long mmb_rvec_hot(const struct mmb_rvec *rv)
 {
-	return &mmb_entry_tail(e, e->nkey)->rv0;
+	unsigned long hot;
+
+	/* Per-CPU counters are aligned: their low bits are free. */
+	BUILD_BUG_ON(__alignof__(struct mmb_pcpu_stats) <= MMB_HOT_FLAGS);
+	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE))
+		return 0;
+	hot = (__force unsigned long)rv->r[0].stats;
+	if (rv->flags & MMB_RV_ACCEPT)
+		hot |= MMB_HOT_ACCEPT;
+	if (rv->flags & MMB_RV_DROP)
+		hot |= MMB_HOT_DROP;
+	return hot;
 }
 
 /* The rule list @e publishes; writers only. */
 static struct mmb_rvec *mmb_entry_rules(const struct mmb_entry *e)
 {
-	return rcu_dereference_protected(mmb_entry_tail(e, e->nkey)->rules, true);
+	return rcu_dereference_protected(e->rules, true);
+}
+
+/* Publish @rv as @e's list (and its hot word); readers may see @e. */
+static void mmb_entry_set_rules(struct mmb_entry *e, struct mmb_rvec *rv)
+{
+	rcu_assign_pointer(e->rules, rv);
+	WRITE_ONCE(e->hot, mmb_rvec_hot(rv));
+}
+
+/* The next entry of a chain in table version @ver. */
+static __always_inline struct mmb_entry *mmb_entry_next(const struct mmb_entry *e, u8 ver)
+{
+	return rcu_dereference_check(e->next[ver], true);
 }
 
 /*
@@ -117,8 +128,7 @@ static struct kmem_cache *mmb_entry_caches[2];
 
 static size_t mmb_entry_size(unsigned int nkey)
 {
-	return struct_size_t(struct mmb_entry, key, nkey) +
-	       sizeof(struct mmb_entry_tail) + sizeof(struct mmb_rref);
+	return struct_size_t(struct mmb_entry, key, nkey);
 }
 
 static struct kmem_cache *mmb_entry_cache(unsigned int nkey)
@@ -130,10 +140,8 @@ int __init mmb_classify_init(void)
 {
 	slab_flags_t flags = SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT | SLAB_NO_MERGE;
 
-	/* A short key and its tail fill the entry's second line, no more. */
-	BUILD_BUG_ON(offsetof(struct mmb_entry, key) % SMP_CACHE_BYTES);
-	BUILD_BUG_ON(MMB_ENTRY_SHORT * sizeof(struct mmb_chunk) + sizeof(struct mmb_entry_tail) +
-		     sizeof(struct mmb_rref) > SMP_CACHE_BYTES);
+	/* An entry with a short key is one cache line. */
+	BUILD_BUG_ON(struct_size_t(struct mmb_entry, key, MMB_ENTRY_SHORT) > SMP_CACHE_BYTES);
 
 	mmb_entry_caches[0] = kmem_cache_create("mmb_entry", mmb_entry_size(MMB_ENTRY_SHORT),
 						0, flags, NULL);
@@ -153,10 +161,25 @@ void mmb_classify_exit(void)
 	kmem_cache_destroy(mmb_entry_caches[0]);
 }
 
-static void mmb_rvec_free(const struct mmb_entry *e, struct mmb_rvec *rv)
+static void mmb_rvec_free_rcu(struct rcu_head *head)
 {
-	if (rv && rv != mmb_entry_rv0(e))
-		kfree_rcu(container_of(rv, struct mmb_rvec_apart, rv), rcu);
+	struct mmb_rvec *rv = container_of(head, struct mmb_rvec, rcu);
+
+	if (rv->dead)
+		kmem_cache_free(mmb_entry_cache(rv->dead_nkey), rv->dead);
+	kfree(rv);
+}
+
+/* A list of one rule (to be published with its entry). */
+static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule)
+{
+	struct mmb_rvec *rv = kzalloc(struct_size(rv, r, 1), GFP_KERNEL_ACCOUNT);
+
+	if (rv) {
+		rv->flags = MMB_RV_SIMPLE;
+		mmb_rvec_add(rv, rule);
+	}
+	return rv;
 }
 
 /*
@@ -188,7 +211,7 @@ static u16 mmb_tag(u32 hash)
  * counters) instead of three. A stale hint costs a useless prefetch only.
  */
 struct mmb_bucket {
-	struct hlist_head head;
+	struct mmb_entry __rcu *head;
 	struct mmb_pcpu_stats __percpu *hint;
 };
 
@@ -243,7 +266,7 @@ struct mmb_cache_entry {
 	unsigned long gen;		/* 0: empty */
 	const struct mmb_mvec *mv;
 	struct mmb_key key;		/* masked by mv->any */
-	const struct mmb_entry_tail *e[MMB_CACHE_HITS];	/* the first n */
+	const struct mmb_entry *e[MMB_CACHE_HITS];	/* the first n */
 };
 
 struct mmb_cache {
@@ -354,9 +377,8 @@ static struct mmb_table *mmb_tbl(const struct mmb_mask *mask)
 }
 
 /*
- * The entry of @key; readers under RCU, writers under the lock. The key is
- * compared without the hash first: the hash lives on the entry's other
- * cache line, which a hit on the first entry of a chain never reads.
+ * The entry of @key; readers under RCU, writers under the lock. Entries
+ * keep no hash: the key compare reads the line the walk reads anyway.
  * The datapath (@prefetch) starts fetching the hinted counters too.
  */
 static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
@@ -375,42 +397,60 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_mask *mask,
 		if (stats)
 			prefetchw(raw_cpu_ptr(stats));
 	}
-	hlist_for_each_entry_rcu(e, &t->buckets[i].head, node[t->ver], true)
+	for (e = rcu_dereference_check(t->buckets[i].head, true); e; e = mmb_entry_next(e, t->ver))
 		if (mmb_key_equal(e->key, key, mask->n))
 			return e;
 	return NULL;
 }
 
+/* The first entry of bucket @i; writers only. */
+static struct mmb_entry *mmb_bucket_first(const struct mmb_table *t, u32 i)
+{
+	return rcu_dereference_protected(t->buckets[i].head, true);
+}
+
+/* The hash of an entry's key, which writers recompute rather than store. */
+static u32 mmb_entry_hash(const struct mmb_mask *mask, const struct mmb_entry *e)
+{
+	return mmb_key_hash(e->key, mask->n, mask->seed);
+}
+
 /* Point the hint of bucket @i at the chain's first rule; after each change. */
 static void mmb_bucket_hint(struct mmb_table *t, u32 i)
 {
-	struct hlist_node *first = rcu_dereference_protected(hlist_first_rcu(&t->buckets[i].head),
-							     true);
-	struct mmb_entry *e = hlist_entry_safe(first, struct mmb_entry, node[t->ver]);
+	struct mmb_entry *e = mmb_bucket_first(t, i);
 
 	WRITE_ONCE(t->buckets[i].hint, e ? mmb_entry_rules(e)->r[0].stats : NULL);
 }
 
-/* Link @e into @t, which readers may see. */
-static void mmb_bucket_add(struct mmb_table *t, struct mmb_entry *e)
+/* Link @e, an entry of @mask, into @t, which readers may see. */
+static void mmb_bucket_add(const struct mmb_mask *mask, struct mmb_table *t,
+			   struct mmb_entry *e)
 {
-	u32 i = e->hash & t->size_mask;
+	u32 hash = mmb_entry_hash(mask, e), i = hash & t->size_mask;
 
-	WRITE_ONCE(t->tags[i], t->tags[i] | mmb_tag(e->hash));
-	/* A release: who finds the entry finds its bit. */
-	hlist_add_head_rcu(&e->node[t->ver], &t->buckets[i].head);
+	WRITE_ONCE(t->tags[i], t->tags[i] | mmb_tag(hash));
+	/* Readers of @t do not see @e yet: its link here is its own. */
+	RCU_INIT_POINTER(e->next[t->ver], mmb_bucket_first(t, i));
+	/* A release: who finds the entry finds its bit and its link. */
+	rcu_assign_pointer(t->buckets[i].head, e);
 	mmb_bucket_hint(t, i);
 }
 
-static void mmb_bucket_del(struct mmb_table *t, struct mmb_entry *e)
+/* Unlink @e; readers standing on it still find the rest of the chain. */
+static void mmb_bucket_del(const struct mmb_mask *mask, struct mmb_table *t,
+			   struct mmb_entry *e)
 {
-	u32 i = e->hash & t->size_mask;
+	u32 i = mmb_entry_hash(mask, e) & t->size_mask;
+	struct mmb_entry __rcu **link = &t->buckets[i].head;
 	struct mmb_entry *pos;
 	u16 tags = 0;
 
-	hlist_del_rcu(&e->node[t->ver]);
-	hlist_for_each_entry(pos, &t->buckets[i].head, node[t->ver])
-		tags |= mmb_tag(pos->hash);
+	while ((pos = rcu_dereference_protected(*link, true)) != e)
+		link = &pos->next[t->ver];
+	rcu_assign_pointer(*link, rcu_dereference_protected(e->next[t->ver], true));
+	for (pos = mmb_bucket_first(t, i); pos; pos = mmb_entry_next(pos, t->ver))
+		tags |= mmb_tag(mmb_entry_hash(mask, pos));
 	WRITE_ONCE(t->tags[i], tags);
 	mmb_bucket_hint(t, i);
 }
@@ -434,8 +474,8 @@ static int mmb_table_grow(struct mmb_mask *mask, bool live)
 	if (!t)
 		return -ENOMEM;
 	for (i = 0; i <= old->size_mask; i++)
-		hlist_for_each_entry(e, &old->buckets[i].head, node[old->ver])
-			mmb_bucket_add(t, e);
+		for (e = mmb_bucket_first(old, i); e; e = mmb_entry_next(e, old->ver))
+			mmb_bucket_add(mask, t, e);
 	rcu_assign_pointer(mask->tbl, t);
 	if (!live) {
 		kvfree(old);
@@ -486,20 +526,11 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 	return mask;
 }
 
-static void mmb_entry_free(struct mmb_entry *e)
+/* Free @e, of a mask of @nkey chunks, and its list; no reader sees them. */
+static void mmb_entry_free(struct mmb_entry *e, unsigned int nkey)
 {
-	struct mmb_rvec *rv = mmb_entry_rules(e);
-
-	if (rv != mmb_entry_rv0(e))
-		kfree(container_of(rv, struct mmb_rvec_apart, rv));
-	kmem_cache_free(mmb_entry_cache(e->nkey), e);
-}
-
-static void mmb_entry_free_rcu(struct rcu_head *head)
-{
-	struct mmb_entry *e = container_of(head, struct mmb_entry, rcu);
-
-	kmem_cache_free(mmb_entry_cache(e->nkey), e);
+	kfree(mmb_entry_rules(e));
+	kmem_cache_free(mmb_entry_cache(nkey), e);
 }
 
 /*
@@ -510,13 +541,14 @@ static void mmb_entry_free_rcu(struct rcu_head *head)
 static void mmb_mask_destroy(struct mmb_mask *mask)
 {
 	struct mmb_table *t = mmb_tbl(mask);
-	struct hlist_node *tmp;
-	struct mmb_entry *e;
+	struct mmb_entry *e, *next;
 	unsigned int i;
 
 	for (i = 0; i <= t->size_mask; i++)
-		hlist_for_each_entry_safe(e, tmp, &t->buckets[i].head, node[t->ver])
-			mmb_entry_free(e);
+		for (e = mmb_bucket_first(t, i); e; e = next) {
+			next = mmb_entry_next(e, t->ver);
+			mmb_entry_free(e, mask->n);
+		}
 	kvfree(t);
 	kfree(mask);
 }
@@ -554,12 +586,10 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
 	unsigned int i, n = old ? old->n : 0;
 	struct mmb_table *t = mmb_tbl(mask);
-	struct mmb_rvec_apart *a;
 
-	a = kzalloc(struct_size(a, rv.r, n + 1), GFP_KERNEL_ACCOUNT);
-	if (!a)
+	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!rv)
 		return -ENOMEM;
-	rv = &a->rv;
 	rv->flags = MMB_RV_SIMPLE;
 	for (i = 0; i < n; i++) {
 		struct mmb_rule *rule = old->r[i].rule;
@@ -573,9 +603,9 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 	}
 	if (add)
 		mmb_rvec_add(rv, add);
-	rcu_assign_pointer(mmb_entry_tail(e, e->nkey)->rules, rv);
-	mmb_bucket_hint(t, e->hash & t->size_mask);
-	mmb_rvec_free(e, old);
+	mmb_entry_set_rules(e, rv);
+	mmb_bucket_hint(t, mmb_entry_hash(mask, e) & t->size_mask);
+	call_rcu(&old->rcu, mmb_rvec_free_rcu);
 	return 0;
 }
 
@@ -725,22 +755,23 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		struct mmb_rvec *rv;
 
 		e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
-		if (!e)
+		rv = mmb_rvec_one(rule);
+		if (!e || !rv) {
+			kfree(rv);
+			if (e)
+				kmem_cache_free(mmb_entry_cache(mask->n), e);
 			goto err_mask;
-		e->nkey = mask->n;
+		}
 		memcpy(e->key, key, mask->n * sizeof(*key));
-		e->hash = mmb_key_hash(key, mask->n, mask->seed);
-		rv = mmb_entry_rv0(e);
-		rv->flags = MMB_RV_SIMPLE;
-		mmb_rvec_add(rv, rule);
-		RCU_INIT_POINTER(mmb_entry_tail(e, e->nkey)->rules, rv);
+		RCU_INIT_POINTER(e->rules, rv);
+		e->hot = mmb_rvec_hot(rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
 			err = mmb_table_grow(mask, rs->live);
 			if (err)
 				goto err_entry;
 		}
 		t = mmb_tbl(mask);
-		mmb_bucket_add(t, e);
+		mmb_bucket_add(mask, t, e);
 		mask->entries++;
 		/* A new mask is published last, with its table complete. */
 		if (new_mask) {
@@ -756,7 +787,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	return 0;
 
 err_entry:
-	mmb_entry_free(e);
+	mmb_entry_free(e, mask->n);
 err_mask:
 	if (new_mask)
 		mmb_mask_destroy(new_mask);
@@ -790,9 +821,11 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		if (err)
 			return err;
 	} else {
-		mmb_bucket_del(t, e);
-		mmb_rvec_free(e, rv);
-		call_rcu(&e->rcu, mmb_entry_free_rcu);
+		mmb_bucket_del(mask, t, e);
+		/* The entry goes with its last list, after a grace period. */
+		rv->dead = e;
+		rv->dead_nkey = mask->n;
+		call_rcu(&rv->rcu, mmb_rvec_free_rcu);
 		/* An empty mask left published (no memory) is harmless. */
 		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
 			if (rs->live)
@@ -860,7 +893,7 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	for (i = 0; i <= t->size_mask; i++) {
 		unsigned int chain = 0;
 
-		hlist_for_each_entry(e, &t->buckets[i].head, node[t->ver]) {
+		for (e = mmb_bucket_first(t, i); e; e = mmb_entry_next(e, t->ver)) {
 			const struct mmb_rvec *rv = mmb_entry_rules(e);
 
 			info->chain_max = max(info->chain_max, ++chain);
@@ -907,13 +940,24 @@ static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 	v->nrw++;
 }
 
-/* Every rule of a table entry (its @tail) that @pkt matches. */
-static void mmb_verdict_entry(const struct mmb_entry_tail *tail, const struct mmb_pkt *pkt,
+/* Every rule of a table entry that @pkt matches. */
+static void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 			      struct sk_buff *skb, struct mmb_verdict *v)
 {
-	const struct mmb_rvec *rv = rcu_dereference(tail->rules);
+	unsigned long hot = READ_ONCE(e->hot);
+	const struct mmb_rvec *rv;
 	unsigned int i;
 
+	if (hot) {		/* a lone simple rule: the entry's line has it all */
+		mmb_stats_count((__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS),
+				skb);
+		if (hot & MMB_HOT_ACCEPT)
+			v->accept = true;
+		if (hot & MMB_HOT_DROP)
+			v->drop = true;
+		return;
+	}
+	rv = rcu_dereference(e->rules);
 	if (rv->flags & MMB_RV_SIMPLE) {
 		for (i = 0; i < rv->n; i++)
 			mmb_stats_count(rv->r[i].stats, skb);
@@ -1006,18 +1050,16 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	}
 	for (i = 0; i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
-		const struct mmb_entry_tail *tail;
 		const struct mmb_entry *e;
 
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(mask, rcu_dereference(mask->tbl), key, true);
 		if (!e)
 			continue;
-		tail = mmb_entry_tail(e, mask->n);	/* not e->nkey: another line */
 		if (ce && n < MMB_CACHE_HITS)
-			ce->e[n] = tail;
+			ce->e[n] = e;
 		n++;
-		mmb_verdict_entry(tail, pkt, skb, v);
+		mmb_verdict_entry(e, pkt, skb, v);
 	}
 	if (ce && n <= MMB_CACHE_HITS) {
 		if (n < MMB_CACHE_HITS)
