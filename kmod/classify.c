@@ -584,7 +584,7 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 			    struct mmb_rule *add, struct mmb_rule *del)
 {
 	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
-	unsigned int i, n = old ? old->n : 0;
+	unsigned int i, n = old->n;
 	struct mmb_table *t = mmb_tbl(mask);
 
 	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
