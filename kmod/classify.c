@@ -755,13 +755,11 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		struct mmb_rvec *rv;
 
 		e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
-		rv = mmb_rvec_one(rule);
-		if (!e || !rv) {
-			kfree(rv);
-			if (e)
-				kmem_cache_free(mmb_entry_cache(mask->n), e);
+		if (!e)
 			goto err_mask;
-		}
+		rv = mmb_rvec_one(rule);
+		if (!rv)
+			goto err_entry;		/* e has no list yet: NULL */
 		memcpy(e->key, key, mask->n * sizeof(*key));
 		RCU_INIT_POINTER(e->rules, rv);
 		e->hot = mmb_rvec_hot(rv);
