@@ -46,17 +46,15 @@ static bool is_target(const char *w)
 	unsigned int i;
 
 	switch (w[0]) {		/* runs per word: most are refused here */
-	case 'd':
-		return !strcmp(w, "drop");
-	case 'a':
-		return !strcmp(w, "accept") || !strcmp(w, "add");
-	case 'm':
-	case 's':
+	case 'd':		/* drop */
+	case 'a':		/* accept, add */
+	case 'm':		/* mod, map */
+	case 's':		/* strip, shuffle */
 		break;
 	default:
 		return false;
 	}
-	if (!strcmp(w, "mod"))
+	if (!strcmp(w, "drop") || !strcmp(w, "accept") || !strcmp(w, "mod"))
 		return true;
 	for (i = 0; i < sizeof(unsupported_targets) / sizeof(unsupported_targets[0]); i++)
 		if (!strcmp(w, unsupported_targets[i]))
@@ -164,7 +162,7 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 		return 0;
 	}
 	if (f < 0)
-		return err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
+		return -parse_field_at(argv, i);	/* its error */
 	m->field = f;
 	i++;
 	if (f == MMB_FIELD_TCP_OPT && i < argc && !is_target(argv[i]) &&
