@@ -723,11 +723,12 @@ void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 	kfree(rs);
 }
 
-int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
+/* Insert @rule, whose mask and key (mmb_rule_key()) @img holds. */
+int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
+			     const struct mmb_rule_image *img)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_mask *mask, *new_mask = NULL;
-	struct mmb_key rmask, rkey;
 	struct mmb_table *t;
 	struct mmb_entry *e;
 	int err;
@@ -736,15 +737,14 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (err)
 		return err;
 	err = -ENOMEM;
-	mmb_rule_key(rule, &rmask, &rkey);
-	mask = mmb_mask_find(rs, &rmask);
+	mask = mmb_mask_find(rs, &img->mask);
 	if (!mask) {
-		mask = mmb_mask_create(&rmask);
+		mask = mmb_mask_create(&img->mask);
 		if (!mask)
 			goto err_xa;
 		new_mask = mask;
 	}
-	mmb_mask_key(mask, &rkey, key);
+	mmb_mask_key(mask, &img->key, key);
 	e = mmb_lookup(mask, mmb_tbl(mask), key, false);
 	if (e) {
 		/* An existing entry: one published list replaces another. */
@@ -792,6 +792,14 @@ err_mask:
 err_xa:
 	xa_erase(&rs->rules, rule->handle);
 	return err;
+}
+
+int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
+{
+	struct mmb_rule_image img;
+
+	mmb_rule_key(rule, &img.mask, &img.key);
+	return mmb_ruleset_insert_image(rs, rule, &img);
 }
 
 /*

@@ -192,11 +192,18 @@ struct mmb_target_spec {
 	const struct nlattr *vattr;
 };
 
+/* The mask and key of a rule's == matches: where its tables keep it. */
+struct mmb_rule_image {
+	struct mmb_key mask;
+	struct mmb_key key;
+};
+
 struct mmb_rule_spec {
 	unsigned int nmatches;
 	unsigned int ntargets;
 	struct mmb_match_spec m[MMB_MAX_MATCHES];
 	struct mmb_target_spec t[MMB_MAX_TARGETS];
+	struct mmb_rule_image img;	/* of the rule created last from it */
 };
 
 /*
@@ -228,7 +235,8 @@ struct mmb_target {
  * once published; each ruleset holding it holds a reference (a
  * transaction's new ruleset shares the old one's rules), and the last
  * reference frees it after a grace period. The mask and key of its ==
- * matches are computed again where they are needed (mmb_rule_key()).
+ * matches are not kept: mmb_rule_key() computes them again (a rule being
+ * added takes them from its spec).
  */
 struct mmb_rule {
 	u32 handle;
@@ -269,7 +277,7 @@ static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
 	return mmb_rule_values(rule) + t->voff;
 }
 
-struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
+struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
 				 struct netlink_ext_ack *extack);
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
 void mmb_rule_free(struct mmb_rule *rule);
@@ -300,6 +308,8 @@ struct mmb_ruleset *mmb_ruleset_create(void);
 void mmb_ruleset_live(struct mmb_ruleset *rs);
 void mmb_ruleset_destroy(struct mmb_ruleset *rs);
 int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);
+int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
+			     const struct mmb_rule_image *img);
 int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from);
 int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);

@@ -369,9 +369,10 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	if (!spec)
 		return -ENOMEM;
 	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, spec, info->extack);
-	kfree(spec);
-	if (IS_ERR(rule))
+	if (IS_ERR(rule)) {
+		kfree(spec);
 		return PTR_ERR(rule);
+	}
 
 	/* Everything that can fail after the rule is published, first. */
 	err = -ENOMEM;
@@ -385,13 +386,15 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 
 	mutex_lock(&mn->lock);
 	rule->handle = mn->next_handle;
-	err = rule->handle ? mmb_ruleset_insert(mmb_nl_rules(mn), rule) : -ENOSPC;
+	err = rule->handle ? mmb_ruleset_insert_image(mmb_nl_rules(mn), rule, &spec->img) :
+			     -ENOSPC;
 	if (!err)
 		mn->next_handle++;
 	mutex_unlock(&mn->lock);
 	if (err)
 		goto err_reply;
 
+	kfree(spec);
 	nla_put_u32(reply, MMB_RULE_A_HANDLE, rule->handle);
 	nla_nest_end(reply, nest);
 	genlmsg_end(reply, hdr);
@@ -401,6 +404,7 @@ err_reply:
 	nlmsg_free(reply);
 err_rule:
 	mmb_rule_free(rule);
+	kfree(spec);
 	return err;
 }
 
@@ -498,7 +502,7 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
 		return -ENOSPC;
 	}
 	rule->handle = (*handle)++;
-	err = mmb_ruleset_insert(*rsp, rule);
+	err = mmb_ruleset_insert_image(*rsp, rule, &spec->img);
 	if (err)
 		mmb_rule_free(rule);
 	return err;

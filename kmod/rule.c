@@ -353,12 +353,11 @@ static size_t mmb_spec_values(const struct mmb_rule_spec *spec)
 	return n;
 }
 
-/* Fill @rule, allocated for @spec, from it. */
-static void mmb_rule_fill(struct mmb_rule *rule, const struct mmb_rule_spec *spec)
+/* Fill @rule, allocated for @spec, from it; and spec->img. */
+static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 {
 	struct mmb_target *t = (struct mmb_target *)&rule->m[spec->nmatches];
 	u8 *values = (u8 *)(t + spec->ntargets);
-	struct mmb_key mask, key;
 	unsigned int i, off = 0;
 
 	rule->nmatches = spec->nmatches;
@@ -391,10 +390,11 @@ static void mmb_rule_fill(struct mmb_rule *rule, const struct mmb_rule_spec *spe
 			rule->rewrite = true;
 		}
 	}
-	rule->slow = mmb_rule_key(rule, &mask, &key);
+	rule->slow = mmb_rule_key(rule, &spec->img.mask, &spec->img.key);
 }
 
-struct mmb_rule *mmb_rule_create(const struct mmb_rule_spec *spec,
+/* A rule for @spec; spec->img then holds its mask and key, for its insertion. */
+struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
 				 struct netlink_ext_ack *extack)
 {
 	struct mmb_rule *rule;
