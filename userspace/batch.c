@@ -41,7 +41,7 @@ struct batch {
 	char **w;		/* words of the line at hand */
 	int wcap;
 	struct mmb_req *req;	/* the batch being built */
-	struct mmb_req *scratch;	/* one command being encoded */
+	struct mmb_req *scratch;	/* one command again, for its tokens */
 	struct urule *r;
 };
 
@@ -131,14 +131,15 @@ static int split_words(struct batch *b, const struct op *op)
 	return n;
 }
 
-/* Encode the command of @op (n words) into the scratch request. */
-static int encode(struct batch *b, int n, uint8_t *cmd)
+/*
+ * Parse the command of @op (n words) and append its rule attributes to
+ * @req: the batch, or the scratch request that locate() reads the tokens
+ * of. They are MMB_A_RULE as for a single command; the caller renames it.
+ */
+static int encode(struct batch *b, struct mmb_req *req, int n, uint8_t *cmd)
 {
-	struct mmb_req *req = b->scratch;
 	char **w = b->w;
 
-	req->nlh->nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
-	req->ntok = 0;
 	if (!strcmp(w[0], "add")) {
 		*cmd = MMB_CMD_RULE_ADD;
 		if (urule_parse(n, w, 1, b->r))
@@ -157,16 +158,18 @@ static int encode(struct batch *b, int n, uint8_t *cmd)
 	return err_word(0, "a file holds add, del and flush commands");
 }
 
-/* Append the scratch request's attributes to the batch as one MMB_A_OP. */
-static int append(struct batch *b, struct op *op, uint8_t cmd)
-{
-	size_t start = NLMSG_HDRLEN + GENL_HDRLEN;
-	size_t len = b->scratch->nlh->nlmsg_len - start;
-	struct mmb_req *req = b->req;
-	struct nlattr *nest, *rule;
+/* The most a command's attributes take: 32 matches, 16 targets. */
+#define OP_MAX_LEN	8192
 
-	if (req->nlh->nlmsg_len + len + 64 > req->bufsize) {
-		size_t size = req->bufsize * 2 + len + 64;
+/* Parse the command of @op (n words) into the batch, as one MMB_A_OP. */
+static int append(struct batch *b, struct op *op, int n)
+{
+	struct mmb_req *req = b->req;
+	struct nlattr *nest, *cmd, *rule;
+	int ret;
+
+	if (req->nlh->nlmsg_len + OP_MAX_LEN > req->bufsize) {
+		size_t size = req->bufsize * 2 + OP_MAX_LEN;
 		char *buf = realloc(req->buf, size);
 
 		if (!buf)
@@ -176,14 +179,16 @@ static int append(struct batch *b, struct op *op, uint8_t cmd)
 		req->nlh = (struct nlmsghdr *)buf;
 	}
 	nest = mnl_attr_nest_start(req->nlh, MMB_A_OP);
-	mnl_attr_put_u8(req->nlh, MMB_BATCH_A_CMD, cmd);
+	cmd = mnl_nlmsg_get_payload_tail(req->nlh);
+	mnl_attr_put_u8(req->nlh, MMB_BATCH_A_CMD, 0);
 	rule = mnl_nlmsg_get_payload_tail(req->nlh);
 	op->base = (char *)rule - req->buf;
-	memcpy(rule, (char *)b->scratch->nlh + start, len);
+	ret = encode(b, req, n, mnl_attr_get_payload(cmd));
+	if (ret)
+		return ret;
 	/* MMB_A_RULE of a single command is MMB_BATCH_A_RULE in a batch. */
-	if (len)
+	if (req->nlh->nlmsg_len > op->base)
 		rule->nla_type = NLA_F_NESTED | MMB_BATCH_A_RULE;
-	req->nlh->nlmsg_len += MNL_ALIGN(len);
 	mnl_attr_nest_end(req->nlh, nest);
 	op->end = req->nlh->nlmsg_len;
 	return 0;
@@ -194,7 +199,6 @@ static int parse_all(struct batch *b)
 {
 	char *p = b->in, *nl, *hash;
 	unsigned int lineno = 0;
-	uint8_t cmd;
 	int n, ret;
 	bool last;
 
@@ -214,7 +218,7 @@ static int parse_all(struct batch *b)
 		if (n < 0)
 			return err_sys("reading", ENOMEM);
 		if (n) {
-			ret = encode(b, n, &cmd) ?: append(b, op, cmd);
+			ret = append(b, op, n);
 			if (ret)
 				return ret;
 			b->n++;
@@ -250,7 +254,9 @@ static void locate(struct batch *b, struct mmb_nl_err *err)
 		return;
 	op = &b->ops[lo];
 	/* It encoded once; encoding it again gives its tokens' offsets. */
-	if (encode(b, split_words(b, op), &cmd))
+	s->nlh->nlmsg_len = start;
+	s->ntok = 0;
+	if (encode(b, s, split_words(b, op), &cmd))
 		return;
 	for (k = 0; k < s->ntok; k++) {
 		const struct nlattr *a = (void *)((char *)s->nlh + s->tok[k].off);
@@ -288,11 +294,13 @@ int do_batch(const char *file)
 	b.r = calloc(1, sizeof(*b.r));
 	b.scratch = mmb_req_new(0, 0);
 	b.ops = malloc(b.cap * sizeof(*b.ops));
-	b.req = mmb_req_new_size(MMB_CMD_RULE_BATCH, NLM_F_ACK, len * 2 + 4096);
+	b.req = mmb_req_new_size(MMB_CMD_RULE_BATCH, NLM_F_ACK, len * 2 + OP_MAX_LEN);
 	if (!b.r || !b.scratch || !b.ops || !b.req) {
 		ret = err_sys("allocating the batch", ENOMEM);
 		goto out;
 	}
+	/* Tokens of the batch are not kept: locate() encodes one op again. */
+	b.req->ntok = MMB_NL_MAX_TOKENS;
 	prefault(b.ops, b.cap * sizeof(*b.ops));
 	prefault(b.req->buf, len * 3 / 2 + 4096);
 	ret = parse_all(&b);

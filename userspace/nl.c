@@ -144,15 +144,6 @@ void mmb_req_free(struct mmb_req *req)
 	free(req);
 }
 
-void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi)
-{
-	if (req->ntok == MMB_NL_MAX_TOKENS)
-		return;
-	req->tok[req->ntok].off = (const char *)attr - (const char *)req->nlh;
-	req->tok[req->ntok].argi = argi;
-	req->ntok++;
-}
-
 /* The word behind the attribute at @off: the innermost one containing it. */
 int mmb_req_token_at(const struct mmb_req *req, uint32_t off)
 {

@@ -36,6 +36,16 @@ struct mmb_nl_err {
 	int off;		/* offending attribute's offset, or -1 */
 };
 
+/* Tie @attr to word @argi; a full list (or a batch's) keeps no more. */
+static inline void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi)
+{
+	if (req->ntok == MMB_NL_MAX_TOKENS)
+		return;
+	req->tok[req->ntok].off = (const char *)attr - (const char *)req->nlh;
+	req->tok[req->ntok].argi = argi;
+	req->ntok++;
+}
+
 typedef int (*mmb_nl_data_cb)(const struct nlmsghdr *nlh, void *data);
 
 void mmb_nl_close(void);
@@ -44,7 +54,6 @@ struct mmb_req *mmb_req_new_size(uint8_t cmd, uint16_t flags, size_t size);
 int mmb_req_token_at(const struct mmb_req *req, uint32_t off);
 int mmb_nl_sndbuf(size_t size, struct mmb_nl_err *err);
 void mmb_req_free(struct mmb_req *req);
-void mmb_req_token(struct mmb_req *req, const struct nlattr *attr, int argi);
 int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err);
 
