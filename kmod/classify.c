@@ -104,7 +104,7 @@ static struct mmb_rvec *mmb_entry_rules(const struct mmb_entry *e)
 	return rcu_dereference_protected(e->rules, true);
 }
 
-/* Publish @rv as @e's list (and its hot word); readers may see @e. */
+/* Set @rv as @e's list and its hot word; readers may already see @e. */
 static void mmb_entry_set_rules(struct mmb_entry *e, struct mmb_rvec *rv)
 {
 	rcu_assign_pointer(e->rules, rv);
@@ -761,8 +761,7 @@ int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		if (!rv)
 			goto err_entry;		/* e has no list yet: NULL */
 		memcpy(e->key, key, mask->n * sizeof(*key));
-		RCU_INIT_POINTER(e->rules, rv);
-		e->hot = mmb_rvec_hot(rv);
+		mmb_entry_set_rules(e, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
 			err = mmb_table_grow(mask, rs->live);
 			if (err)

@@ -370,8 +370,8 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, spec, info->extack);
 	if (IS_ERR(rule)) {
-		kfree(spec);
-		return PTR_ERR(rule);
+		err = PTR_ERR(rule);
+		goto err_spec;
 	}
 
 	/* Everything that can fail after the rule is published, first. */
@@ -404,6 +404,7 @@ err_reply:
 	nlmsg_free(reply);
 err_rule:
 	mmb_rule_free(rule);
+err_spec:
 	kfree(spec);
 	return err;
 }
