@@ -101,7 +101,7 @@ static const bool is_space[256] = { [0] = true, [' '] = true, ['\t'] = true, ['\
 
 /*
  * The words of @op into b->w, splitting in place; the count or -1. The
- * text ends in a NUL, a separator, so the scans need no bound.
+ * text ends in a NUL, a separator, so the scan of a word needs no bound.
  */
 static int split_words(struct batch *b, const struct op *op)
 {

@@ -47,8 +47,9 @@ int field_lookup(const char *name);
 int field_is_opt(int field);
 const char *field_name(int field);
 int field_bits(int field);
-/* 0, or -1 with a message in @err. */
+/* 1 for a dotted quad (as inet_pton(AF_INET) reads it), else 0. */
 int ipv4_parse(const char *s, uint8_t *out);
+/* 0, or -1 with a message in @err. */
 int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen);
 void value_format(int field, const uint8_t *value, int vlen, int plen,
