@@ -88,7 +88,8 @@ static int read_all(struct batch *b, FILE *f)
 	}
 	if (ferror(f))
 		return err_sys(b->file, errno);
-	b->in[len] = '\0';
+	/* The terminator, and zeros for word_end()'s last eight-byte read. */
+	memset(b->in + len, 0, 8);
 	if (strlen(b->in) != len) {
 		fprintf(stderr, "Error: %s: not a text file (it holds a NUL byte)\n", b->file);
 		return EXIT_USAGE;
@@ -100,9 +101,39 @@ static int read_all(struct batch *b, FILE *f)
 static const bool is_space[256] = { [0] = true, [' '] = true, ['\t'] = true, ['\r'] = true };
 
 /*
- * The words of @op into b->w, splitting in place; the count or -1. The
- * text ends in a NUL, a separator, so the scan of a word needs no bound.
+ * The end of the word at @p: its first separator. The input ends in a NUL
+ * and eight zeros, so the scan needs no bound. Eight bytes at a time where
+ * the byte order allows: every separator is below 0x21, and the lowest
+ * byte the test flags is the first one below it (a borrow only flags
+ * bytes after a true one); other control characters are looked at alone.
  */
+static char *word_end(char *p)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+
+	for (;;) {
+		uint64_t x, t;
+
+		memcpy(&x, p, 8);
+		t = (x - 0x21 * ones) & ~x & highs;
+		if (!t) {
+			p += 8;
+			continue;
+		}
+		p += __builtin_ctzll(t) / 8;
+		if (is_space[(unsigned char)*p])
+			return p;
+		p++;
+	}
+#else
+	while (!is_space[(unsigned char)*p])
+		p++;
+	return p;
+#endif
+}
+
+/* The words of @op into b->w, splitting in place; the count or -1. */
 static int split_words(struct batch *b, const struct op *op)
 {
 	char *p = op->text, *end = op->text + op->len;
@@ -121,8 +152,7 @@ static int split_words(struct batch *b, const struct op *op)
 			b->w = w;
 		}
 		b->w[n++] = p;
-		while (!is_space[(unsigned char)*p])
-			p++;
+		p = word_end(p);
 	}
 	cur.file = b->file;
 	cur.line = op->line;

@@ -147,6 +147,53 @@ static void ipv4_differential(void)
 	result(!bad, "%s", "IPv4 addresses read as inet_pton reads them (200k random words)");
 }
 
+/*
+ * An IPv4 address with a prefix, as value_parse() reads it in place,
+ * against inet_pton() and strtol() on the two halves, on random words of
+ * digits, dots, slashes and signs.
+ */
+static void prefix_differential(void)
+{
+	static const char alphabet[] = "0123456789./+-";
+	unsigned int i, bad = 0;
+	uint8_t a[16], b[4];
+	char w[32], s[32], err[160], *slash, *end;
+
+	srandom(2);
+	for (i = 0; i < 200000; i++) {
+		int len, k, ra, rb, vlen, plen, want = 32;
+		long v;
+
+		snprintf(w, sizeof(w), "%ld.%ld.%ld.%ld/%ld", random() % 260, random() % 260,
+			 random() % 260, random() % 260, random() % 40);
+		len = strlen(w);
+		for (k = random() % 3; k > 0; k--)
+			w[random() % len] = alphabet[random() % (sizeof(alphabet) - 1)];
+		if (i % 5 == 0)
+			w[random() % len] = '\0';
+		ra = value_parse(MMB_FIELD_IP_SADDR, w, a, &vlen, &plen, err, sizeof(err));
+		/* The reference: the whole word after the last slash is the prefix. */
+		snprintf(s, sizeof(s), "%s", w);
+		slash = strchr(s, '/');
+		rb = 0;
+		if (slash) {
+			*slash = '\0';
+			errno = 0;
+			v = strtol(slash + 1, &end, 10);
+			if (errno || end == slash + 1 || *end || v < 0 || v > 32)
+				rb = -1;
+			want = v;
+		}
+		if (!rb && inet_pton(AF_INET, s, b) != 1)
+			rb = -1;
+		if (ra != rb || (!ra && (memcmp(a, b, 4) || plen != want || vlen != 4))) {
+			if (!bad++)
+				printf("#   \"%s\": %d /%d, reference %d /%d\n", w, ra, plen, rb, want);
+		}
+	}
+	result(!bad, "%s", "IPv4 addresses with prefixes read as inet_pton and strtol read them (200k)");
+}
+
 /* Numbers of a 32-bit field against strtoull's reading, in every base. */
 static void number_differential(void)
 {
@@ -178,6 +225,7 @@ static void number_differential(void)
 int main(void)
 {
 	ipv4_differential();
+	prefix_differential();
 	number_differential();
 
 	/* The stateless examples of DESIGN.md section 3, and more. */
