@@ -35,6 +35,25 @@ struct mmb_stats {
 
 void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st);
 
+/*
+ * Rules' counters come from blocks of up to MMB_STATS_BLOCK (stats.c): one
+ * per-CPU allocation serves a batch's rules in turn, each of which holds a
+ * reference on its block. A pool hands them out; @want is how many rules
+ * its user still expects to create (a batch's ops), so that a block is no
+ * larger than needed.
+ */
+struct mmb_stats_block;
+
+struct mmb_stats_pool {
+	struct mmb_stats_block *blk;
+	unsigned int want;
+};
+
+struct mmb_pcpu_stats __percpu *mmb_stats_take(struct mmb_stats_pool *pool,
+					       struct mmb_stats_block **blk);
+void mmb_stats_put(struct mmb_stats_block *blk);
+void mmb_stats_pool_end(struct mmb_stats_pool *pool);
+
 /* Count a packet of @segs GRO segments and @len bytes in this CPU's counters. */
 static inline void mmb_stats_add(struct mmb_pcpu_stats __percpu *pcpu,
 				 unsigned int segs, unsigned int len)
@@ -251,6 +270,7 @@ struct mmb_rule {
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;
+	struct mmb_stats_block *sblk;	/* where @stats lives */
 	struct rcu_head rcu;
 	struct mmb_match m[];	/* then the targets, then the values */
 };
@@ -277,7 +297,7 @@ static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
 	return mmb_rule_values(rule) + t->voff;
 }
 
-struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
+struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
 				 struct netlink_ext_ack *extack);
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
 void mmb_rule_free(struct mmb_rule *rule);

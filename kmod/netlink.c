@@ -319,7 +319,7 @@ static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_rule_spec *spec,
  * handle comes later.
  */
 static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *rule, struct nlattr **tb,
-					struct mmb_rule_spec *spec,
+					struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
 					struct netlink_ext_ack *extack)
 {
 	int err;
@@ -336,7 +336,7 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *rule, struct nlattr
 	spec->nmatches = 0;
 	spec->ntargets = 0;
 	err = mmb_nl_parse_rule(tb, spec, extack);
-	return err ? ERR_PTR(err) : mmb_rule_create(spec, extack);
+	return err ? ERR_PTR(err) : mmb_rule_create(spec, pool, extack);
 }
 
 static struct mmb_ruleset *mmb_nl_rules(struct mmb_net *mn)
@@ -368,7 +368,7 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	spec = kmalloc(sizeof(*spec), GFP_KERNEL);
 	if (!spec)
 		return -ENOMEM;
-	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, spec, info->extack);
+	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, spec, NULL, info->extack);
 	if (IS_ERR(rule)) {
 		err = PTR_ERR(rule);
 		goto err_spec;
@@ -456,8 +456,8 @@ static int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 
 /* One operation of a batch, applied to the unpublished ruleset *rsp. */
 static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
-			   struct mmb_rule_spec *spec, u32 *handle,
-			   struct netlink_ext_ack *extack)
+			   struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
+			   u32 *handle, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1], *rtb[MMB_RULE_A_MAX + 1];
 	struct mmb_rule *rule;
@@ -495,7 +495,7 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
 		}
 		return mmb_ruleset_remove(*rsp, rule);
 	}
-	rule = mmb_nl_rule_new(tb[MMB_BATCH_A_RULE], rtb, spec, extack);
+	rule = mmb_nl_rule_new(tb[MMB_BATCH_A_RULE], rtb, spec, pool, extack);
 	if (IS_ERR(rule))
 		return PTR_ERR(rule);
 	if (!*handle) {
@@ -512,11 +512,12 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_ruleset **rsp,
 static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct mmb_stats_pool pool = {};
 	struct mmb_ruleset *new, *old;
 	struct mmb_rule_spec *spec;
-	const struct nlattr *op;
+	int rem, len, err;
 	u32 handle;
-	int rem, err;
 
 	if (GENL_REQ_ATTR_CHECK(info, MMB_A_OP))
 		return -EINVAL;
@@ -526,17 +527,20 @@ static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 		err = -ENOMEM;
 		goto out;
 	}
+	/* info->attrs keeps one MMB_A_OP; the message holds them all. */
+	len = genlmsg_len(info->genlhdr);
+	nla_for_each_attr(op, ops, len, rem)
+		pool.want++;
 	mutex_lock(&mn->lock);
 	old = mmb_nl_rules(mn);
 	err = mmb_ruleset_copy(new, old);
 	handle = mn->next_handle;
-	/* info->attrs keeps one MMB_A_OP; the message holds them all. */
-	nla_for_each_attr(op, genlmsg_data(info->genlhdr), genlmsg_len(info->genlhdr), rem) {
+	nla_for_each_attr(op, ops, len, rem) {
 		if (err)
 			break;
 		if (nla_type(op) != MMB_A_OP)
 			continue;
-		err = mmb_nl_batch_op(op, &new, spec, &handle, info->extack);
+		err = mmb_nl_batch_op(op, &new, spec, &pool, &handle, info->extack);
 		cond_resched();
 	}
 	if (!err) {
@@ -546,6 +550,7 @@ static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 		new = old;	/* to be freed below, once no reader sees it */
 	}
 	mutex_unlock(&mn->lock);
+	mmb_stats_pool_end(&pool);
 	if (!err)
 		synchronize_rcu();
 out:

@@ -393,10 +393,14 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 	rule->slow = mmb_rule_key(rule, &spec->img.mask, &spec->img.key);
 }
 
-/* A rule for @spec; spec->img then holds its mask and key, for its insertion. */
-struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
+/*
+ * A rule for @spec; spec->img then holds its mask and key, for its
+ * insertion. Its counters come from @pool, or, without one, a block of its own.
+ */
+struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
 				 struct netlink_ext_ack *extack)
 {
+	struct mmb_stats_pool one = { .want = 1 };
 	struct mmb_rule *rule;
 	u8 family = 0, l4 = 0;
 	unsigned int i;
@@ -431,7 +435,8 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
 		       GFP_KERNEL_ACCOUNT);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
-	rule->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
+	rule->stats = mmb_stats_take(pool ?: &one, &rule->sblk);
+	mmb_stats_pool_end(&one);
 	if (!rule->stats) {
 		kfree(rule);
 		return ERR_PTR(-ENOMEM);
@@ -446,7 +451,7 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec,
 /* Free a rule that was never published. */
 void mmb_rule_free(struct mmb_rule *rule)
 {
-	free_percpu(rule->stats);
+	mmb_stats_put(rule->sblk);
 	kfree(rule);
 }
 

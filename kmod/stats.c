@@ -23,3 +23,77 @@ void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st)
 		st->bytes += bytes;
 	}
 }
+
+/*
+ * Counters for 64 rules take one per-CPU allocation instead of 64: a batch
+ * of 100k rules spent 17 of its 107 ms in the per-CPU allocator. A block
+ * lives as long as its last rule.
+ */
+#define MMB_STATS_BLOCK 64
+
+struct mmb_stats_block {
+	refcount_t ref;		/* the pool's while it hands out, and each rule's */
+	unsigned int used;
+	unsigned int size;
+	struct mmb_pcpu_stats __percpu *pcpu;
+};
+
+static struct mmb_stats_block *mmb_stats_block_new(unsigned int size)
+{
+	struct mmb_stats_block *blk;
+	unsigned int i;
+	int cpu;
+
+	blk = kmalloc(sizeof(*blk), GFP_KERNEL_ACCOUNT);
+	if (!blk)
+		return NULL;
+	blk->pcpu = __alloc_percpu_gfp(size * sizeof(struct mmb_pcpu_stats),
+				       __alignof__(struct mmb_pcpu_stats), GFP_KERNEL_ACCOUNT);
+	if (!blk->pcpu) {
+		kfree(blk);
+		return NULL;
+	}
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < size; i++)
+			u64_stats_init(&per_cpu_ptr(blk->pcpu, cpu)[i].syncp);
+	refcount_set(&blk->ref, 1);
+	blk->used = 0;
+	blk->size = size;
+	return blk;
+}
+
+void mmb_stats_put(struct mmb_stats_block *blk)
+{
+	if (refcount_dec_and_test(&blk->ref)) {
+		free_percpu(blk->pcpu);
+		kfree(blk);
+	}
+}
+
+/* Counters for one rule, whose reference on their block goes to @blk. */
+struct mmb_pcpu_stats __percpu *mmb_stats_take(struct mmb_stats_pool *pool,
+					       struct mmb_stats_block **blk)
+{
+	struct mmb_stats_block *b = pool->blk;
+
+	if (!b || b->used == b->size) {
+		b = mmb_stats_block_new(clamp(pool->want, 1U, MMB_STATS_BLOCK));
+		if (!b)
+			return NULL;
+		mmb_stats_pool_end(pool);
+		pool->blk = b;
+	}
+	if (pool->want)
+		pool->want--;
+	refcount_inc(&b->ref);
+	*blk = b;
+	return b->pcpu + b->used++;
+}
+
+/* Done handing out: the block in hand stays only for the rules it serves. */
+void mmb_stats_pool_end(struct mmb_stats_pool *pool)
+{
+	if (pool->blk)
+		mmb_stats_put(pool->blk);
+	pool->blk = NULL;
+}

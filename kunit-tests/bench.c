@@ -128,7 +128,8 @@ struct tuple {
 	u16 sport, dport;
 };
 
-static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu)
+static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu,
+				   struct mmb_stats_pool *pool)
 {
 	struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
 	struct mmb_rule *rule;
@@ -148,7 +149,7 @@ static struct mmb_rule *five_tuple(struct bench *b, u32 handle, struct tuple *tu
 	s->ntargets = 1;
 	s->t[0].type = MMB_TARGET_DROP;
 	s->t[0].rate = MMB_RATE_ALWAYS;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, pool, NULL);
 	kfree(s);
 	if (IS_ERR(rule))
 		return NULL;
@@ -257,17 +258,20 @@ static void bench_rules_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, rs);
 	mmb_ruleset_live(rs);	/* as single adds meet it */
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
+		/* As a batch of the rules up to this size hands out counters. */
+		struct mmb_stats_pool pool = { .want = sizes[k] - n };
 		u64 tins = 0, t1;
 
 		t = ktime_get_ns();
 		for (; n < sizes[k]; n++) {
-			struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n]);
+			struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n], &pool);
 
 			KUNIT_ASSERT_NOT_NULL(test, rule);
 			t1 = ktime_get_ns();
 			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
 			tins += ktime_get_ns() - t1;
 		}
+		mmb_stats_pool_end(&pool);
 		kunit_info(test, "bench: load to %u five-tuple rules: %llu us (%llu us inserting)\n",
 			   sizes[k], (ktime_get_ns() - t) / 1000, tins / 1000);
 		snprintf(what, sizeof(what), "%u five-tuple rules", sizes[k]);
@@ -286,7 +290,7 @@ static void bench_rules_test(struct kunit *test)
 	}
 	/* One add and one delete at 100k rules. */
 	{
-		struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n]);
+		struct mmb_rule *rule = five_tuple(b, n + 1, &tu[n], NULL);
 
 		KUNIT_ASSERT_NOT_NULL(test, rule);
 		t = ktime_get_ns();
@@ -350,7 +354,7 @@ static void bench_masks_test(struct kunit *test)
 				s->ntargets = 1;
 				s->t[0].type = MMB_TARGET_DROP;
 				s->t[0].rate = MMB_RATE_ALWAYS;
-				rule = mmb_rule_create(s, NULL);
+				rule = mmb_rule_create(s, NULL, NULL);
 				kfree(s);
 				KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 				rule->handle = h++;

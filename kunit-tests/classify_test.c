@@ -396,7 +396,7 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 		s->t[0].field = bad[i].mod;
 		s->t[0].vlen = 2;
 		s->t[0].plen = 16;
-		rule = mmb_rule_create(s, NULL);
+		rule = mmb_rule_create(s, NULL, NULL);
 		KUNIT_EXPECT_TRUE_MSG(test, IS_ERR(rule), "case %u", i);
 		if (!IS_ERR(rule))
 			mmb_rule_free(rule);
@@ -414,11 +414,54 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 	s->t[0].field = MMB_FIELD_TCP_OPT_MSS;
 	s->t[0].vlen = 2;
 	s->t[0].plen = 16;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	/* A named option's presence is in the mask; one by kind is not. */
 	KUNIT_EXPECT_EQ(test, rule->slow, BIT(1));
 	mmb_rule_free(rule);
+}
+
+/*
+ * The rules of a batch take their counters from shared blocks of 64; each
+ * rule's are its own, and a block outlives the pool until its last rule.
+ */
+static void rule_stats_pool_test(struct kunit *test)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_stats_pool pool = { .want = 70 };
+	struct mmb_rule **r = kunit_kcalloc(test, 70, sizeof(*r), GFP_KERNEL);
+	struct mmb_stats st;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	s->nmatches = 1;
+	s->m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	for (i = 0; i < 70; i++) {
+		r[i] = mmb_rule_create(s, &pool, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(r[i]));
+	}
+	mmb_stats_pool_end(&pool);
+	KUNIT_EXPECT_PTR_EQ(test, r[0]->sblk, r[63]->sblk);
+	KUNIT_EXPECT_PTR_NE(test, r[63]->sblk, r[64]->sblk);
+	KUNIT_EXPECT_PTR_EQ(test, r[64]->sblk, r[69]->sblk);
+	for (i = 1; i < 70; i++)
+		KUNIT_EXPECT_PTR_NE(test, r[i]->stats, r[i - 1]->stats);
+	local_bh_disable();
+	mmb_stats_add(r[5]->stats, 1, 100);
+	mmb_stats_add(r[64]->stats, 2, 300);
+	local_bh_enable();
+	for (i = 0; i < 70; i++) {
+		mmb_stats_read(r[i]->stats, &st);
+		KUNIT_EXPECT_EQ_MSG(test, st.packets, i == 5 ? 1 : i == 64 ? 2 : 0, "rule %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, st.bytes, i == 5 ? 100 : i == 64 ? 300 : 0, "rule %u", i);
+	}
+	/* Freed out of order; the blocks go with their last rules. */
+	for (i = 0; i < 70; i++)
+		mmb_rule_free(r[(i * 37) % 70]);
 }
 
 /* The 16-byte chunks of the image a compiled rule's mask touches. */
@@ -457,7 +500,7 @@ static void rule_compile_test(struct kunit *test)
 	s->ntargets = 1;
 	s->t[0].type = MMB_TARGET_DROP;
 	s->t[0].rate = MMB_RATE_ALWAYS;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, mask_chunks(rule), BIT(0) | BIT(2));
 	KUNIT_EXPECT_EQ(test, rule->slow, 0);
@@ -465,7 +508,7 @@ static void rule_compile_test(struct kunit *test)
 
 	/* ip-proto tcp with UDP ports: never true, checked per packet. */
 	s->m[2] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, rule->slow, BIT(2));
 	mmb_rule_free(rule);
@@ -476,7 +519,7 @@ static void rule_compile_test(struct kunit *test)
 	s->m[0].plen = 8;
 	s->m[1] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a010000);
 	s->m[1].plen = 16;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, rule->slow, 0);
 	mmb_rule_key(rule, &mask, &key);
@@ -485,7 +528,7 @@ static void rule_compile_test(struct kunit *test)
 	mmb_rule_free(rule);
 	s->m[1] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0b000000);
 	s->m[1].plen = 16;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, rule->slow, BIT(1));
 	mmb_rule_free(rule);
@@ -503,7 +546,7 @@ static void rule_compile_test(struct kunit *test)
 	s->m[3] = mt(MMB_FIELD_TCP_OPT, MMB_OP_EQ, 0);
 	s->m[3].vlen = 0;
 	s->m[3].kind = 30;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_EQ(test, rule->slow, BIT(2) | BIT(3));
 	KUNIT_EXPECT_EQ(test, mask_chunks(rule), BIT(0));
@@ -849,7 +892,7 @@ static void classify_differential_test(struct kunit *test)
 		s->ntargets = 1;
 		s->t[0].type = rnd(&rnds, 4) ? MMB_TARGET_DROP : MMB_TARGET_ACCEPT;
 		s->t[0].rate = MMB_RATE_ALWAYS;
-		rule = mmb_rule_create(s, NULL);
+		rule = mmb_rule_create(s, NULL, NULL);
 		if (IS_ERR(rule))
 			continue;	/* e.g. IPv4 and IPv6 fields together */
 		rule->handle = i + 1;
@@ -903,7 +946,7 @@ static void classify_many_test(struct kunit *test)
 		s->ntargets = 1;
 		s->t[0].type = MMB_TARGET_DROP;
 		s->t[0].rate = MMB_RATE_ALWAYS;
-		rules[i] = mmb_rule_create(s, NULL);
+		rules[i] = mmb_rule_create(s, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(rules[i]));
 		rules[i]->handle = i + 1;
 		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rules[i]), 0);
@@ -981,7 +1024,7 @@ static void classify_entry_list_test(struct kunit *test)
 			s->nmatches = 2;
 			s->m[1] = mt(MMB_FIELD_IP_TTL, MMB_OP_LT, 10);
 		}
-		r[i] = mmb_rule_create(s, NULL);
+		r[i] = mmb_rule_create(s, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r[i]));
 		r[i]->handle = i + 1;
 	}
@@ -1058,7 +1101,7 @@ static void classify_spread_test(struct kunit *test)
 			s->ntargets = 1;
 			s->t[0].type = MMB_TARGET_DROP;
 			s->t[0].rate = MMB_RATE_ALWAYS;
-			rule = mmb_rule_create(s, NULL);
+			rule = mmb_rule_create(s, NULL, NULL);
 			KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 			rule->handle = i + 1;
 			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
@@ -1092,7 +1135,7 @@ static struct mmb_rule *cache_add(struct cache_ctx *c, struct mmb_match_spec *m,
 	s->ntargets = 1;
 	s->t[0].type = MMB_TARGET_DROP;
 	s->t[0].rate = MMB_RATE_ALWAYS;
-	rule = mmb_rule_create(s, NULL);
+	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(c->test, IS_ERR(rule));
 	rule->handle = ++c->next_handle;
 	KUNIT_ASSERT_EQ(c->test, mmb_ruleset_insert(c->rs, rule), 0);
@@ -1301,6 +1344,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(match_tcp_opt_test),
 	KUNIT_CASE(rule_tcp_opt_refused_test),
 	KUNIT_CASE(rule_compile_test),
+	KUNIT_CASE(rule_stats_pool_test),
 	KUNIT_CASE(classify_differential_test),
 	KUNIT_CASE(classify_many_test),
 	KUNIT_CASE(classify_entry_list_test),

@@ -109,7 +109,7 @@ static int rewrite_one(struct kunit *test, const struct mmbt_pkt_desc *d,
 	spec->t[0].type = MMB_TARGET_MOD;
 	spec->t[0].field = field;
 	rand_value(rs, mmb_field(field), &spec->t[0]);
-	rule = mmb_rule_create(spec, NULL);
+	rule = mmb_rule_create(spec, NULL, NULL);
 	if (IS_ERR(rule)) {
 		KUNIT_FAIL(test, "%s: rule refused", mmb_field(field)->name);
 		goto out;
@@ -220,7 +220,7 @@ static void rewrite_partial_test(struct kunit *test)
 	spec->t[1].vlen = 2;
 	spec->t[1].plen = 16;
 	spec->t[1].value[0] = 1;
-	rule = mmb_rule_create(spec, NULL);
+	rule = mmb_rule_create(spec, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
 	KUNIT_ASSERT_EQ(test, mmb_rewrite(skb, &pkt, rule), 0);
