@@ -172,7 +172,7 @@ static void prefix_differential(void)
 		if (i % 5 == 0)
 			w[random() % len] = '\0';
 		ra = value_parse(MMB_FIELD_IP_SADDR, w, a, &vlen, &plen, err, sizeof(err));
-		/* The reference: the whole word after the last slash is the prefix. */
+		/* The reference: what follows the first slash is the prefix. */
 		snprintf(s, sizeof(s), "%s", w);
 		slash = strchr(s, '/');
 		rb = 0;
