@@ -212,7 +212,7 @@ static __always_inline u64 mmb_filter_bits(u64 hash)
 
 /*
  * A chain, and beside its head the counters of the first rule of its first
- * entry: a probe that passes the summary starts fetching the counters of
+ * entry: a probe that passes the filter starts fetching the counters of
  * the rule it most likely hits as it fetches the entry, and a hit in a
  * large table waits for two cache misses in a row (head, then entry and
  * counters) instead of three. A stale hint costs a useless prefetch only.
