@@ -240,6 +240,7 @@ struct mmb_mask {
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
 	struct mmb_table __rcu *tbl;
+	struct rcu_head rcu;
 };
 
 struct mmb_mvec {
@@ -258,12 +259,16 @@ struct mmb_mvec {
  * 80-byte compare. Images found in more than MMB_CACHE_HITS masks are not
  * cached.
  *
- * Every change of the ruleset bumps rs->gen, after publishing the change
- * and before freeing anything: a cache entry filled under an older
- * generation is never used again, and the table entries of a current one
- * are alive. An entry also names the mask list it was keyed under, so a
- * packet that reads a new list before the bump never takes an entry keyed
- * under another union of masks.
+ * Every change of the ruleset bumps rs->gen after publishing the change
+ * and before it hands anything it unpublished to call_rcu(): a cache entry
+ * filled under an older generation is never used again, and the table
+ * entries of a current one are alive. A packet that reads the old
+ * generation started its RCU read section before the objects were handed
+ * over, so what it finds stays alive until it is done. Writers never free
+ * such objects themselves: mmb_retire() queues them on the ruleset and
+ * mmb_ruleset_changed() hands them over after the bump. An entry also names
+ * the mask list it was keyed under, so a packet that reads a new list
+ * before the bump never takes an entry keyed under another union of masks.
  */
 #define MMB_CACHE_HITS		4
 #define MMB_CACHE_MIN_MASKS	4
@@ -288,16 +293,57 @@ module_param_named(cache_entries, mmb_cache_entries, uint, 0644);
 MODULE_PARM_DESC(cache_entries,
 		 "Per-CPU flow cache entries of a ruleset with many masks (0: none)");
 
+#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
+void (*mmb_test_free_point)(struct mmb_ruleset *rs);
+#endif
+
 struct mmb_ruleset {
 	bool live;			/* readers may see it */
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
-	unsigned int nrules;
-	unsigned long gen;		/* bumped by every change, from 1 */
+	unsigned int nrules;		/* read by the datapath */
+	unsigned long gen;		/* bumped by every change */
+	struct rcu_head *retired;	/* unpublished, freed after the bump */
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
 	unsigned int cache_bits;	/* of the number of sets */
 	u32 cache_seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit image word */
 };
+
+/*
+ * Free @head with @free once no reader can see it. For a live ruleset that
+ * waits for mmb_ruleset_changed(), which hands it to call_rcu() after it
+ * told the flow cache; no reader sees a ruleset that is not live yet.
+ */
+static void mmb_retire(struct mmb_ruleset *rs, struct rcu_head *head, rcu_callback_t free)
+{
+	if (!rs->live) {
+		free(head);
+		return;
+	}
+	head->func = free;
+	head->next = rs->retired;
+	rs->retired = head;
+}
+
+/*
+ * Publish that the ruleset changed, after the change itself, then free
+ * what the change retired: in this order a packet never takes a flow cache
+ * entry that names a freed object.
+ */
+static void mmb_ruleset_changed(struct mmb_ruleset *rs)
+{
+	struct rcu_head *head = rs->retired, *next;
+
+	/* Pairs with mmb_classify(): who sees the new gen sees the change. */
+	smp_store_release(&rs->gen, rs->gen + 1);
+	rs->retired = NULL;
+	if (head)
+		mmb_free_point(rs);
+	for (; head; head = next) {
+		next = head->next;
+		call_rcu(head, head->func);
+	}
+}
 
 /* The masked chunks of @key under @mask, compacted. */
 static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
@@ -480,19 +526,19 @@ static void mmb_bucket_del(const struct mmb_mask *mask, struct mmb_table *t,
 }
 
 /*
- * Double the table when it holds more entries than buckets. In a ruleset
- * readers may see (@live), the old table stays readable for a grace
- * period; one that is still being built (a transaction's) has no readers,
- * and is spared the waits: 100k rules grow a table 13 times.
+ * Double the table of a mask of @rs when it holds more entries than
+ * buckets. In a ruleset readers may see, the old table stays readable for
+ * a grace period; one that is still being built (a transaction's) has no
+ * readers, and is spared the waits: 100k rules grow a table 13 times.
  */
-static int mmb_table_grow(struct mmb_mask *mask, bool live)
+static int mmb_table_grow(struct mmb_ruleset *rs, struct mmb_mask *mask)
 {
 	struct mmb_table *old = mmb_tbl(mask), *t;
 	struct mmb_entry *e;
 	unsigned int i;
 
 	/* Readers of the table before last must be gone: we reuse its nodes. */
-	if (live)
+	if (rs->live)
 		cond_synchronize_rcu(mask->resize_gp);
 	t = mmb_table_alloc((old->size_mask + 1) * 2, !old->ver);
 	if (!t)
@@ -501,12 +547,8 @@ static int mmb_table_grow(struct mmb_mask *mask, bool live)
 		for (e = mmb_bucket_first(old, i); e; e = mmb_entry_next(e, old->ver))
 			mmb_bucket_add(mask, t, e);
 	rcu_assign_pointer(mask->tbl, t);
-	if (!live) {
-		kvfree(old);
-		return 0;
-	}
 	mask->resize_gp = get_state_synchronize_rcu();
-	call_rcu(&old->rcu, mmb_table_free_rcu);
+	mmb_retire(rs, &old->rcu, mmb_table_free_rcu);
 	return 0;
 }
 
@@ -568,13 +610,30 @@ static void mmb_mask_destroy(struct mmb_mask *mask)
 	struct mmb_entry *e, *next;
 	unsigned int i;
 
-	for (i = 0; i <= t->size_mask; i++)
+	for (i = 0; i <= t->size_mask; i++) {
 		for (e = mmb_bucket_first(t, i); e; e = next) {
 			next = mmb_entry_next(e, t->ver);
 			mmb_entry_free(e, mask->n);
 		}
+		if (!(i & 1023))
+			cond_resched();
+	}
 	kvfree(t);
 	kfree(mask);
+}
+
+/* A mask whose last entry went; its table is empty. */
+static void mmb_mask_free_rcu(struct rcu_head *head)
+{
+	struct mmb_mask *mask = container_of(head, struct mmb_mask, rcu);
+
+	kvfree(rcu_dereference_protected(mask->tbl, true));
+	kfree(mask);
+}
+
+static void mmb_mvec_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct mmb_mvec, rcu));
 }
 
 /* Publish the mask list with @add appended, or without @del. */
@@ -599,13 +658,13 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 		}
 	rcu_assign_pointer(rs->masks, mv);
 	if (old)
-		kfree_rcu(old, rcu);
+		mmb_retire(rs, &old->rcu, mmb_mvec_free_rcu);
 	return 0;
 }
 
 /* Publish @e's rules with @add inserted in handle order, or without @del. */
-static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
-			    struct mmb_rule *add, struct mmb_rule *del)
+static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
+			    struct mmb_entry *e, struct mmb_rule *add, struct mmb_rule *del)
 {
 	struct mmb_rvec *old = mmb_entry_rules(e), *rv;
 	unsigned int i, n = old->n;
@@ -629,7 +688,7 @@ static int mmb_rules_update(struct mmb_mask *mask, struct mmb_entry *e,
 		mmb_rvec_add(rv, add);
 	mmb_entry_set_rules(e, rv);
 	mmb_bucket_hint(t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
-	call_rcu(&old->rcu, mmb_rvec_free_rcu);
+	mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);
 	return 0;
 }
 
@@ -689,13 +748,6 @@ static void mmb_cache_create(struct mmb_ruleset *rs)
 	smp_store_release(&rs->cache, cache);
 }
 
-/* Publish that the ruleset changed; call after the change, before freeing. */
-static void mmb_ruleset_changed(struct mmb_ruleset *rs)
-{
-	/* Pairs with mmb_classify(): who sees the new gen sees the change. */
-	smp_store_release(&rs->gen, rs->gen + 1);
-}
-
 void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses)
 {
 	unsigned int cpu;
@@ -723,10 +775,16 @@ struct mmb_ruleset *mmb_ruleset_create(void)
 	return rs;
 }
 
-/* Before @rs is published: from now on, readers may see it. */
-void mmb_ruleset_live(struct mmb_ruleset *rs)
+/*
+ * Before @rs is published in place of @prev (or of nothing): from now on,
+ * readers may see it. Its generation follows @prev's, so that a dump that
+ * spans the swap sees the generation change.
+ */
+void mmb_ruleset_live(struct mmb_ruleset *rs, const struct mmb_ruleset *prev)
 {
 	rs->live = true;
+	if (prev)
+		rs->gen = prev->gen + 1;
 }
 
 /* Free a ruleset no reader can see any more. */
@@ -737,11 +795,15 @@ void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 	unsigned long handle;
 	unsigned int i;
 
+	WARN_ON_ONCE(rs->retired);
 	for (i = 0; mv && i < mv->n; i++)
 		mmb_mask_destroy(mv->m[i]);
 	kfree(mv);
-	xa_for_each(&rs->rules, handle, rule)
+	xa_for_each(&rs->rules, handle, rule) {
 		mmb_rule_put(rule);
+		if (!(handle & 1023))
+			cond_resched();
+	}
 	xa_destroy(&rs->rules);
 	mmb_cache_free(rs->cache);
 	kfree(rs);
@@ -772,7 +834,7 @@ int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
 	e = mmb_lookup(mask, mmb_tbl(mask), key, false);
 	if (e) {
 		/* An existing entry: one published list replaces another. */
-		err = mmb_rules_update(mask, e, rule, NULL);
+		err = mmb_rules_update(rs, mask, e, rule, NULL);
 		if (err)
 			goto err_xa;
 	} else {
@@ -787,7 +849,7 @@ int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		memcpy(e->key, key, mask->n * sizeof(*key));
 		mmb_entry_set_rules(e, rv);
 		if (mask->entries > mmb_tbl(mask)->size_mask) {
-			err = mmb_table_grow(mask, rs->live);
+			err = mmb_table_grow(rs, mask);
 			if (err)
 				goto err_entry;
 		}
@@ -803,7 +865,7 @@ int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
 				mmb_cache_create(rs);
 		}
 	}
-	rs->nrules++;
+	WRITE_ONCE(rs->nrules, rs->nrules + 1);
 	mmb_ruleset_changed(rs);
 	return 0;
 
@@ -827,7 +889,7 @@ int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule)
 
 /*
  * Unpublish @rule and free it after a grace period. Nothing changes if
- * that fails. May sleep, when the rule was the last of its mask.
+ * that fails. Allocates, so may sleep; never waits for a grace period.
  */
 int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
@@ -846,7 +908,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	e = mmb_lookup(mask, t, key, false);
 	rv = mmb_entry_rules(e);
 	if (rv->n > 1) {
-		err = mmb_rules_update(mask, e, NULL, rule);
+		err = mmb_rules_update(rs, mask, e, NULL, rule);
 		if (err)
 			return err;
 	} else {
@@ -854,16 +916,13 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		/* The entry goes with its last list, after a grace period. */
 		rv->dead = e;
 		rv->dead_nkey = mask->n;
-		call_rcu(&rv->rcu, mmb_rvec_free_rcu);
+		mmb_retire(rs, &rv->rcu, mmb_rvec_free_rcu);
 		/* An empty mask left published (no memory) is harmless. */
-		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask)) {
-			if (rs->live)
-				synchronize_rcu();
-			mmb_mask_destroy(mask);
-		}
+		if (!--mask->entries && !mmb_masks_update(rs, NULL, mask))
+			mmb_retire(rs, &mask->rcu, mmb_mask_free_rcu);
 	}
 	xa_erase(&rs->rules, rule->handle);
-	rs->nrules--;
+	WRITE_ONCE(rs->nrules, rs->nrules - 1);
 	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
@@ -883,6 +942,8 @@ int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from)
 			refcount_dec(&rule->ref);
 			return err;
 		}
+		if (!(handle & 1023))
+			cond_resched();
 	}
 	return 0;
 }
@@ -940,9 +1001,16 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	return 0;
 }
 
+/* Readers may call it without the lock. */
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
 {
-	return rs->nrules;
+	return READ_ONCE(rs->nrules);
+}
+
+/* The generation of @rs: a dump that sees it change saw two rulesets. */
+unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs)
+{
+	return rs->gen;
 }
 
 static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)

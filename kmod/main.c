@@ -20,7 +20,7 @@ static int __net_init mmb_net_init(struct net *net)
 	INIT_LIST_HEAD(&mn->devs);
 	mutex_init(&mn->lock);
 	mn->next_handle = 1;
-	mmb_ruleset_live(rs);
+	mmb_ruleset_live(rs, NULL);
 	rcu_assign_pointer(mn->rules, rs);
 	return 0;
 }

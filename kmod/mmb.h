@@ -325,7 +325,7 @@ struct mmb_verdict {
 int __init mmb_classify_init(void);
 void mmb_classify_exit(void);
 struct mmb_ruleset *mmb_ruleset_create(void);
-void mmb_ruleset_live(struct mmb_ruleset *rs);
+void mmb_ruleset_live(struct mmb_ruleset *rs, const struct mmb_ruleset *prev);
 void mmb_ruleset_destroy(struct mmb_ruleset *rs);
 int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule);
 int mmb_ruleset_insert_image(struct mmb_ruleset *rs, struct mmb_rule *rule,
@@ -335,6 +335,7 @@ int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
+unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
 /* What "show tables" reports of one mask. */
 struct mmb_table_info {
 	unsigned int entries;
@@ -351,6 +352,24 @@ extern unsigned int mmb_cache_entries;
 void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
 void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		  struct sk_buff *skb, struct mmb_verdict *v);
+
+#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
+/*
+ * Tests: called where a change of @rs hands objects the datapath may still
+ * name over to be freed after a grace period.
+ */
+extern void (*mmb_test_free_point)(struct mmb_ruleset *rs);
+
+static inline void mmb_free_point(struct mmb_ruleset *rs)
+{
+	if (mmb_test_free_point)
+		mmb_test_free_point(rs);
+}
+#else
+static inline void mmb_free_point(struct mmb_ruleset *rs)
+{
+}
+#endif
 
 /* rewrite.c */
 int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,

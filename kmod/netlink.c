@@ -446,7 +446,7 @@ static int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	mutex_lock(&mn->lock);
 	old = mmb_nl_rules(mn);
-	mmb_ruleset_live(new);
+	mmb_ruleset_live(new, old);
 	rcu_assign_pointer(mn->rules, new);
 	mutex_unlock(&mn->lock);
 	synchronize_rcu();
@@ -544,7 +544,7 @@ static int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 		cond_resched();
 	}
 	if (!err) {
-		mmb_ruleset_live(new);
+		mmb_ruleset_live(new, old);
 		rcu_assign_pointer(mn->rules, new);
 		mn->next_handle = handle;
 		new = old;	/* to be freed below, once no reader sees it */

@@ -256,7 +256,7 @@ static void bench_rules_test(struct kunit *test)
 	packets(test, b);
 	rs = mmb_ruleset_create();
 	KUNIT_ASSERT_NOT_NULL(test, rs);
-	mmb_ruleset_live(rs);	/* as single adds meet it */
+	mmb_ruleset_live(rs, NULL);	/* as single adds meet it */
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		/* As a batch of the rules up to this size hands out counters. */
 		struct mmb_stats_pool pool = { .want = sizes[k] - n };
@@ -339,7 +339,7 @@ static void bench_masks_test(struct kunit *test)
 		rs = mmb_ruleset_create();
 
 		KUNIT_ASSERT_NOT_NULL(test, rs);
-		mmb_ruleset_live(rs);
+		mmb_ruleset_live(rs, NULL);
 		for (i = 0; i < counts[k / ARRAY_SIZE(caches)]; i++) {
 			for (j = 0; j < 16; j++) {
 				struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);

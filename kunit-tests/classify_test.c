@@ -33,7 +33,7 @@ static struct mmb_ruleset *live_ruleset(void)
 	struct mmb_ruleset *rs = mmb_ruleset_create();
 
 	if (rs)
-		mmb_ruleset_live(rs);
+		mmb_ruleset_live(rs, NULL);
 	return rs;
 }
 
@@ -1275,6 +1275,98 @@ static void classify_cache_test(struct kunit *test)
 }
 
 /*
+ * Every change that frees something a flow cache entry can name (a table
+ * entry, its rule list, a mask) first publishes that the ruleset changed,
+ * then hands the object over to be freed after a grace period. A packet
+ * classified in between, as one arriving on another CPU then would be, must
+ * not take a cache entry: one that named a freed table entry would read it
+ * after that grace period and write counters through it. The test point
+ * mmb_test_free_point runs that packet at the moment the objects are handed
+ * over, on each kind of removal.
+ */
+static struct {
+	struct cache_ctx *c;
+	unsigned int calls;
+	u64 hits;
+	bool drop;
+} window;
+
+static void free_window_classify(struct mmb_ruleset *rs)
+{
+	u64 h, m;
+
+	if (rs && rs != window.c->rs)
+		return;
+	window.calls++;
+	window.drop |= cache_drop(window.c, false, 0, &h, &m);
+	window.hits += h;
+}
+
+static void remove_in_window(struct cache_ctx *c, struct mmb_rule *r, bool drop_after,
+			     unsigned int line)
+{
+	struct kunit *test = c->test;
+	u64 h, m;
+
+	/* Cached (by this packet, or already): the next one hits. */
+	KUNIT_EXPECT_TRUE_MSG(test, cache_drop(c, false, 0, &h, &m), "line %u", line);
+	expect_classify(c, false, true, true, line);
+	window.c = c;
+	window.calls = 0;
+	window.hits = 0;
+	window.drop = false;
+	mmb_test_free_point = free_window_classify;
+	KUNIT_EXPECT_EQ_MSG(test, mmb_ruleset_remove(c->rs, r), 0, "line %u", line);
+	mmb_test_free_point = NULL;
+	KUNIT_EXPECT_GT_MSG(test, window.calls, 0, "no free in the window, line %u", line);
+	KUNIT_EXPECT_EQ_MSG(test, window.hits, 0, "a packet took a stale cache entry, line %u",
+			    line);
+	KUNIT_EXPECT_EQ_MSG(test, window.drop, drop_after, "line %u", line);
+	rcu_barrier();
+	/* The window's packet may have filled the cache again, validly. */
+	KUNIT_EXPECT_EQ_MSG(test, cache_drop(c, false, 0, &h, &m), drop_after, "line %u", line);
+}
+
+static void classify_cache_free_order_test(struct kunit *test)
+{
+	struct cache_ctx c = { .test = test, .rs = live_ruleset() };
+	struct mmb_match_spec m[2];
+	struct mmb_rule *a, *b;
+
+	KUNIT_ASSERT_NOT_NULL(test, c.rs);
+	/* Five masks, none matching: the ruleset has a cache. */
+	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 999);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_IP_DSCP, MMB_OP_EQ, 4);
+	cache_add(&c, m, 1);
+	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
+	cache_add(&c, m, 1);
+
+	/* A table entry freed, its mask keeping another entry. */
+	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	a = cache_add(&c, m, 1);
+	remove_in_window(&c, a, false, __LINE__);
+
+	/* One rule of two leaving an entry: the entry's rule list replaced. */
+	a = cache_add(&c, m, 1);
+	b = cache_add(&c, m, 1);
+	remove_in_window(&c, a, true, __LINE__);
+	remove_in_window(&c, b, false, __LINE__);
+
+	/* The last entry of a mask: the mask goes too. */
+	m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000001);
+	m[1] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	a = cache_add(&c, m, 2);
+	remove_in_window(&c, a, false, __LINE__);
+	rcu_barrier();
+	mmb_ruleset_destroy(c.rs);
+}
+
+/*
  * 1024 flows that differ in two bytes of the source address, in a cache of
  * 1024 sets of 4: spread at random, a second pass misses about 20 of them
  * (flows of sets that got more than four). 64 rulesets, 64 seeds: a
@@ -1350,6 +1442,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(classify_entry_list_test),
 	KUNIT_CASE(classify_spread_test),
 	KUNIT_CASE(classify_cache_test),
+	KUNIT_CASE(classify_cache_free_order_test),
 	KUNIT_CASE(classify_cache_spread_test),
 	{}
 };
