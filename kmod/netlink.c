@@ -359,6 +359,7 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	struct mmb_rule *rule;
 	struct sk_buff *reply;
 	struct nlattr *nest;
+	u32 handle;
 	void *hdr;
 	int err;
 
@@ -385,9 +386,10 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 		goto err_reply;
 
 	mutex_lock(&mn->lock);
-	rule->handle = mn->next_handle;
-	err = rule->handle ? mmb_ruleset_insert_image(mmb_nl_rules(mn), rule, &spec->img) :
-			     -ENOSPC;
+	/* Once published, the rule is the lock's: a del may free it. */
+	handle = mn->next_handle;
+	rule->handle = handle;
+	err = handle ? mmb_ruleset_insert_image(mmb_nl_rules(mn), rule, &spec->img) : -ENOSPC;
 	if (!err)
 		mn->next_handle++;
 	mutex_unlock(&mn->lock);
@@ -395,7 +397,7 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 		goto err_reply;
 
 	kfree(spec);
-	nla_put_u32(reply, MMB_RULE_A_HANDLE, rule->handle);
+	nla_put_u32(reply, MMB_RULE_A_HANDLE, handle);
 	nla_nest_end(reply, nest);
 	genlmsg_end(reply, hdr);
 	return genlmsg_reply(reply, info);
