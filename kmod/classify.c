@@ -293,10 +293,6 @@ module_param_named(cache_entries, mmb_cache_entries, uint, 0644);
 MODULE_PARM_DESC(cache_entries,
 		 "Per-CPU flow cache entries of a ruleset with many masks (0: none)");
 
-#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
-void (*mmb_test_free_point)(struct mmb_ruleset *rs);
-#endif
-
 struct mmb_ruleset {
 	bool live;			/* readers may see it */
 	struct mmb_mvec __rcu *masks;
@@ -338,7 +334,7 @@ static void mmb_ruleset_changed(struct mmb_ruleset *rs)
 	smp_store_release(&rs->gen, rs->gen + 1);
 	rs->retired = NULL;
 	if (head)
-		mmb_free_point(rs);
+		mmb_test_point(free, rs);
 	for (; head; head = next) {
 		next = head->next;
 		call_rcu(head, head->func);

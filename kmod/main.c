@@ -10,6 +10,10 @@
 
 unsigned int mmb_net_id __read_mostly;
 
+#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
+struct mmb_test_points mmb_test_points;
+#endif
+
 static int __net_init mmb_net_init(struct net *net)
 {
 	struct mmb_net *mn = mmb_pernet(net);

@@ -353,22 +353,28 @@ void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misse
 void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		  struct sk_buff *skb, struct mmb_verdict *v);
 
-#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
 /*
- * Tests: called where a change of @rs hands objects the datapath may still
- * name over to be freed after a grace period.
+ * Test points: KUnit tests step in between two steps of a change there, as
+ * another CPU could. Nothing outside the tests sets them.
  */
-extern void (*mmb_test_free_point)(struct mmb_ruleset *rs);
+struct mmb_net;
 
-static inline void mmb_free_point(struct mmb_ruleset *rs)
-{
-	if (mmb_test_free_point)
-		mmb_test_free_point(rs);
-}
+struct mmb_test_points {
+	/* @rs hands objects the datapath may name over to call_rcu() */
+	void (*free)(struct mmb_ruleset *rs);
+	/* a rule add published rule @handle and dropped the lock */
+	void (*added)(struct mmb_net *mn, u32 handle);
+};
+
+#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
+extern struct mmb_test_points mmb_test_points;
+#define mmb_test_point(point, ...)					\
+	do {								\
+		if (mmb_test_points.point)				\
+			mmb_test_points.point(__VA_ARGS__);		\
+	} while (0)
 #else
-static inline void mmb_free_point(struct mmb_ruleset *rs)
-{
-}
+#define mmb_test_point(point, ...) do { } while (0)
 #endif
 
 /* rewrite.c */

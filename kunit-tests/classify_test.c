@@ -1281,8 +1281,8 @@ static void classify_cache_test(struct kunit *test)
  * classified in between, as one arriving on another CPU then would be, must
  * not take a cache entry: one that named a freed table entry would read it
  * after that grace period and write counters through it. The test point
- * mmb_test_free_point runs that packet at the moment the objects are handed
- * over, on each kind of removal.
+ * "free" runs that packet at the moment the objects are handed over, on
+ * each kind of removal.
  */
 static struct {
 	struct cache_ctx *c;
@@ -1295,7 +1295,7 @@ static void free_window_classify(struct mmb_ruleset *rs)
 {
 	u64 h, m;
 
-	if (rs && rs != window.c->rs)
+	if (rs != window.c->rs)
 		return;
 	window.calls++;
 	window.drop |= cache_drop(window.c, false, 0, &h, &m);
@@ -1315,9 +1315,9 @@ static void remove_in_window(struct cache_ctx *c, struct mmb_rule *r, bool drop_
 	window.calls = 0;
 	window.hits = 0;
 	window.drop = false;
-	mmb_test_free_point = free_window_classify;
+	mmb_test_points.free = free_window_classify;
 	KUNIT_EXPECT_EQ_MSG(test, mmb_ruleset_remove(c->rs, r), 0, "line %u", line);
-	mmb_test_free_point = NULL;
+	mmb_test_points.free = NULL;
 	KUNIT_EXPECT_GT_MSG(test, window.calls, 0, "no free in the window, line %u", line);
 	KUNIT_EXPECT_EQ_MSG(test, window.hits, 0, "a packet took a stale cache entry, line %u",
 			    line);

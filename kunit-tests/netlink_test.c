@@ -372,6 +372,45 @@ static void netlink_add_del_test(struct kunit *test)
 	nlt_close(&t);
 }
 
+/* At the test point "added": a del from another CPU frees the rule at once. */
+static void del_added(struct mmb_net *mn, u32 handle)
+{
+	struct mmb_ruleset *rs;
+	struct mmb_rule *rule;
+
+	mutex_lock(&mn->lock);
+	rs = rcu_dereference_protected(mn->rules, lockdep_is_held(&mn->lock));
+	rule = mmb_ruleset_find(rs, handle);
+	if (rule)
+		mmb_ruleset_remove(rs, rule);
+	mutex_unlock(&mn->lock);
+	rcu_barrier();		/* freed (and, with init_on_free, zeroed) */
+}
+
+/*
+ * An add's reply names the handle the rule got, even when the rule is gone
+ * before the reply is written: once the lock is dropped, the rule belongs
+ * to the ruleset, and a del or flush in parallel (the family has
+ * parallel_ops) may free it.
+ */
+static void netlink_add_reply_test(struct kunit *test)
+{
+	struct nlt_state before;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	before = nlt_state();
+	nlt_begin(&t, t.family, MMB_CMD_RULE_ADD);
+	nlt_five_tuple(&t, MMB_A_RULE, 0x0a010001, 2000);
+	mmb_test_points.added = del_added;
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	mmb_test_points.added = NULL;
+	KUNIT_EXPECT_EQ(test, t.handle, before.next_handle);
+	KUNIT_EXPECT_NULL(test, mmb_ruleset_find(nlt_rules(), before.next_handle));
+	nlt_close(&t);
+}
+
 /*
  * Malformed rules. Each case builds an add request with one fault; the
  * ACK must carry the error, point at the attribute the builder marks (or,
@@ -736,6 +775,7 @@ static void netlink_fuzz_test(struct kunit *test)
 
 static struct kunit_case mmb_netlink_cases[] = {
 	KUNIT_CASE(netlink_add_del_test),
+	KUNIT_CASE(netlink_add_reply_test),
 	KUNIT_CASE(netlink_refusals_test),
 	KUNIT_CASE(netlink_batch_test),
 	KUNIT_CASE(netlink_fuzz_test),
