@@ -64,6 +64,7 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
 	netdev_hold(dev, &md->dev_tracker, GFP_KERNEL);
 	dev_disable_lro(dev);
 	list_add_tail_rcu(&md->list, &mn->devs);
+	mn->dev_gen++;
 	return 0;
 
 err_free:
@@ -76,6 +77,7 @@ static void mmb_dev_detach(struct mmb_dev *md)
 	struct net_device *dev = md->dev;
 
 	list_del_rcu(&md->list);
+	md->mn->dev_gen++;
 	/* Waits until no CPU runs the handler on this device any more. */
 	netdev_rx_handler_unregister(dev);
 	netdev_put(dev, &md->dev_tracker);

@@ -397,6 +397,7 @@ struct mmb_dev {
 /* Per network namespace state. */
 struct mmb_net {
 	struct list_head devs;		/* enabled devices, RTNL */
+	unsigned long dev_gen;		/* bumped as devs changes, RTNL */
 	struct mutex lock;		/* serialises rule changes */
 	struct mmb_ruleset __rcu *rules;
 	u32 next_handle;		/* under lock */

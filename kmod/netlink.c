@@ -113,6 +113,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_DEV_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
 	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->drops)) {
@@ -127,6 +128,17 @@ struct mmb_nl_dump_ctx {
 	u64 next;		/* index of the next device, handle of the next rule */
 };
 
+/*
+ * A dump resumes where its last message ended, in a later call. Each call
+ * records the generation of what it dumps; a message written under another
+ * generation than the one before it is flagged NLM_F_DUMP_INTR (and so is
+ * the dump's end), and mmbctl dumps again.
+ */
+static void mmb_nl_dump_gen(struct netlink_callback *cb, unsigned long gen)
+{
+	cb->seq = (u32)gen ?: 1;	/* 0 would mean "not checked" */
+}
+
 static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
@@ -136,6 +148,7 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	rtnl_lock();
+	mmb_nl_dump_gen(cb, mn->dev_gen);
 	list_for_each_entry(md, &mn->devs, list) {
 		if (i++ < ctx->next)
 			continue;
@@ -634,6 +647,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_RULE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	nest = nla_nest_start(skb, MMB_A_RULE);
 	if (!nest ||
 	    nla_put_u32(skb, MMB_RULE_A_HANDLE, rule->handle) ||
@@ -652,13 +666,16 @@ static int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
 	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_ruleset *rs;
 	struct mmb_rule *rule;
 	u32 handle;
 
 	mutex_lock(&mn->lock);
+	rs = mmb_nl_rules(mn);
+	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
 	while (ctx->next <= U32_MAX) {
 		handle = max_t(u64, ctx->next, 1);
-		rule = mmb_ruleset_next(mmb_nl_rules(mn), &handle);
+		rule = mmb_ruleset_next(rs, &handle);
 		if (!rule || mmb_nl_rule_fill(skb, rule, cb))
 			break;
 		ctx->next = (u64)handle + 1;
@@ -705,6 +722,7 @@ static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
 			  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_TABLE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	nest = nla_nest_start(skb, MMB_A_TABLE);
 	if (!nest ||
 	    nla_put_u32(skb, MMB_TABLE_A_INDEX, index) ||
@@ -727,9 +745,12 @@ static int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
 	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
 	struct mmb_table_info info;
+	struct mmb_ruleset *rs;
 
 	mutex_lock(&mn->lock);
-	while (!mmb_ruleset_table(mmb_nl_rules(mn), ctx->next, &info) &&
+	rs = mmb_nl_rules(mn);
+	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
+	while (!mmb_ruleset_table(rs, ctx->next, &info) &&
 	       !mmb_nl_table_fill(skb, ctx->next, &info, cb))
 		ctx->next++;
 	mutex_unlock(&mn->lock);

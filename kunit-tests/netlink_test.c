@@ -673,6 +673,118 @@ static void netlink_batch_test(struct kunit *test)
 }
 
 /*
+ * Dump @cmd, reading one skb of answers at a time, and run @between (if
+ * any) after the first. Returns whether any answer, the end included, was
+ * flagged NLM_F_DUMP_INTR; *@n counts the answers before the end.
+ */
+static bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *other,
+		     unsigned int *n)
+{
+	bool intr = false, done = false;
+	struct nlmsghdr *nlh;
+	unsigned int reads = 0;
+	int rem;
+
+	nlt_begin(t, t->family, cmd);
+	nlt_hdr(t)->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlt_xmit(t);
+	*n = 0;
+	while (!done) {
+		/* A read makes the kernel fill the next skb of the dump. */
+		rem = nlt_rx(t);
+		if (++reads == 1 && between)
+			between(other);
+		for (nlh = (void *)t->rx; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
+			if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+				intr = true;
+			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			(*n)++;
+		}
+	}
+	return intr;
+}
+
+/* A transaction commits in the middle of a dump: one more rule. */
+static void nlt_commit_one(struct nlt *t)
+{
+	nlt_begin(t, t->family, MMB_CMD_RULE_BATCH);
+	nlt_op_add(t, 0x0a7f0001, 7);
+	KUNIT_EXPECT_EQ(t->test, nlt_send(t), 0);
+}
+
+/* One rule per mask: a source prefix of @plen bits, and @extra more fields. */
+static void nlt_op_add_mask(struct nlt *t, unsigned int plen, unsigned int extra)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), rule, list, nest;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_SADDR);
+	nlt_put(t, MMB_MATCH_A_VALUE, "\x0a\0\0\0", 4);
+	nlt_u8(t, MMB_MATCH_A_PREFIX, plen);
+	nlt_nest_end(t, nest);
+	if (extra & 1)
+		nlt_match(t, 2, MMB_FIELD_IP_TTL, 9);
+	if (extra & 2)
+		nlt_match(t, 3, MMB_FIELD_UDP_DPORT, 9);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+}
+
+/*
+ * A dump takes several calls of the kernel, each resuming where the last
+ * stopped; a transaction between two of them must show as NLM_F_DUMP_INTR
+ * (mmbctl then dumps again), or a listing could be half of one ruleset and
+ * half of the next. Rules: 300 of them, several skbs; tables: 128 masks.
+ */
+static void netlink_dump_consistent_test(struct kunit *test)
+{
+	struct nlt t, *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	unsigned int i, j, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	nlt_open(test, &t);
+	nlt_open(test, u);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	for (i = 0; i < 300; i += 10) {
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		for (j = i; j < i + 10; j++)
+			nlt_op_add(&t, 0x0a010000 + j, 2000);
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	}
+	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_RULE_GET, NULL, NULL, &n));
+	KUNIT_EXPECT_EQ(test, n, 300);
+	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_commit_one, u, &n));
+	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_RULE_GET, NULL, NULL, &n));
+	KUNIT_EXPECT_EQ(test, n, 301);
+
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	for (i = 0; i < 128; i += 8) {
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		for (j = i; j < i + 8; j++)
+			nlt_op_add_mask(&t, j % 32 + 1, j / 32);
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	}
+	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_TABLE_GET, NULL, NULL, &n));
+	KUNIT_EXPECT_EQ(test, n, 128);
+	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_TABLE_GET, nlt_commit_one, u, &n));
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(u);
+	nlt_close(&t);
+}
+
+/*
  * Random corruptions of valid batches: one attribute left out (its nests
  * shortened to match), its length, type or nested flag changed, a byte of
  * it set at random, or the message cut short. Whatever comes back, the
@@ -778,6 +890,7 @@ static struct kunit_case mmb_netlink_cases[] = {
 	KUNIT_CASE(netlink_add_reply_test),
 	KUNIT_CASE(netlink_refusals_test),
 	KUNIT_CASE(netlink_batch_test),
+	KUNIT_CASE(netlink_dump_consistent_test),
 	KUNIT_CASE(netlink_fuzz_test),
 	{}
 };

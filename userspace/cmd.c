@@ -60,7 +60,7 @@ int cmd_dump(int argc, char **argv, uint8_t cmd, mmb_nl_data_cb cb, void *data)
 	if (!req)
 		return err_sys("allocating a request", ENOMEM);
 	print_open_array(NULL);
-	if (mmb_nl_talk(req, cb, data, &err))
+	if (mmb_nl_dump(req, cb, data, &err))
 		ret = err_kernel(&err);
 	print_close_array();
 	print_finish();

@@ -50,7 +50,7 @@ static struct nlmsghdr *msg_start(char *buf, uint16_t type, uint16_t flags,
 }
 
 static int talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
-		struct mmb_nl_err *err);
+		struct mmb_nl_err *err, bool *intr);
 
 static int resolve_family(struct mmb_nl_err *err)
 {
@@ -59,7 +59,7 @@ static int resolve_family(struct mmb_nl_err *err)
 
 	req.nlh = msg_start(buf, GENL_ID_CTRL, NLM_F_ACK, CTRL_CMD_GETFAMILY, 1);
 	mnl_attr_put_strz(req.nlh, CTRL_ATTR_FAMILY_NAME, MMB_GENL_NAME);
-	if (talk(&req, family_cb, &family_id, err) == 0 && family_id)
+	if (talk(&req, family_cb, &family_id, err, NULL) == 0 && family_id)
 		return 0;
 	if (err->error == ENOENT || !family_id) {
 		err->local = true;
@@ -169,6 +169,7 @@ struct talk {
 	struct mmb_nl_err *err;
 	mmb_nl_data_cb cb;
 	void *data;
+	bool intr;		/* a dump's answer says it spanned a change */
 };
 
 static int extack_attr_cb(const struct nlattr *attr, void *data)
@@ -219,6 +220,8 @@ static int done_cb(const struct nlmsghdr *nlh, void *data)
 	struct talk *t = data;
 	int error;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		t->intr = true;
 	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(error)))
 		return MNL_CB_STOP;
 	memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
@@ -239,6 +242,8 @@ static int data_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct talk *t = data;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		t->intr = true;
 	return t->cb ? t->cb(nlh, t->data) : MNL_CB_OK;
 }
 
@@ -262,11 +267,89 @@ int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 	if (!sock && nl_open(err))
 		return -1;
 	req->nlh->nlmsg_type = family_id;
-	return talk(req, cb, data, err);
+	return talk(req, cb, data, err, NULL);
+}
+
+/* A dump's answers, kept until the dump is known to be consistent. */
+struct dump_copy {
+	char *buf;
+	size_t len, size;
+};
+
+static int dump_copy_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_copy *d = data;
+	size_t need = NLMSG_ALIGN(nlh->nlmsg_len);
+
+	if (d->len + need > d->size) {
+		size_t size = d->size ? d->size * 2 : 1 << 16;
+		char *buf;
+
+		while (size < d->len + need)
+			size *= 2;
+		buf = realloc(d->buf, size);
+		if (!buf) {
+			errno = ENOMEM;
+			return MNL_CB_ERROR;
+		}
+		d->buf = buf;
+		d->size = size;
+	}
+	memcpy(d->buf + d->len, nlh, nlh->nlmsg_len);
+	d->len += need;
+	return MNL_CB_OK;
+}
+
+#define MMB_DUMP_TRIES 16
+
+/*
+ * Dump @req and run @cb on each answer, once the whole dump comes from one
+ * state of the kernel: a dump that spans a change (the kernel flags it
+ * NLM_F_DUMP_INTR) is thrown away and asked again, as iproute2 does, so a
+ * listing is never half one ruleset and half the next.
+ */
+int mmb_nl_dump(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err)
+{
+	struct dump_copy d = {};
+	const struct nlmsghdr *nlh;
+	int tries, ret = -1;
+	bool intr = true;
+	size_t off;
+
+	memset(err, 0, sizeof(*err));
+	err->argi = -1;
+	err->off = -1;
+	if (!sock && nl_open(err))
+		return -1;
+	req->nlh->nlmsg_type = family_id;
+	for (tries = 0; intr && tries < MMB_DUMP_TRIES; tries++) {
+		d.len = 0;
+		req->nlh->nlmsg_seq++;
+		if (talk(req, dump_copy_cb, &d, err, &intr))
+			goto out;
+	}
+	if (intr) {
+		err->error = EAGAIN;
+		err->local = true;
+		snprintf(err->msg, sizeof(err->msg),
+			 "the state kept changing during %d dumps in a row; try again",
+			 MMB_DUMP_TRIES);
+		goto out;
+	}
+	for (off = 0; off < d.len; off += NLMSG_ALIGN(nlh->nlmsg_len)) {
+		nlh = (const struct nlmsghdr *)(d.buf + off);
+		if (cb(nlh, data) < MNL_CB_OK)
+			break;
+	}
+	ret = 0;
+out:
+	free(d.buf);
+	return ret;
 }
 
 static int talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
-		struct mmb_nl_err *err)
+		struct mmb_nl_err *err, bool *intr)
 {
 	char buf[32768];	/* libmnl's MNL_SOCKET_DUMP_SIZE, absent from 1.0.4 */
 	struct talk t = { .req = req, .err = err, .cb = cb, .data = data };
@@ -287,6 +370,8 @@ static int talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		ret = mnl_cb_run2(buf, n, req->nlh->nlmsg_seq, portid, data_cb,
 				  &t, ctl_cbs, NLMSG_MIN_TYPE);
 	} while (ret > 0);
+	if (intr)
+		*intr = t.intr;
 	if (ret < 0) {
 		if (!err->error)
 			err->error = errno ?: EIO;

@@ -56,5 +56,7 @@ int mmb_nl_sndbuf(size_t size, struct mmb_nl_err *err);
 void mmb_req_free(struct mmb_req *req);
 int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err);
+int mmb_nl_dump(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		struct mmb_nl_err *err);
 
 #endif /* MMBCTL_NL_H */
