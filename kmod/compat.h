@@ -23,4 +23,47 @@
 #define SLAB_NO_MERGE 0
 #endif
 
+/*
+ * 6.2 added extack messages formatted into the ACK. Before, the message
+ * names no field; the attribute it points at still does.
+ */
+#include <linux/netlink.h>
+static inline void mmb_err_structural(struct netlink_ext_ack *extack,
+				      const struct nlattr *attr, const char *name)
+{
+#ifdef NL_SET_ERR_MSG_ATTR_FMT
+	NL_SET_ERR_MSG_ATTR_FMT(extack, attr,
+				"%s describes the packet's structure and cannot be rewritten",
+				name);
+#else
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "this field describes the packet's structure and cannot be rewritten");
+#endif
+}
+
+/*
+ * 6.3 added BIG TCP for IPv4: a GSO TCP packet over 64 KiB has a total
+ * length of 0, and iph_totlen() gives its real one. IPv6 had it before,
+ * with a payload length of 0; ipv6_payload_len() came later.
+ */
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#ifndef MMB_HAVE_IPH_TOTLEN
+static inline unsigned int iph_totlen(const struct sk_buff *skb, const struct iphdr *iph)
+{
+	return ntohs(iph->tot_len);
+}
+#endif
+
+#ifndef MMB_HAVE_IPV6_PAYLOAD_LEN
+static inline unsigned int ipv6_payload_len(const struct sk_buff *skb,
+					    const struct ipv6hdr *ip6)
+{
+	u32 len = ntohs(ip6->payload_len);
+
+	return (len || !skb_is_gso(skb) || !skb_is_gso_tcp(skb)) ?
+		len : skb->len - skb_network_offset(skb) - sizeof(struct ipv6hdr);
+}
+#endif
+
 #endif /* _MMB_COMPAT_H */

@@ -48,7 +48,7 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
 	if (!md)
 		return -ENOMEM;
 	md->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
-	md->drops = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
+	md->drops = netdev_alloc_pcpu_stats(struct mmb_pcpu_drops);
 	if (!md->stats || !md->drops) {
 		err = -ENOMEM;
 		goto err_free;

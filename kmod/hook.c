@@ -9,11 +9,24 @@
 
 #include "mmb.h"
 
-static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb)
+/* What drop monitors see of each cause (uapi/linux/mmb.h lists them). */
+static const enum skb_drop_reason mmb_drop_reasons[MMB_DROP_MAX] = {
+	[MMB_DROP_RULE]		= SKB_DROP_REASON_NETFILTER_DROP,
+	[MMB_DROP_FRAGMENT]	= SKB_DROP_REASON_IP_INHDR,
+	[MMB_DROP_HEADER]	= SKB_DROP_REASON_IP_INHDR,
+	[MMB_DROP_NOMEM]	= SKB_DROP_REASON_NOMEM,
+};
+
+static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
+				    enum mmb_drop why)
 {
+	struct mmb_pcpu_drops *d = this_cpu_ptr(md->drops);
+
 	mmb_stats_count(md->stats, skb);
-	mmb_stats_count(md->drops, skb);
-	kfree_skb_reason(skb, SKB_DROP_REASON_NOT_SPECIFIED);
+	u64_stats_update_begin(&d->syncp);
+	u64_stats_add(&d->n[why], skb_shinfo(skb)->gso_segs ?: 1);
+	u64_stats_update_end(&d->syncp);
+	kfree_skb_reason(skb, mmb_drop_reasons[why]);
 	return RX_HANDLER_CONSUMED;
 }
 
@@ -30,6 +43,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	struct mmb_pkt pkt __uninitialized;
 	struct mmb_dev *md;
 	unsigned int i;
+	int err;
 
 	/* Frames we sent to ourselves (dev_loopback_xmit) are not ingress. */
 	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
@@ -37,22 +51,35 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 
 	md = rcu_dereference(skb->dev->rx_handler_data);
 	rs = rcu_dereference(md->mn->rules);
-	if (!rs || !mmb_ruleset_count(rs) || mmb_parse(skb, &pkt))
+	if (!rs || !mmb_ruleset_count(rs))
 		goto pass;
+	err = mmb_parse(skb, &pkt);
+	if (unlikely(err)) {
+		if (err == -EBADMSG)
+			return mmb_drop(md, skb, MMB_DROP_FRAGMENT);
+		if (err == -E2BIG)
+			return mmb_drop(md, skb, MMB_DROP_HEADER);
+		goto pass;	/* not IP, or malformed: the stack's to judge */
+	}
 
 	mmb_classify(rs, &pkt, skb, &v);
 	if (v.drop && !v.accept)
-		return mmb_drop(md, skb);
+		return mmb_drop(md, skb, MMB_DROP_RULE);
 	if (!v.nrw)
 		goto pass;
 
-	skb = skb_share_check(skb, GFP_ATOMIC);
-	if (!skb)
-		return RX_HANDLER_CONSUMED;
-	*pskb = skb;
+	/* skb_share_check(), with the drop counted and its reason given. */
+	if (skb_shared(skb)) {
+		struct sk_buff *nskb = skb_clone(skb, GFP_ATOMIC);
+
+		if (unlikely(!nskb))
+			return mmb_drop(md, skb, MMB_DROP_NOMEM);
+		consume_skb(skb);
+		*pskb = skb = nskb;
+	}
 	for (i = 0; i < v.nrw; i++)
 		if (mmb_rewrite(skb, &pkt, v.rw[i]))
-			return mmb_drop(md, skb);	/* no memory to write */
+			return mmb_drop(md, skb, MMB_DROP_NOMEM);
 pass:
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;

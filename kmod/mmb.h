@@ -35,6 +35,22 @@ struct mmb_stats {
 
 void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st);
 
+/* Why the datapath dropped a packet; counted per device and per CPU. */
+enum mmb_drop {
+	MMB_DROP_RULE,		/* a rule's drop target */
+	MMB_DROP_FRAGMENT,	/* a fragment hiding or overlapping L4 */
+	MMB_DROP_HEADER,	/* an IPv6 header chain too long to walk */
+	MMB_DROP_NOMEM,		/* no memory to copy or write it */
+	MMB_DROP_MAX
+};
+
+struct mmb_pcpu_drops {
+	u64_stats_t n[MMB_DROP_MAX];	/* wire packets */
+	struct u64_stats_sync syncp;
+};
+
+void mmb_drops_read(struct mmb_pcpu_drops __percpu *pcpu, u64 *n);
+
 /*
  * Rules' counters come from blocks of up to MMB_STATS_BLOCK (stats.c): one
  * per-CPU allocation serves a batch's rules in turn, each of which holds a
@@ -151,12 +167,15 @@ struct mmb_key {
 	};
 };
 
-/* A parsed packet; offsets count from the network header (skb->data). */
+/*
+ * A parsed packet; offsets count from the network header (skb->data), in
+ * 32 bits: a BIG TCP packet is longer than 64 KiB.
+ */
 struct mmb_pkt {
 	struct mmb_key key;
-	u16 l4off;		/* L4 header */
-	u16 l7off;		/* L4 payload (after TCP options, UDP, ICMP) */
-	u16 end;		/* end of the IP packet */
+	u32 l4off;		/* L4 header */
+	u32 l7off;		/* L4 payload (after TCP options, UDP, ICMP) */
+	u32 end;		/* end of the IP packet */
 };
 
 int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);
@@ -391,7 +410,7 @@ struct mmb_dev {
 	netdevice_tracker dev_tracker;
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;	/* every packet */
-	struct mmb_pcpu_stats __percpu *drops;	/* those mmb dropped */
+	struct mmb_pcpu_drops __percpu *drops;	/* those mmb dropped, by cause */
 };
 
 /* Per network namespace state. */

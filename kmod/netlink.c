@@ -73,12 +73,28 @@ static int mmb_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return mmb_nl_dev_set(info, false);
 }
 
-/* Packets and bytes; and the packets of @drops, if given. */
+/* A device's drops, in all and by cause. */
+static int mmb_nl_put_drops(struct sk_buff *skb, struct mmb_pcpu_drops __percpu *drops)
+{
+	u64 n[MMB_DROP_MAX], all = 0;
+	unsigned int i;
+
+	BUILD_BUG_ON(MMB_STATS_A_DROP_NOMEM - MMB_STATS_A_DROP_RULE != MMB_DROP_NOMEM);
+	mmb_drops_read(drops, n);
+	for (i = 0; i < MMB_DROP_MAX; i++) {
+		all += n[i];
+		if (nla_put_u64_64bit(skb, MMB_STATS_A_DROP_RULE + i, n[i], MMB_STATS_A_PAD))
+			return -EMSGSIZE;
+	}
+	return nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, all, MMB_STATS_A_PAD);
+}
+
+/* Packets and bytes; and the drops of @drops, if given. */
 static int mmb_nl_put_stats(struct sk_buff *skb, int type,
 			    struct mmb_pcpu_stats __percpu *pcpu,
-			    struct mmb_pcpu_stats __percpu *drops)
+			    struct mmb_pcpu_drops __percpu *drops)
 {
-	struct mmb_stats st, dropped;
+	struct mmb_stats st;
 	struct nlattr *nest;
 
 	nest = nla_nest_start(skb, type);
@@ -88,14 +104,9 @@ static int mmb_nl_put_stats(struct sk_buff *skb, int type,
 	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st.packets,
 			      MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
-			      MMB_STATS_A_PAD))
+			      MMB_STATS_A_PAD) ||
+	    (drops && mmb_nl_put_drops(skb, drops)))
 		goto cancel;
-	if (drops) {
-		mmb_stats_read(drops, &dropped);
-		if (nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, dropped.packets,
-				      MMB_STATS_A_PAD))
-			goto cancel;
-	}
 	nla_nest_end(skb, nest);
 	return 0;
 

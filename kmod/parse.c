@@ -5,6 +5,15 @@
  * truncated skbs are fine; nothing is pulled or written here. Its copy
  * buffers are only read once filled: __uninitialized spares them the
  * kernels' automatic zeroing on every packet.
+ *
+ * A packet is as long as the stack will take it to be: IPv4's total length
+ * or IPv6's payload length, or, when GRO built a BIG TCP packet (a length
+ * of 0), the skb's; offsets are 32 bits. Fragments that would hide the L4
+ * header from the rules are refused, as iptables refuses them (RFC 1858,
+ * RFC 3128, RFC 7112): a first fragment without the whole L4 header (TCP
+ * options included), and a TCP fragment at offset 8 that overlaps the
+ * first one's header. So is an IPv6 header chain longer than the parser
+ * walks: rules could not see its L4 header.
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
@@ -18,7 +27,22 @@
 
 #include "mmb.h"
 
-#define MMB_MAX_EXTHDRS 8
+#define MMB_MAX_EXTHDRS 16
+
+/* The protocols whose L4 header rules look at. */
+static bool mmb_l4_known(u8 proto)
+{
+	return proto == IPPROTO_TCP || proto == IPPROTO_UDP ||
+	       proto == IPPROTO_ICMP || proto == IPPROTO_ICMPV6;
+}
+
+/* A first fragment that lacks its L4 header, or part of it. */
+static int mmb_first_fragment(const struct mmb_pkt *pkt, u8 proto)
+{
+	if (mmb_l4_known(proto) && !(pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_L4))
+		return -EBADMSG;
+	return 0;
+}
 
 /*
  * The TCP options into the image (see mmb.h): which named ones are there,
@@ -109,7 +133,7 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	if (!iph || iph->version != 4 || iph->ihl < 5)
 		return -EINVAL;
 	hlen = iph->ihl * 4;
-	tot = ntohs(iph->tot_len);
+	tot = iph_totlen(skb, iph);	/* 0 in a BIG TCP packet: skb->len */
 	if (tot < hlen || skb->len < hlen)
 		return -EINVAL;
 	pkt->end = min(tot, skb->len);
@@ -119,11 +143,16 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	pkt->key.b[MMB_IMG_L4PROTO] = iph->protocol;
 	memcpy(&pkt->key.b[MMB_IMG_IP4], iph, sizeof(*iph));
 	if (ip_is_fragment(iph)) {
+		unsigned int offset = ntohs(iph->frag_off) & IP_OFFSET;
+
 		pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
-		if (iph->frag_off & htons(IP_OFFSET)) {
+		if (offset) {
 			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
-			return 0;
+			/* Bytes 8-15 of a TCP header: its flags (RFC 1858). */
+			return offset == 1 && iph->protocol == IPPROTO_TCP ? -EBADMSG : 0;
 		}
+		mmb_parse_l4(skb, pkt, iph->protocol);
+		return mmb_first_fragment(pkt, iph->protocol);
 	}
 	mmb_parse_l4(skb, pkt, iph->protocol);
 	return 0;
@@ -134,43 +163,57 @@ static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
 {
 	struct ipv6hdr buf __uninitialized;
 	const struct ipv6hdr *ip6;
-	unsigned int off = sizeof(*ip6), n;
+	unsigned int off = sizeof(*ip6), n, len;
+	bool first = false;
 	u8 next;
 
 	ip6 = skb_header_pointer(skb, 0, sizeof(buf), &buf);
-	if (!ip6 || ip6->version != 6)
+	if (!ip6 || ip6->version != 6 || skb->len < sizeof(*ip6))
 		return -EINVAL;
-	pkt->end = min_t(unsigned int, sizeof(*ip6) + ntohs(ip6->payload_len),
-			 skb->len);
-	if (pkt->end < sizeof(*ip6))
-		return -EINVAL;
+	len = ipv6_payload_len(skb, ip6);	/* BIG TCP GSO: the skb's */
+	/*
+	 * A length of 0 before a hop-by-hop header is a jumbogram's (RFC
+	 * 2675; GRO's BIG TCP packets carry one): ipv6_rcv() then does not
+	 * trim the packet to its length, and neither do we.
+	 */
+	if (!len && ip6->nexthdr == NEXTHDR_HOP)
+		pkt->end = skb->len;
+	else
+		pkt->end = min_t(unsigned int, sizeof(*ip6) + len, skb->len);
 	pkt->key.b[MMB_IMG_FAMILY] = 6;
 	memcpy(&pkt->key.b[MMB_IMG_IP6], ip6, sizeof(*ip6));
 	next = ip6->nexthdr;
 
-	for (n = 0; n < MMB_MAX_EXTHDRS; n++) {
+	for (n = 0; ; n++) {
 		u8 eb[8] __uninitialized;
 		const u8 *eh;
-		unsigned int len;
 
 		if (next != NEXTHDR_HOP && next != NEXTHDR_ROUTING &&
 		    next != NEXTHDR_DEST && next != NEXTHDR_FRAGMENT &&
 		    next != NEXTHDR_AUTH)
 			break;
+		if (n == MMB_MAX_EXTHDRS)
+			return -E2BIG;	/* its L4 header is beyond what rules see */
 		eh = off + 8 <= pkt->end ? skb_header_pointer(skb, off, 8, eb) : NULL;
 		if (!eh) {
+			if (first)	/* RFC 7112: the whole chain comes first */
+				return -EBADMSG;
 			next = NEXTHDR_NONE;	/* truncated chain */
 			break;
 		}
 		if (next == NEXTHDR_FRAGMENT) {
+			unsigned int offset = get_unaligned_be16(eh + 2) & IP6_OFFSET;
+
 			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
-			if (get_unaligned_be16(eh + 2) & IP6_OFFSET) {
+			if (offset) {
 				pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
 				pkt->key.b[MMB_IMG_L4PROTO] = eh[0];
 				pkt->l4off = off + 8;
 				pkt->l7off = pkt->l4off;
-				return 0;
+				/* Over a TCP header, as in IPv4. */
+				return offset == 8 && eh[0] == IPPROTO_TCP ? -EBADMSG : 0;
 			}
+			first = true;
 			len = 8;
 		} else if (next == NEXTHDR_AUTH) {
 			len = (eh[1] + 2) * 4;
@@ -180,16 +223,19 @@ static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
 		next = eh[0];
 		off += len;
 	}
-	if (n == MMB_MAX_EXTHDRS)
-		next = NEXTHDR_NONE;	/* too long a chain: no L4 */
 	pkt->key.b[MMB_IMG_L4PROTO] = next;
 	pkt->l4off = min_t(unsigned int, off, pkt->end);
 	pkt->l7off = pkt->l4off;
 	mmb_parse_l4(skb, pkt, next);
-	return 0;
+	return first ? mmb_first_fragment(pkt, next) : 0;
 }
 
-/* 0 and a filled @pkt for an IPv4 or IPv6 packet, -EINVAL otherwise. */
+/*
+ * 0 and a filled @pkt for an IPv4 or IPv6 packet; -EINVAL for anything
+ * else, which the stack judges (it drops what is malformed); -EBADMSG for
+ * a fragment that hides or overlaps an L4 header, -E2BIG for an IPv6
+ * header chain too long to walk: those mmb drops.
+ */
 int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt)
 {
 	unsigned int i;

@@ -4,6 +4,7 @@
  * letting go of devices that disappear.
  */
 #include <linux/rtnetlink.h>
+#include <net/ip.h>
 
 #include "../kmod/mmb.h"
 #include "util.h"
@@ -201,6 +202,86 @@ static void dev_unregister_detaches_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, listed);
 }
 
+/* A drop rule on one field's value, in the test namespace's live rules. */
+static struct mmb_rule *dev_add_drop(struct kunit *test, u16 field, u32 value)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct mmb_rule *rule;
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->nmatches = 1;
+	s->m[0].field = field;
+	s->m[0].op = MMB_OP_EQ;
+	s->m[0].plen = mmb_field(field)->bits;
+	s->m[0].vlen = mmb_field_size(s->m[0].plen);
+	put_unaligned_be32(value << (32 - 8 * s->m[0].vlen), s->m[0].value);
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	rule = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	mutex_lock(&mn->lock);
+	rule->handle = mn->next_handle++;
+	err = mmb_ruleset_insert(rcu_dereference_protected(mn->rules, true), rule);
+	mutex_unlock(&mn->lock);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return rule;
+}
+
+static void dev_del_rule(struct mmb_rule *rule)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+
+	mutex_lock(&mn->lock);
+	mmb_ruleset_remove(rcu_dereference_protected(mn->rules, true), rule);
+	mutex_unlock(&mn->lock);
+}
+
+/*
+ * Each drop is counted under its cause: a rule's, a tiny first fragment
+ * (refused whatever the rules), an IPv6 header chain too long to walk.
+ */
+static void dev_drop_causes_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_TCP, .ttl = 64, .dport = 22,
+				   .frag_off = IP_MF, .payload_len = 40 };
+	struct mmb_rule *rule;
+	struct mmb_stats st;
+	struct sk_buff *skb;
+	u64 n[MMB_DROP_MAX];
+
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	rule = dev_add_drop(test, MMB_FIELD_UDP_DPORT, 53);
+	mmbt_receive(mmbt_skb_udp4(dev, 10));		/* to port 53 */
+	skb = mmbt_pkt_build(dev, &d);			/* first fragment: whole */
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	mmbt_receive(mmbt_frame(dev, skb));
+	skb = mmbt_pkt_build(dev, &d);			/* cut inside TCP */
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_trim(skb, 20 + 12);
+	ip_hdr(skb)->tot_len = htons(20 + 12);
+	ip_send_check(ip_hdr(skb));
+	mmbt_receive(mmbt_frame(dev, skb));
+	mmbt_receive(mmbt_frame(dev, mmbt_pkt_chain6(dev, 16)));
+	mmbt_receive(mmbt_frame(dev, mmbt_pkt_chain6(dev, 17)));
+	mmbt_receive(mmbt_frame(dev, mmbt_pkt_chain6(dev, 17)));
+
+	rtnl_lock();
+	mmb_drops_read(mmb_dev_get_rtnl(dev)->drops, n);
+	rtnl_unlock();
+	mmbt_stats(dev, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 6);
+	KUNIT_EXPECT_EQ(test, n[MMB_DROP_RULE], 2);	/* UDP to 53, v4 and v6 */
+	KUNIT_EXPECT_EQ(test, n[MMB_DROP_FRAGMENT], 1);
+	KUNIT_EXPECT_EQ(test, n[MMB_DROP_HEADER], 2);
+	KUNIT_EXPECT_EQ(test, n[MMB_DROP_NOMEM], 0);
+	dev_del_rule(rule);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_dev_cases[] = {
 	KUNIT_CASE(dev_enable_disable_test),
 	KUNIT_CASE(dev_count_test),
@@ -209,6 +290,7 @@ static struct kunit_case mmb_dev_cases[] = {
 	KUNIT_CASE(dev_busy_test),
 	KUNIT_CASE(dev_loopback_refused_test),
 	KUNIT_CASE(dev_unregister_detaches_test),
+	KUNIT_CASE(dev_drop_causes_test),
 	{}
 };
 

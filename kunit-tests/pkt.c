@@ -139,6 +139,39 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 	return skb;
 }
 
+/*
+ * An IPv6 UDP packet to port 53 behind @n destination option headers of 8
+ * bytes each.
+ */
+struct sk_buff *mmbt_pkt_chain6(struct net_device *dev, unsigned int n)
+{
+	unsigned int len = sizeof(struct ipv6hdr) + n * 8 + sizeof(struct udphdr), i;
+	struct sk_buff *skb = alloc_skb(NET_IP_ALIGN + ETH_HLEN + len, GFP_KERNEL);
+	struct ipv6hdr *ip6;
+	u8 *p;
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, NET_IP_ALIGN + ETH_HLEN);
+	ip6 = skb_put_zero(skb, len);
+	ip6->version = 6;
+	ip6->payload_len = htons(len - sizeof(*ip6));
+	ip6->nexthdr = n ? NEXTHDR_DEST : IPPROTO_UDP;
+	ip6->hop_limit = 64;
+	p = (u8 *)(ip6 + 1);
+	for (i = 0; i < n; i++, p += 8) {
+		p[0] = i + 1 < n ? NEXTHDR_DEST : IPPROTO_UDP;
+		p[2] = 1;		/* PadN of 4 */
+		p[3] = 4;
+	}
+	put_unaligned_be16(53, p + 2);
+	put_unaligned_be16(sizeof(struct udphdr), p + 4);
+	skb->protocol = htons(ETH_P_IPV6);
+	skb->dev = dev;
+	skb_reset_network_header(skb);
+	return skb;
+}
+
 /* Are the IPv4 header checksum and the L4 checksum of @skb right? */
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto)
 {

@@ -82,6 +82,25 @@ struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload)
 	return skb;
 }
 
+/*
+ * Give a packet of mmbt_pkt_build() (network header at data, Ethernet's
+ * room before it) an Ethernet header to @dev, as a driver hands it over.
+ */
+struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb)
+{
+	__be16 proto = skb->protocol;
+	struct ethhdr *eth;
+
+	eth = skb_push(skb, ETH_HLEN);
+	memset(eth, 0, ETH_HLEN);
+	ether_addr_copy(eth->h_dest, dev->dev_addr);
+	eth->h_source[5] = 1;
+	eth->h_proto = proto;
+	skb->dev = dev;
+	skb->protocol = eth_type_trans(skb, dev);
+	return skb;
+}
+
 void mmbt_receive(struct sk_buff *skb)
 {
 	local_bh_disable();

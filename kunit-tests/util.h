@@ -34,6 +34,8 @@ struct mmbt_pkt_desc {
 };
 
 struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_desc *d);
+struct sk_buff *mmbt_pkt_chain6(struct net_device *dev, unsigned int n);
+struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
 
 #endif /* _MMB_KUNIT_UTIL_H */

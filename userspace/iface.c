@@ -64,6 +64,12 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("packets", " packets %llu", attr_u64(st.tb[MMB_STATS_A_PACKETS]));
 	print_u64("bytes", " bytes %llu", attr_u64(st.tb[MMB_STATS_A_BYTES]));
 	print_u64("dropped", " dropped %llu", attr_u64(st.tb[MMB_STATS_A_DROPPED]));
+	print_open_object("drops");
+	print_u64("rule", " rule %llu", attr_u64(st.tb[MMB_STATS_A_DROP_RULE]));
+	print_u64("fragment", " fragment %llu", attr_u64(st.tb[MMB_STATS_A_DROP_FRAGMENT]));
+	print_u64("header", " header %llu", attr_u64(st.tb[MMB_STATS_A_DROP_HEADER]));
+	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_STATS_A_DROP_NOMEM]));
+	print_close_object();
 	print_close_object();
 	print_close_object();
 	print_text("\n");

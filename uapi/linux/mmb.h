@@ -122,13 +122,26 @@ enum mmb_attr {
 
 #define MMB_A_MAX (__MMB_A_MAX - 1)
 
-/* Counters of what the hook saw on one device. */
+/*
+ * Counters of what the hook saw on one device. Its drops by cause, each
+ * also visible to drop monitors (the kfree_skb tracepoint, dropwatch) with
+ * the kernel's drop reason given:
+ *   RULE      a rule's drop target                       NETFILTER_DROP
+ *   FRAGMENT  a fragment that lacks or overlaps an L4
+ *             header (RFC 1858, 3128, 7112)              IP_INHDR
+ *   HEADER    an IPv6 header chain longer than mmb walks IP_INHDR
+ *   NOMEM     no memory to copy or write the packet      NOMEM
+ */
 enum mmb_stats_attr {
 	MMB_STATS_A_UNSPEC,
 	MMB_STATS_A_PAD,
 	MMB_STATS_A_PACKETS,	/* u64: wire packets (GRO segments counted) */
 	MMB_STATS_A_BYTES,	/* u64: bytes from the L3 header on */
-	MMB_STATS_A_DROPPED,	/* u64: packets of those mmb dropped */
+	MMB_STATS_A_DROPPED,	/* u64: packets of those mmb dropped, in all */
+	MMB_STATS_A_DROP_RULE,		/* u64: packets dropped, by cause */
+	MMB_STATS_A_DROP_FRAGMENT,	/* u64 */
+	MMB_STATS_A_DROP_HEADER,	/* u64 */
+	MMB_STATS_A_DROP_NOMEM,		/* u64 */
 	__MMB_STATS_A_MAX
 };
 
