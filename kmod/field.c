@@ -124,6 +124,7 @@ void __init mmb_fields_init(void)
 		f->family = mmb_field_names[i].family;
 		f->l4 = mmb_field_names[i].l4;
 		f->bits = mmb_field_names[i].bits;
+		f->flags = mmb_field_names[i].flags;
 		f->hdr = mmb_layout[i].hdr;
 		f->hoff = mmb_layout[i].hoff;
 		f->len = mmb_layout[i].len;

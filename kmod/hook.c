@@ -42,7 +42,6 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	struct mmb_verdict v __uninitialized;
 	struct mmb_pkt pkt __uninitialized;
 	struct mmb_dev *md;
-	unsigned int i;
 	int err;
 
 	/* Frames we sent to ourselves (dev_loopback_xmit) are not ingress. */
@@ -77,9 +76,8 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		consume_skb(skb);
 		*pskb = skb = nskb;
 	}
-	for (i = 0; i < v.nrw; i++)
-		if (mmb_rewrite(skb, &pkt, v.rw[i]))
-			return mmb_drop(md, skb, MMB_DROP_NOMEM);
+	if (mmb_rewrite(skb, &pkt, &v))
+		return mmb_drop(md, skb, MMB_DROP_NOMEM);
 pass:
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;

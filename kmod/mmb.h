@@ -192,6 +192,7 @@ struct mmb_field_info {
 	u8 family;		/* 0, 4 or 6 */
 	u8 l4;			/* 0 or the IP protocol of its header */
 	u8 bits;		/* 0: byte string */
+	u8 flags;		/* MMB_FIELD_F_* */
 	u8 hdr;			/* MMB_HDR_* */
 	u8 hoff;		/* byte offset in that header */
 	u8 len;			/* bytes spanned: 1, 2, 3, 4 or 16 */
@@ -227,6 +228,7 @@ struct mmb_target_spec {
 	u32 rate;
 	u8 value[16];
 	const struct nlattr *attr;
+	const struct nlattr *fattr;	/* its field */
 	const struct nlattr *vattr;
 };
 
@@ -397,8 +399,9 @@ extern struct mmb_test_points mmb_test_points;
 #endif
 
 /* rewrite.c */
-int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,
-		const struct mmb_rule *rule);
+int mmb_rewrite_rule(struct sk_buff *skb, const struct mmb_pkt *pkt,
+		     const struct mmb_rule *rule);
+int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_verdict *v);
 
 /*
  * One device mmb is enabled on. It is the device's rx_handler_data; the

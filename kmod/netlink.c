@@ -279,6 +279,7 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_target_spec
 	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_TYPE))
 		return -EINVAL;
 	t->attr = attr;
+	t->fattr = attr;
 	t->vattr = attr;
 	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
 	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
@@ -289,6 +290,7 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_target_spec
 	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
 		return -EINVAL;
 	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
+	t->fattr = tb[MMB_TARGET_A_FIELD];
 	t->vattr = tb[MMB_TARGET_A_VALUE];
 	t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
 	memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);

@@ -9,6 +9,19 @@
  *   L4 header        the L4 checksum
  *   anything no checksum covers: skb->csum of CHECKSUM_COMPLETE
  *
+ * The L4 checksum field holds one of two things. Usually the checksum
+ * itself, which every change it covers moves. But when the checksum is
+ * left to be computed later (CHECKSUM_PARTIAL with csum_start at this L4
+ * header, or the outer UDP header of a UDP tunnel's GSO packet, whose
+ * segmentation computes it), it holds the pseudo-header's sum only, and
+ * only pseudo-header changes move it. A CHECKSUM_PARTIAL packet whose
+ * csum_start is another header's (a tunnel's inner TCP) has a real
+ * checksum here (or none), updated as such, without skb->csum.
+ *
+ * A fraglist GRO packet keeps each segment's headers in its own skb, and
+ * segmentation takes only addresses and ports from the first: each
+ * segment is rewritten too.
+ *
  * Headers start at even offsets, so the words are aligned in every sum.
  */
 #include <linux/icmp.h>
@@ -21,27 +34,64 @@
 
 #include "mmb.h"
 
-/* Where the L4 checksum of the packet is, or -1 if it has none to keep. */
-static int mmb_l4_csum_off(const struct sk_buff *skb, const struct mmb_pkt *pkt)
+/* The L4 checksum field of a packet, and what it holds. */
+struct mmb_l4csum {
+	int off;		/* from the network header; -1: none to keep */
+	bool seed;		/* the pseudo-header's sum only (see above) */
+};
+
+static struct mmb_l4csum mmb_l4csum(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 {
 	const struct mmb_key *k = &pkt->key;
+	struct mmb_l4csum c = { .off = -1 };
+	unsigned int field;
+	u8 proto = k->b[MMB_IMG_L4PROTO];
 
 	if (!(k->b[MMB_IMG_FLAGS] & MMB_KF_L4))
-		return -1;
-	switch (k->b[MMB_IMG_L4PROTO]) {
+		return c;
+	switch (proto) {
 	case IPPROTO_TCP:
-		return pkt->l4off + offsetof(struct tcphdr, check);
+		field = offsetof(struct tcphdr, check);
+		break;
 	case IPPROTO_UDP:
-		/* A zero UDP checksum means none (IPv4). */
-		if (skb->ip_summed != CHECKSUM_PARTIAL &&
-		    !get_unaligned((__be16 *)&k->b[MMB_IMG_L4_HI + 2]))
-			return -1;
-		return pkt->l4off + offsetof(struct udphdr, check);
+		field = offsetof(struct udphdr, check);
+		break;
 	case IPPROTO_ICMP:
 	case IPPROTO_ICMPV6:
-		return pkt->l4off + 2;
+		field = 2;
+		break;
+	default:
+		return c;
 	}
-	return -1;
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		if (skb_checksum_start_offset(skb) == pkt->l4off && skb->csum_offset == field)
+			c.seed = true;
+		else if (proto == IPPROTO_UDP && skb_is_gso(skb) &&
+			 (skb_shinfo(skb)->gso_type & SKB_GSO_UDP_TUNNEL_CSUM))
+			c.seed = true;
+	}
+	/* A zero UDP checksum that is no seed means none. */
+	if (proto == IPPROTO_UDP && !c.seed &&
+	    !get_unaligned((__be16 *)&k->b[MMB_IMG_L4_HI + 2]))
+		return c;
+	c.off = pkt->l4off + field;
+	return c;
+}
+
+/* Account for @old -> @new, in the pseudo-header if @pseudo, in @c's field. */
+static void mmb_l4csum_update(struct sk_buff *skb, const struct mmb_l4csum *c,
+			      __be16 old, __be16 new, bool pseudo)
+{
+	__sum16 *sum = (__sum16 *)(skb->data + c->off);
+
+	/*
+	 * On CHECKSUM_PARTIAL, inet_proto_csum_replace2() treats the field as
+	 * a seed; it is one only if c->seed, else another header's offload.
+	 */
+	if (skb->ip_summed == CHECKSUM_PARTIAL && !c->seed)
+		csum_replace2(sum, old, new);
+	else
+		inet_proto_csum_replace2(sum, skb, old, new, pseudo);
 }
 
 static void mmb_csum_complete(struct sk_buff *skb, __be16 old, __be16 new)
@@ -54,10 +104,10 @@ static void mmb_csum_complete(struct sk_buff *skb, __be16 old, __be16 new)
 /* Account for the word at @off changing from @old to @new. */
 static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 			  const struct mmb_field_info *f, unsigned int off,
-			  __be16 old, __be16 new, int l4csum)
+			  __be16 old, __be16 new, const struct mmb_l4csum *c)
 {
 	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
-	bool pseudo, is_csum;
+	bool pseudo;
 
 	if (f->hdr == MMB_HDR_L3) {
 		/* addresses: v4 12..19, v6 8..39 */
@@ -69,9 +119,8 @@ static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		if (!pseudo)
 			return;
 		/* ICMPv4 has no pseudo-header. */
-		if (l4csum >= 0 && pkt->key.b[MMB_IMG_L4PROTO] != IPPROTO_ICMP)
-			inet_proto_csum_replace2((__sum16 *)(skb->data + l4csum),
-						 skb, old, new, true);
+		if (c->off >= 0 && pkt->key.b[MMB_IMG_L4PROTO] != IPPROTO_ICMP)
+			mmb_l4csum_update(skb, c, old, new, true);
 		/*
 		 * That took the change off skb->csum, as IPv4 needs (its header
 		 * checksum moved too); IPv6 has no header checksum.
@@ -80,10 +129,8 @@ static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 			mmb_csum_complete(skb, old, new);
 		return;
 	}
-	is_csum = l4csum >= 0 && pkt->l4off + off == l4csum;
-	if (l4csum >= 0 && !is_csum)
-		inet_proto_csum_replace2((__sum16 *)(skb->data + l4csum), skb,
-					 old, new, false);
+	if (c->off >= 0 && pkt->l4off + off != c->off)
+		mmb_l4csum_update(skb, c, old, new, false);
 	else
 		mmb_csum_complete(skb, old, new);
 }
@@ -114,10 +161,10 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		   const struct mmb_target *t, const u8 *value)
 {
 	const struct mmb_field_info *f = mmb_field(t->field);
+	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
 	struct mmb_field_info opt;
-	int l4csum = mmb_l4_csum_off(skb, pkt);
 	u8 mask[18] = {}, val[18] = {};
-	unsigned int i, base, start, end;
+	unsigned int i, base, start, end, writable;
 	u8 *h;
 
 	if (f->hdr == MMB_HDR_TCPOPT) {
@@ -130,9 +177,13 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	start = f->hoff & ~1U;
 	end = ALIGN(f->hoff + f->len, 2);
 
-	if (skb_ensure_writable(skb, base + end))
-		return -ENOMEM;
-	if (l4csum >= 0 && skb_ensure_writable(skb, l4csum + 2))
+	/* The field, the L4 checksum, and IPv4's header checksum for L3. */
+	writable = base + end;
+	if (c.off >= 0)
+		writable = max_t(unsigned int, writable, c.off + 2);
+	if (f->hdr == MMB_HDR_L3 && pkt->key.b[MMB_IMG_FAMILY] == 4)
+		writable = max_t(unsigned int, writable, (pkt->key.b[MMB_IMG_IP4] & 0xf) * 4);
+	if (skb_ensure_writable(skb, writable))
 		return -ENOMEM;
 	/* The field's bits and value, laid out over [start, end). */
 	if (f->len == 16) {
@@ -167,18 +218,18 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		if (new == old)
 			continue;
 		put_unaligned(new, (__be16 *)(h + i));
-		mmb_csum_word(skb, pkt, f, i, old, new, l4csum);
+		mmb_csum_word(skb, pkt, f, i, old, new, &c);
 	}
-	if (l4csum >= 0 && pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_UDP &&
-	    skb->ip_summed != CHECKSUM_PARTIAL &&
-	    !get_unaligned((__sum16 *)(skb->data + l4csum)))
-		put_unaligned(CSUM_MANGLED_0, (__sum16 *)(skb->data + l4csum));
+	/* A UDP checksum that comes out 0 is sent as all ones. */
+	if (c.off >= 0 && !c.seed && pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_UDP &&
+	    !get_unaligned((__sum16 *)(skb->data + c.off)))
+		put_unaligned(CSUM_MANGLED_0, (__sum16 *)(skb->data + c.off));
 	return 0;
 }
 
-/* Apply the mod targets of @rule to @skb, which is not shared. */
-int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,
-		const struct mmb_rule *rule)
+/* Apply the mod targets of @rule to @skb, one skb, which is not shared. */
+int mmb_rewrite_rule(struct sk_buff *skb, const struct mmb_pkt *pkt,
+		     const struct mmb_rule *rule)
 {
 	const struct mmb_target *t = mmb_rule_targets(rule);
 	unsigned int i;
@@ -193,4 +244,65 @@ int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	}
 	skb_clear_hash(skb);
 	return 0;
+}
+
+static int mmb_rewrite_one(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   const struct mmb_verdict *v)
+{
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < v->nrw; i++) {
+		err = mmb_rewrite_rule(skb, pkt, v->rw[i]);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The segments of a fraglist GRO packet, each with its own headers before
+ * its data: made private (as skb_segment_list() makes them), parsed and
+ * rewritten like the first.
+ */
+static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v)
+{
+	struct sk_buff **link = &skb_shinfo(skb)->frag_list, *seg;
+	struct mmb_pkt pkt __uninitialized;
+	int hlen, err;
+
+	for (; (seg = *link); link = &seg->next) {
+		if (skb_shared(seg)) {
+			struct sk_buff *nseg = skb_clone(seg, GFP_ATOMIC);
+
+			if (!nseg)
+				return -ENOMEM;
+			nseg->next = seg->next;
+			*link = nseg;
+			consume_skb(seg);
+			seg = nseg;
+		}
+		hlen = -skb_network_offset(seg);
+		if (hlen < 0 || hlen > skb_headroom(seg))
+			continue;
+		__skb_push(seg, hlen);
+		err = mmb_parse(seg, &pkt) ? 0 : mmb_rewrite_one(seg, &pkt, v);
+		__skb_pull(seg, hlen);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * Apply the rewrites of @v, in rule order, to @skb, which is not shared
+ * (and to each segment of a fraglist GRO packet).
+ */
+int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_verdict *v)
+{
+	int err = mmb_rewrite_one(skb, pkt, v);
+
+	if (err || !skb_is_gso(skb) || !(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST))
+		return err;
+	return mmb_rewrite_fraglist(skb, v);
 }

@@ -196,6 +196,10 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int n,
 			NL_SET_ERR_MSG_ATTR(extack, t->attr, "this field cannot be rewritten");
 			return -EINVAL;
 		}
+		if (f->flags & MMB_FIELD_F_NO_MOD) {
+			mmb_err_structural(extack, t->fattr, f->name);
+			return -EINVAL;
+		}
 		err = mmb_check_value(f, t->field, t->value, t->vlen, t->plen,
 				      t->vattr, extack);
 		if (err)

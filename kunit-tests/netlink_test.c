@@ -438,6 +438,7 @@ enum nlt_fault {
 	F_TRUNCATED,		/* a nested attribute longer than its parent */
 	F_TARGET_TYPE,		/* target type past the last */
 	F_KIND_NOT_OPT,		/* an option kind on ip-ttl */
+	F_MOD_STRUCTURAL,	/* mod ip-len: the packet's structure */
 	F_MAX
 };
 
@@ -466,6 +467,8 @@ static const struct {
 	[F_TRUNCATED]		= { -EINVAL, "match overruns the list of matches" },
 	[F_TARGET_TYPE]		= { -ERANGE },
 	[F_KIND_NOT_OPT]	= { -EINVAL, "an option kind is for tcp-opt only" },
+	[F_MOD_STRUCTURAL]	= { -EINVAL,
+				    "ip-len describes the packet's structure and cannot be rewritten" },
 };
 
 /* Build the add request of @fault; returns the offset the ACK must name. */
@@ -579,6 +582,10 @@ targets:
 		nest = nlt_nest(t, 1);
 		if (fault == F_TARGET_TYPE) {
 			bad = nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MAX + 1);
+		} else if (fault == F_MOD_STRUCTURAL) {
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MOD);
+			bad = nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_IP_LEN);
+			nlt_u16(t, MMB_TARGET_A_VALUE, 100);
 		} else {
 			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
 			if (fault == F_RATE)

@@ -8,9 +8,11 @@
 #include <linux/ipv6.h>
 #include <linux/prandom.h>
 #include <linux/tcp.h>
+#include <linux/udp.h>
 #include <net/ip.h>
 #include <net/ip6_checksum.h>
 #include <net/tcp.h>
+#include <net/udp.h>
 
 #include "../kmod/mmb.h"
 #include "util.h"
@@ -34,8 +36,11 @@ static const struct mmbt_pkt_desc kinds[] = {
 	{ .v6 = true, .proto = IPPROTO_ICMPV6, .ttl = 64, .sport = 128 << 8, .payload_len = 7 },
 };
 
-/* Fields whose rewrite changes how the packet is parsed or summed. */
-static bool skip_field(unsigned int id)
+/*
+ * Fields whose rewrite changes how the packet is parsed or summed: lengths,
+ * protocols, offsets, fragmentation, checksums. "mod" refuses them.
+ */
+static bool structural(unsigned int id)
 {
 	switch (id) {
 	case MMB_FIELD_IP_VER: case MMB_FIELD_IP_IHL: case MMB_FIELD_IP_LEN:
@@ -117,7 +122,7 @@ static int rewrite_one(struct kunit *test, const struct mmbt_pkt_desc *d,
 	skb->ip_summed = summed;
 	if (summed == CHECKSUM_COMPLETE)
 		skb->csum = csum_partial(skb->data, skb->len, 0);
-	if (mmb_parse(skb, &pkt) || mmb_rewrite(skb, &pkt, rule)) {
+	if (mmb_parse(skb, &pkt) || mmb_rewrite_rule(skb, &pkt, rule)) {
 		KUNIT_FAIL(test, "%s: parse or rewrite failed", mmb_field(field)->name);
 		goto out_rule;
 	}
@@ -166,7 +171,7 @@ static void rewrite_all_fields_test(struct kunit *test)
 
 			fill(&d);
 			for (f = 0; f <= MMB_FIELD_MAX; f++) {
-				if (skip_field(f) || !applies(mmb_field(f), &d))
+				if (structural(f) || !applies(mmb_field(f), &d))
 					continue;
 				for (s = 0; s < ARRAY_SIZE(summed); s++) {
 					n++;
@@ -223,7 +228,7 @@ static void rewrite_partial_test(struct kunit *test)
 	rule = mmb_rule_create(spec, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
-	KUNIT_ASSERT_EQ(test, mmb_rewrite(skb, &pkt, rule), 0);
+	KUNIT_ASSERT_EQ(test, mmb_rewrite_rule(skb, &pkt, rule), 0);
 	iph = ip_hdr(skb);
 	th = (void *)(skb->data + iph->ihl * 4);
 	KUNIT_EXPECT_EQ(test, memcmp(&iph->saddr, new4, 4), 0);
@@ -236,9 +241,337 @@ static void rewrite_partial_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/* A rule of "all" with @n mod targets (field, value of up to 4 bytes). */
+static struct mmb_rule *mods(struct kunit *test, unsigned int n, const u16 *field,
+			     const u32 *value)
+{
+	struct mmb_rule_spec *spec = kunit_kzalloc(test, sizeof(*spec), GFP_KERNEL);
+	struct mmb_rule *rule;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, spec);
+	spec->nmatches = 1;
+	spec->m[0].field = MMB_FIELD_ALL;
+	spec->ntargets = n;
+	for (i = 0; i < n; i++) {
+		struct mmb_target_spec *t = &spec->t[i];
+		u32 v = value[i];
+		int k;
+
+		t->type = MMB_TARGET_MOD;
+		t->field = field[i];
+		t->plen = mmb_field(field[i])->bits;
+		t->vlen = mmb_field_size(t->plen);
+		for (k = t->vlen - 1; k >= 0; k--, v >>= 8)
+			t->value[k] = v;
+	}
+	rule = mmb_rule_create(spec, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	return rule;
+}
+
+/*
+ * A VXLAN packet as a local tunnel hands it to a veth: outer IPv4 + UDP +
+ * VXLAN + inner Ethernet, then an inner TCP packet whose checksum is left
+ * to offload (CHECKSUM_PARTIAL, csum_start at the inner TCP header; the
+ * field holds the inner pseudo-header's sum). The outer UDP checksum is 0
+ * (none), or, with @outer_csum, computed in full as udp_set_csum() does
+ * (local checksum offload: as if the inner checksum were filled in).
+ */
+#define VXLAN_OUTER	(20 + 8 + 8 + ETH_HLEN)
+
+static struct sk_buff *vxlan_packet(struct kunit *test, bool outer_csum)
+{
+	struct mmbt_pkt_desc d = kinds[0];
+	struct sk_buff *in, *skb;
+	struct iphdr *iph, *iiph;
+	struct tcphdr *th;
+	struct udphdr *uh;
+	unsigned int ilen;
+
+	fill(&d);
+	in = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, in);
+	ilen = in->len;
+	skb = alloc_skb(VXLAN_OUTER + ilen, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_zero(skb, VXLAN_OUTER);
+	skb_put_data(skb, in->data, ilen);
+	kfree_skb(in);
+	iph = (struct iphdr *)skb->data;
+	iph->version = 4;
+	iph->ihl = 5;
+	iph->ttl = 64;
+	iph->protocol = IPPROTO_UDP;
+	iph->tot_len = htons(skb->len);
+	iph->saddr = htonl(0x0a000102);
+	iph->daddr = htonl(0x0a000202);
+	ip_send_check(iph);
+	uh = (struct udphdr *)(iph + 1);
+	uh->source = htons(40001);
+	uh->dest = htons(4789);
+	uh->len = htons(skb->len - 20);
+	skb->data[28] = 0x08;				/* VXLAN: VNI valid */
+	skb->data[28 + 8 + 12] = 0x08;			/* inner EtherType IPv4 */
+	iiph = (struct iphdr *)(skb->data + VXLAN_OUTER);
+	th = (struct tcphdr *)((u8 *)iiph + iiph->ihl * 4);
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = init_net.loopback_dev;
+	skb_reset_network_header(skb);
+	skb_set_transport_header(skb, 20);
+	skb->ip_summed = CHECKSUM_PARTIAL;
+	skb->csum_start = (u8 *)th - skb->head;
+	skb->csum_offset = offsetof(struct tcphdr, check);
+	th->check = ~tcp_v4_check(skb->len - ((u8 *)th - skb->data), iiph->saddr,
+				  iiph->daddr, 0);
+	if (outer_csum) {
+		uh->check = udp_v4_check(skb->len - 20, iph->saddr, iph->daddr,
+					 lco_csum(skb));
+		if (!uh->check)
+			uh->check = CSUM_MANGLED_0;
+	}
+	return skb;
+}
+
+/* The outer UDP checksum once the offload filled in the inner one. */
+static bool vxlan_outer_csum_ok(struct sk_buff *skb)
+{
+	struct iphdr *iph = ip_hdr(skb), *iiph = (struct iphdr *)(skb->data + VXLAN_OUTER);
+	unsigned int tlen = skb->len - VXLAN_OUTER - iiph->ihl * 4;
+	struct tcphdr *th = (struct tcphdr *)((u8 *)iiph + iiph->ihl * 4);
+	struct udphdr *uh = (struct udphdr *)(iph + 1);
+	__sum16 inner;
+
+	th->check = 0;
+	inner = tcp_v4_check(tlen, iiph->saddr, iiph->daddr, csum_partial(th, tlen, 0));
+	th->check = inner;
+	return !udp_v4_check(skb->len - 20, iph->saddr, iph->daddr,
+			     csum_partial(uh, skb->len - 20, 0));
+}
+
+/*
+ * Outer addresses and ports of a tunnel packet rewritten while the inner
+ * checksum is offloaded: the outer UDP checksum is this packet's own
+ * (none, or complete), not a pseudo-header seed, and the inner seed is
+ * not touched.
+ */
+static void rewrite_tunnel_offload_test(struct kunit *test)
+{
+	static const u16 field[] = { MMB_FIELD_IP_SADDR, MMB_FIELD_UDP_SPORT, MMB_FIELD_IP_TTL };
+	static const u32 value[] = { 0x0a0001fe, 50000, 9 };
+	struct mmb_rule *rule = mods(test, ARRAY_SIZE(field), field, value);
+	unsigned int csum;
+
+	for (csum = 0; csum < 2; csum++) {
+		struct sk_buff *skb = vxlan_packet(test, csum);
+		struct iphdr *iiph = (struct iphdr *)(skb->data + VXLAN_OUTER);
+		struct tcphdr *th = (struct tcphdr *)((u8 *)iiph + iiph->ihl * 4);
+		__sum16 seed = th->check;
+		struct mmb_pkt pkt;
+
+		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+		KUNIT_ASSERT_EQ(test, mmb_rewrite_rule(skb, &pkt, rule), 0);
+		KUNIT_EXPECT_EQ(test, ntohl(ip_hdr(skb)->saddr), 0x0a0001fe);
+		KUNIT_EXPECT_EQ(test, ntohs(((struct udphdr *)(ip_hdr(skb) + 1))->source), 50000);
+		KUNIT_EXPECT_EQ(test, ip_fast_csum(ip_hdr(skb), 5), 0);
+		KUNIT_EXPECT_EQ(test, th->check, seed);
+		if (csum)
+			KUNIT_EXPECT_TRUE(test, vxlan_outer_csum_ok(skb));
+		else
+			KUNIT_EXPECT_EQ(test, ((struct udphdr *)(ip_hdr(skb) + 1))->check, 0);
+		kfree_skb(skb);
+	}
+
+	/*
+	 * A GSO tunnel packet with outer checksums: the outer field is the
+	 * outer pseudo-header's sum, which segmentation completes.
+	 */
+	{
+		struct sk_buff *skb = vxlan_packet(test, false);
+		struct udphdr *uh = (struct udphdr *)(ip_hdr(skb) + 1);
+		struct mmb_pkt pkt;
+
+		uh->check = ~udp_v4_check(skb->len - 20, ip_hdr(skb)->saddr,
+					  ip_hdr(skb)->daddr, 0);
+		skb_shinfo(skb)->gso_type = SKB_GSO_TCPV4 | SKB_GSO_UDP_TUNNEL_CSUM;
+		skb_shinfo(skb)->gso_size = 100;
+		skb_shinfo(skb)->gso_segs = 1;
+		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+		KUNIT_ASSERT_EQ(test, mmb_rewrite_rule(skb, &pkt, rule), 0);
+		uh = (struct udphdr *)(ip_hdr(skb) + 1);
+		KUNIT_EXPECT_EQ(test, uh->check,
+				(__sum16)~udp_v4_check(skb->len - 20, ip_hdr(skb)->saddr,
+						       ip_hdr(skb)->daddr, 0));
+		kfree_skb(skb);
+	}
+	mmb_rule_free(rule);
+}
+
+/*
+ * An L3 rewrite of a packet without an L4 checksum (a later fragment)
+ * whose IPv4 header lies in a page fragment but for its first 8 bytes, as
+ * some drivers build skbs: the header checksum must be written in the
+ * packet, not past the linear data.
+ */
+static void rewrite_header_in_frag_test(struct kunit *test)
+{
+	static const u16 field[] = { MMB_FIELD_IP_TTL };
+	static const u32 value[] = { 7 };
+	struct mmb_rule *rule = mods(test, 1, field, value);
+	struct mmbt_pkt_desc d = kinds[0];
+	struct sk_buff *flat, *skb;
+	struct mmb_pkt pkt;
+	struct page *page;
+
+	fill(&d);
+	d.frag_off = 100;
+	flat = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, flat);
+	page = alloc_page(GFP_KERNEL);
+	skb = alloc_skb(64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_put_data(skb, flat->data, 8);
+	memcpy(page_address(page), flat->data + 8, flat->len - 8);
+	skb_fill_page_desc(skb, 0, page, 0, flat->len - 8);
+	skb->len += flat->len - 8;
+	skb->data_len = flat->len - 8;
+	skb->truesize += PAGE_SIZE;
+	skb->protocol = htons(ETH_P_IP);
+	skb->dev = init_net.loopback_dev;
+	skb_reset_network_header(skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_ASSERT_EQ(test, mmb_rewrite_rule(skb, &pkt, rule), 0);
+	KUNIT_ASSERT_EQ(test, skb_linearize(skb), 0);
+	KUNIT_EXPECT_EQ(test, ip_hdr(skb)->ttl, 7);
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(skb->data, ip_hdr(skb)->ihl), 0);
+	kfree_skb(skb);
+	kfree_skb(flat);
+	mmb_rule_free(rule);
+}
+
+/* Headers of a TCP segment whose data @skb points at. */
+static bool seg_ok(struct kunit *test, struct sk_buff *seg, u8 ttl, u16 win)
+{
+	int hlen = -skb_network_offset(seg);
+	struct iphdr *iph = ip_hdr(seg);
+	struct tcphdr *th = (struct tcphdr *)((u8 *)iph + iph->ihl * 4);
+	bool ok;
+
+	__skb_push(seg, hlen);
+	ok = iph->ttl == ttl && ntohs(th->window) == win &&
+	     mmbt_csums_ok(seg, false, iph->ihl * 4, IPPROTO_TCP);
+	__skb_pull(seg, hlen);
+	return ok;
+}
+
+/*
+ * A fraglist GRO packet of three TCP segments, each with its own headers
+ * (the second one also held by someone else, as a tap holds it):
+ * segmentation takes only addresses and ports from the first, so every
+ * segment must carry TTL and window rewrites, and the shared one must be
+ * left alone (a private copy takes its place).
+ */
+static void rewrite_fraglist_test(struct kunit *test)
+{
+	static const u16 field[] = { MMB_FIELD_IP_TTL, MMB_FIELD_TCP_WIN };
+	static const u32 value[] = { 9, 1000 };
+	struct mmb_rule *rule = mods(test, 2, field, value);
+	struct mmb_verdict v = { .nrw = 1, .rw = { rule } };
+	struct mmbt_pkt_desc d = kinds[0];
+	struct sk_buff *head, *seg[2], *held, *s;
+	struct mmb_pkt pkt;
+	unsigned int i, n;
+
+	fill(&d);
+	d.l3_opt_len = 0;
+	head = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	for (i = 0; i < 2; i++) {
+		d.seq += d.payload_len;
+		seg[i] = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, seg[i]);
+		seg[i]->ip_summed = CHECKSUM_UNNECESSARY;
+		__skb_pull(seg[i], 20 + 20 + d.tcp_opt_len);	/* at its data */
+		head->len += seg[i]->len;
+		head->data_len += seg[i]->len;
+		head->truesize += seg[i]->truesize;
+	}
+	skb_shinfo(head)->frag_list = seg[0];
+	seg[0]->next = seg[1];
+	skb_shinfo(head)->gso_type = SKB_GSO_TCPV4 | SKB_GSO_FRAGLIST;
+	skb_shinfo(head)->gso_size = d.payload_len;
+	skb_shinfo(head)->gso_segs = 3;
+	head->ip_summed = CHECKSUM_UNNECESSARY;
+	ip_hdr(head)->tot_len = htons(head->len);
+	ip_send_check(ip_hdr(head));
+	held = skb_get(seg[0]);
+
+	KUNIT_ASSERT_EQ(test, mmb_parse(head, &pkt), 0);
+	KUNIT_ASSERT_EQ(test, mmb_rewrite(head, &pkt, &v), 0);
+	KUNIT_EXPECT_EQ(test, ip_hdr(head)->ttl, 9);
+	n = 0;
+	skb_walk_frags(head, s) {
+		KUNIT_EXPECT_TRUE_MSG(test, seg_ok(test, s, 9, 1000), "segment %u", n + 2);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_PTR_NE(test, skb_shinfo(head)->frag_list, held);
+	KUNIT_EXPECT_TRUE(test, seg_ok(test, held, 64, 512));
+	kfree_skb(held);
+	kfree_skb(head);
+	mmb_rule_free(rule);
+}
+
+/* A mod of a structural field is refused, and names the field. */
+static void rewrite_structural_refused_test(struct kunit *test)
+{
+	struct mmb_rule_spec *spec = kunit_kzalloc(test, sizeof(*spec), GFP_KERNEL);
+	struct netlink_ext_ack extack = {};
+	struct mmb_rule *rule;
+	unsigned int f, refused = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, spec);
+	for (f = 0; f <= MMB_FIELD_MAX; f++) {
+		const struct mmb_field_info *fi = mmb_field(f);
+
+		if (fi->hdr != MMB_HDR_L3 && fi->hdr != MMB_HDR_L4)
+			continue;
+		KUNIT_EXPECT_EQ_MSG(test, !!(fi->flags & MMB_FIELD_F_NO_MOD), structural(f),
+				    "%s", fi->name);
+		memset(spec, 0, sizeof(*spec));
+		spec->nmatches = 1;
+		spec->m[0].field = MMB_FIELD_ALL;
+		spec->ntargets = 1;
+		spec->t[0].type = MMB_TARGET_MOD;
+		spec->t[0].field = f;
+		spec->t[0].plen = fi->bits;
+		spec->t[0].vlen = mmb_field_size(fi->bits);
+		extack._msg = NULL;
+		rule = mmb_rule_create(spec, NULL, &extack);
+		if (!structural(f)) {
+			KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(rule), "%s", fi->name);
+			if (!IS_ERR(rule))
+				mmb_rule_free(rule);
+			continue;
+		}
+		refused++;
+		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(rule), -EINVAL, "%s", fi->name);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, extack._msg, "%s", fi->name);
+		if (extack._msg)
+			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(extack._msg, fi->name),
+						  "%s: \"%s\"", fi->name, extack._msg);
+	}
+	KUNIT_EXPECT_EQ(test, refused, 17);
+}
+
 static struct kunit_case mmb_rewrite_cases[] = {
 	KUNIT_CASE(rewrite_all_fields_test),
 	KUNIT_CASE(rewrite_partial_test),
+	KUNIT_CASE(rewrite_structural_refused_test),
+	KUNIT_CASE(rewrite_tunnel_offload_test),
+	KUNIT_CASE(rewrite_header_in_frag_test),
+	KUNIT_CASE(rewrite_fraglist_test),
 	{}
 };
 

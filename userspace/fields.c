@@ -98,6 +98,11 @@ int field_bits(int field)
 	return mmb_field_names[field].bits;
 }
 
+int field_flags(int field)
+{
+	return mmb_field_names[field].flags;
+}
+
 static const struct {
 	const char *name;
 	unsigned int value;

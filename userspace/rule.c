@@ -237,7 +237,12 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 		f = parse_field_at(argv, i);
 		if (f < 0)
 			return -f;
+		if (field_flags(f) & MMB_FIELD_F_NO_MOD)
+			return err_word(AT(argv + i),
+					"%s describes the packet's structure and cannot be rewritten",
+					field_name(f));
 		t->field = f;
+		t->fargi = AT(argv + i);
 		if (++i == argc)
 			return err_word(AT(argv + i), "missing VALUE of %s", field_name(f));
 		err = parse_value_at(f, argv, i, t->value, &t->vlen, &t->plen);
@@ -377,7 +382,9 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 			mmb_req_token(req, a, t->vargi);
 		}
 		if (t->type == MMB_TARGET_MOD) {
+			a = mnl_nlmsg_get_payload_tail(req->nlh);
 			mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
+			mmb_req_token(req, a, t->fargi);
 			a = mnl_nlmsg_get_payload_tail(req->nlh);
 			mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
 			mmb_req_token(req, a, t->vargi);

@@ -33,6 +33,7 @@ struct utarget {
 	uint32_t rate;
 	uint8_t value[16];
 	int argi;
+	int fargi;
 	int vargi;
 };
 
@@ -47,6 +48,7 @@ int field_lookup(const char *name);
 int field_is_opt(int field);
 const char *field_name(int field);
 int field_bits(int field);
+int field_flags(int field);
 /* 1 for a dotted quad (as inet_pton(AF_INET) reads it), else 0. */
 int ipv4_parse(const char *s, uint8_t *out);
 /* 0, or -1 with a message in @err. */

@@ -317,6 +317,13 @@ enum mmb_field {
 
 #define MMB_FIELD_MAX (__MMB_FIELD_MAX - 1)
 
+/*
+ * A field that describes the packet's structure (lengths, protocols,
+ * offsets, fragmentation, checksums): MMB_TARGET_MOD refuses it, since a
+ * rewrite would corrupt the packet or its GSO metadata. See mmb_fields.h.
+ */
+#define MMB_FIELD_F_NO_MOD	0x01
+
 /* Bytes of a field's value in MMB_MATCH_A_VALUE / MMB_TARGET_A_VALUE. */
 static inline unsigned int mmb_field_size(unsigned int bits)
 {

@@ -308,6 +308,18 @@ int main(void)
 	bad("all mod", EXIT_USAGE, 3);
 	bad("all mod ip-ttl", EXIT_USAGE, 4);
 	bad("all mod ip-ttl 256", EXIT_USAGE, 4);
+	/* Fields of the packet's structure: a rewrite would corrupt it. */
+	bad("all mod ip-len 100", EXIT_USAGE, 3);
+	bad("all mod ip-ihl 6", EXIT_USAGE, 3);
+	bad("all mod ip-proto 17", EXIT_USAGE, 3);
+	bad("all mod ip-mf 1", EXIT_USAGE, 3);
+	bad("all mod ip-frag-offset 1", EXIT_USAGE, 3);
+	bad("all mod ip-checksum 1", EXIT_USAGE, 3);
+	bad("all mod ip6-len 1", EXIT_USAGE, 3);
+	bad("all mod ip6-next 6", EXIT_USAGE, 3);
+	bad("udp-dport 1 mod udp-len 9", EXIT_USAGE, 4);
+	bad("tcp-dport 1 mod tcp-offset 6", EXIT_USAGE, 4);
+	bad("tcp-dport 1 mod tcp-checksum 0", EXIT_USAGE, 4);
 	bad("all frob", EXIT_USAGE, 2);
 	bad("all drop tcp-dport 80", EXIT_USAGE, 3);
 	bad("all strip tcp-opt-mss", EXIT_USAGE, 2);
