@@ -788,6 +788,7 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_DEV_GET,
 		.dumpit	= mmb_nl_dev_dump,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= MMB_CMD_RULE_ADD,
@@ -811,10 +812,12 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_RULE_GET,
 		.dumpit	= mmb_nl_rule_dump,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= MMB_CMD_TABLE_GET,
 		.dumpit	= mmb_nl_table_dump,
+		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 	{
 		.cmd	= MMB_CMD_RULE_BATCH,

@@ -56,6 +56,8 @@ refused "enable without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl enable b1
 refused "disable without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl disable r0
+refused "show interfaces without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl show interfaces
 refused "disable a device mmb is not on" 1 "not enabled" in_r mmbctl disable b1
 refused "enable without a device is a usage error" 2 "missing IFACE" in_r mmbctl enable
 refused "unknown command is a usage error" 2 "unknown command" in_r mmbctl frobnicate

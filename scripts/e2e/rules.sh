@@ -332,6 +332,10 @@ refused "an ordered operator on a prefix" 1 "only == and !=" \
 	in_r mmbctl add ip-saddr '<' 10.0.0.0/8 drop
 refused "adding rules needs CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl add all drop
+refused "listing rules needs CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl list
+refused "showing tables needs CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl show tables
 check "after the refusals the rules are unchanged" test "$(rules)" = "$before"
 in_r mmbctl flush
 

@@ -9,7 +9,7 @@
  * visible in every network namespace; all state (enabled interfaces, rules,
  * connections) belongs to the namespace of the requesting socket.
  *
- * Every command that changes state requires CAP_NET_ADMIN in the user
+ * Every command, dumps included, requires CAP_NET_ADMIN in the user
  * namespace that owns the network namespace. Attributes are validated
  * strictly: unknown attributes, wrong lengths and values out of range are
  * refused with an extended ACK that names the attribute.
@@ -30,7 +30,7 @@
  *	Detach mmb from a device, named as for MMB_CMD_DEV_ENABLE.
  *	ENOENT if mmb is not enabled on it.
  *
- * MMB_CMD_DEV_GET (dump only, unprivileged)
+ * MMB_CMD_DEV_GET (dump only)
  *	One message per enabled device:
  *	  MMB_A_IFINDEX     u32
  *	  MMB_A_IFNAME      string
@@ -66,12 +66,12 @@
  *	ACK names the attribute at fault. Rules the batch leaves in place keep
  *	their handles and counters.
  *
- * MMB_CMD_TABLE_GET (dump only, unprivileged)
+ * MMB_CMD_TABLE_GET (dump only)
  *	One MMB_A_TABLE per distinct mask (per-mask hash table), in lookup
  *	order: the fields that make up the mask (with prefix lengths), its
  *	entries (distinct keys), rules, and the packets its rules matched.
  *
- * MMB_CMD_RULE_GET (dump only, unprivileged)
+ * MMB_CMD_RULE_GET (dump only)
  *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
  *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
  *	and bytes of the packets the rule matched).
