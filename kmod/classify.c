@@ -334,7 +334,7 @@ static void mmb_ruleset_changed(struct mmb_ruleset *rs)
 	smp_store_release(&rs->gen, rs->gen + 1);
 	rs->retired = NULL;
 	if (head)
-		mmb_test_point(free, rs);
+		mmb_test_free(rs);
 	for (; head; head = next) {
 		next = head->next;
 		call_rcu(head, head->func);

@@ -389,13 +389,26 @@ struct mmb_test_points {
 
 #if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
 extern struct mmb_test_points mmb_test_points;
-#define mmb_test_point(point, ...)					\
-	do {								\
-		if (mmb_test_points.point)				\
-			mmb_test_points.point(__VA_ARGS__);		\
-	} while (0)
+
+static inline void mmb_test_free(struct mmb_ruleset *rs)
+{
+	if (mmb_test_points.free)
+		mmb_test_points.free(rs);
+}
+
+static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+	if (mmb_test_points.added)
+		mmb_test_points.added(mn, handle);
+}
 #else
-#define mmb_test_point(point, ...) do { } while (0)
+static inline void mmb_test_free(struct mmb_ruleset *rs)
+{
+}
+
+static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+}
 #endif
 
 /* rewrite.c */

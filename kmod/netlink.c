@@ -421,7 +421,7 @@ static int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	mutex_unlock(&mn->lock);
 	if (err)
 		goto err_reply;
-	mmb_test_point(added, mn, handle);
+	mmb_test_added(mn, handle);
 
 	kfree(spec);
 	nla_put_u32(reply, MMB_RULE_A_HANDLE, handle);

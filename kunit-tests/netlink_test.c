@@ -442,6 +442,8 @@ enum nlt_fault {
 	F_MAX
 };
 
+#define NLT_STRUCTURAL "ip-len describes the packet's structure and cannot be rewritten"
+
 static const struct {
 	int err;
 	const char *msg;	/* NULL: the policy's own words */
@@ -467,8 +469,7 @@ static const struct {
 	[F_TRUNCATED]		= { -EINVAL, "match overruns the list of matches" },
 	[F_TARGET_TYPE]		= { -ERANGE },
 	[F_KIND_NOT_OPT]	= { -EINVAL, "an option kind is for tcp-opt only" },
-	[F_MOD_STRUCTURAL]	= { -EINVAL,
-				    "ip-len describes the packet's structure and cannot be rewritten" },
+	[F_MOD_STRUCTURAL]	= { -EINVAL, NLT_STRUCTURAL },
 };
 
 /* Build the add request of @fault; returns the offset the ACK must name. */

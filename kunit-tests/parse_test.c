@@ -145,12 +145,13 @@ static void parse_evil_fragments6_test(struct kunit *test)
 static void parse_long_chain_test(struct kunit *test)
 {
 	struct mmb_pkt pkt;
+	struct net_device *lo = init_net.loopback_dev;
 
-	KUNIT_EXPECT_EQ(test, parse(test, mmbt_pkt_chain6(init_net.loopback_dev, 16), &pkt), 0);
+	KUNIT_EXPECT_EQ(test, parse(test, mmbt_pkt_chain6(lo, 16), &pkt), 0);
 	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_L4);
 	KUNIT_EXPECT_EQ(test, pkt.l4off, 40 + 16 * 8);
 	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_LO + 2, 2), 53);
-	KUNIT_EXPECT_EQ(test, parse(test, mmbt_pkt_chain6(init_net.loopback_dev, 17), &pkt), -E2BIG);
+	KUNIT_EXPECT_EQ(test, parse(test, mmbt_pkt_chain6(lo, 17), &pkt), -E2BIG);
 }
 
 #define BIG	(100 * 1000)
