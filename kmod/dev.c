@@ -38,6 +38,12 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "mmb cannot be enabled on a loopback device");
 		return -EINVAL;
 	}
+	/* l3mdev hands a VRF's packets over after the rx_handler ran. */
+	if (netif_is_l3_master(dev)) {
+		NL_SET_ERR_MSG(extack,
+			       "a VRF device receives no packets itself: enable mmb on its member devices");
+		return -EINVAL;
+	}
 	if (netdev_is_rx_handler_busy(dev)) {
 		NL_SET_ERR_MSG(extack,
 			       "device already has an rx_handler (bridge, bond, team, macvlan or OVS port?)");

@@ -282,6 +282,52 @@ static void dev_drop_causes_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
+/* l3mdev hands a VRF's packets over after the rx_handler ran: refused. */
+static void dev_vrf_refused_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+
+	dev->priv_flags |= IFF_L3MDEV_MASTER;
+	KUNIT_EXPECT_EQ(test, mmbt_enable(dev), -EINVAL);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	dev->priv_flags &= ~IFF_L3MDEV_MASTER;
+	mmbt_netdev_destroy(dev);
+}
+
+/*
+ * A device without a link-layer header (as tun, WireGuard and IP tunnels
+ * are) hands the stack packets at their IP header: mmb judges them there.
+ */
+static void dev_l3_device_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .dport = 53,
+				   .payload_len = 8 };
+	struct net_device *dev;
+	struct mmb_rule *rule;
+	struct mmb_stats st;
+	struct sk_buff *skb;
+	u64 n[MMB_DROP_MAX];
+
+	dev = mmbt_netdev_create_l3(test);
+	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
+	rule = dev_add_drop(test, MMB_FIELD_UDP_DPORT, 53);
+	skb = mmbt_pkt_build(dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	mmbt_receive(skb);
+	d.dport = 54;
+	skb = mmbt_pkt_build(dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	mmbt_receive(skb);
+	rtnl_lock();
+	mmb_drops_read(mmb_dev_get_rtnl(dev)->drops, n);
+	rtnl_unlock();
+	mmbt_stats(dev, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 2);
+	KUNIT_EXPECT_EQ(test, n[MMB_DROP_RULE], 1);
+	dev_del_rule(rule);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_dev_cases[] = {
 	KUNIT_CASE(dev_enable_disable_test),
 	KUNIT_CASE(dev_count_test),
@@ -289,6 +335,8 @@ static struct kunit_case mmb_dev_cases[] = {
 	KUNIT_CASE(dev_reenable_counts_afresh_test),
 	KUNIT_CASE(dev_busy_test),
 	KUNIT_CASE(dev_loopback_refused_test),
+	KUNIT_CASE(dev_vrf_refused_test),
+	KUNIT_CASE(dev_l3_device_test),
 	KUNIT_CASE(dev_unregister_detaches_test),
 	KUNIT_CASE(dev_drop_causes_test),
 	{}

@@ -5,6 +5,7 @@
  * the real receive path.
  */
 #include <linux/etherdevice.h>
+#include <linux/if_arp.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
 #include <net/ip.h>
@@ -33,6 +34,25 @@ struct net_device *mmbt_netdev_create(struct kunit *test)
 	struct net_device *dev;
 
 	dev = alloc_netdev(0, "mmbt%d", NET_NAME_UNKNOWN, mmbt_setup);
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
+	return dev;
+}
+
+/* A device without a link-layer header, as tun, WireGuard, IP tunnels. */
+static void mmbt_setup_l3(struct net_device *dev)
+{
+	dev->netdev_ops = &mmbt_netdev_ops;
+	dev->type = ARPHRD_NONE;
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
+	dev->mtu = ETH_DATA_LEN;
+}
+
+struct net_device *mmbt_netdev_create_l3(struct kunit *test)
+{
+	struct net_device *dev;
+
+	dev = alloc_netdev(0, "mmbl3%d", NET_NAME_UNKNOWN, mmbt_setup_l3);
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
 	return dev;

@@ -10,6 +10,7 @@
 #include <linux/skbuff.h>
 
 struct net_device *mmbt_netdev_create(struct kunit *test);
+struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
 struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload);
 void mmbt_receive(struct sk_buff *skb);

@@ -16,13 +16,17 @@
  *
  * MMB_CMD_DEV_ENABLE
  *	Attach mmb to the ingress of one device. The device is named by
- *	MMB_A_IFINDEX or MMB_A_IFNAME (exactly one of them). Errors:
+ *	MMB_A_IFINDEX or MMB_A_IFNAME (exactly one of them). Any device that
+ *	hands IP packets to the stack will do: Ethernet, veth, a VLAN, and
+ *	devices without a link-layer header (tun, WireGuard, IP tunnels).
+ *	Errors:
  *	ENODEV   no such device in this namespace;
  *	EEXIST   mmb is already enabled on the device;
  *	EBUSY    the device already has an rx_handler (bridge, bond, team,
  *	         macvlan, ipvlan, Open vSwitch port, ...);
- *	EINVAL   the device cannot take an rx_handler (loopback, ipvlan
- *	         slave, VRF) or is not an Ethernet device.
+ *	EINVAL   the device never sees its packets at ingress: loopback, or
+ *	         a VRF device (its packets arrive on its member devices,
+ *	         where mmb can be enabled).
  *	The device is detached automatically when it is unregistered or
  *	moved to another namespace.
  *
