@@ -54,6 +54,34 @@ check() {
 	fi
 }
 
+# check_jq DESC FILTER JSON_LINES: FILTER (jq -s) gives true for the lines;
+# otherwise they are shown.
+check_jq() {
+	if [ "$(jq -s "$2" <<< "$3" 2>&1)" = true ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "$(wc -l <<< "$3") lines; the first and the last:" | diag
+		{ head -n 3; echo ...; tail -n 3; } <<< "$3" | cut -c1-400 | diag
+	fi
+}
+
+# check_all DESC PREDICATE MIN JSON_LINES: at least MIN lines, and
+# PREDICATE (jq) true of each; otherwise the first lines it is false of
+# are shown.
+check_all() {
+	local bad
+
+	bad=$(jq -c "select(($2) | not)" <<< "$4" 2>&1 | head -n 3)
+	if [ -z "$bad" ] && [ "$(wc -l <<< "$4")" -ge "$3" ] && [ -n "$4" ]; then
+		ok "$1"
+	else
+		not_ok "$1"
+		echo "$(wc -l <<< "$4") lines, at least $3 wanted; not as they should be:" | diag
+		cut -c1-400 <<< "$bad" | diag
+	fi
+}
+
 # check_fails DESC CMD...: CMD fails.
 check_fails() {
 	local desc=$1 out
@@ -80,6 +108,11 @@ refused() {
 	fi
 }
 
+# Every wait is for a condition (ready, received N, counted N), with a
+# ceiling generous enough for a loaded machine: a slow one waits longer,
+# never fails for it. CEILING is that ceiling, in seconds.
+CEILING=60
+
 # wait_for SECONDS CMD...: poll CMD until it succeeds.
 wait_for() {
 	local end=$((SECONDS + $1))
@@ -98,7 +131,7 @@ start_server() {
 	SERVER_LOG=$(mktemp "$TMP/server.XXXXXX")
 	ip netns exec "$ns" "$@" > "$SERVER_LOG" 2>&1 &
 	SERVER_PID=$!
-	wait_for 20 grep -q '^ready' "$SERVER_LOG"
+	wait_for "$CEILING" grep -q '^ready' "$SERVER_LOG"
 }
 
 # Wait for the last server, in this shell: a subshell (as in check's
@@ -114,10 +147,48 @@ server_ok() {
 	return 1
 }
 
-# mmb counter of a device in the router: dev_stat DEV packets|bytes
+# mmb counter of a device in the router: dev_stat DEV packets|bytes|dropped
 dev_stat() {
 	in_r mmbctl -j show interfaces |
 		jq -er --arg d "$1" --arg k "$2" '.[] | select(.ifname == $d) | .stats[$k]'
+}
+
+# Its drops by cause: dev_drops DEV rule|fragment|header|nomem
+dev_drops() {
+	in_r mmbctl -j show interfaces |
+		jq -er --arg d "$1" --arg k "$2" '.[] | select(.ifname == $d) | .stats.drops[$k]'
+}
+
+# drops_reached DEV CAUSE N: DEV's drops of CAUSE are N or more (for
+# wait_for, which runs it anew each time).
+drops_reached() {
+	test "$(dev_drops "$1" "$2")" -ge "$3"
+}
+
+# stat_reached DEV KEY N: likewise for dev_stat.
+stat_reached() {
+	test "$(dev_stat "$1" "$2")" -ge "$3"
+}
+
+# The last count a udp-sink printed (0 before the first datagram).
+received() {
+	tail -n 1 "$SERVER_LOG" | grep -xE '[0-9]+' || echo 0
+}
+
+# stop_server: end the last server early (it may have ended already).
+stop_server() {
+	kill "$SERVER_PID" 2> /dev/null
+	wait "$SERVER_PID" 2> /dev/null
+}
+
+# The MAC address of DEV in namespace NS.
+mac_of() {
+	ip -n "$1" -j link show "$2" | jq -r '.[0].address'
+}
+
+# kernel_at_least MAJOR.MINOR: the running kernel is that one or later.
+kernel_at_least() {
+	printf '%s\n%s\n' "$1" "$(uname -r | cut -d- -f1)" | sort -V -C
 }
 
 # Enabled devices of a namespace, sorted, as one line: "r0 r1"

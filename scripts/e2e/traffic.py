@@ -2,24 +2,44 @@
 # SPDX-License-Identifier: GPL-2.0
 """Traffic for the end-to-end tests: every mode checks what arrived.
 
+Waits are ceilings, never windows: a mode that waits for something ends as
+soon as it came, and SECONDS only bounds how long it may take.
+
   tcp-echo-server PORT            echo each connection back (IPv4 and IPv6);
                                   prints "ready" once listening
   tcp-client HOST PORT BYTES      send BYTES random bytes, expect them back
-  udp-sink PORT COUNT SECONDS     prints "ready", waits for COUNT datagrams,
-                                  prints how many came
+  udp-sink PORT COUNT SECONDS     prints "ready", then the count so far after
+                                  each datagram, until COUNT came or SECONDS
+                                  passed; the last line is the count
   udp-send HOST PORT COUNT SIZE [TOS [SRC]]
                                   send COUNT datagrams of SIZE bytes, with
                                   that TOS / traffic class, from SRC
+  udp-gso HOST PORT COUNT SIZE    send COUNT datagrams of SIZE bytes as one
+                                  UDP GSO (UDP_SEGMENT) write
+  udp-flood HOST PORT STOPFILE    send datagrams until STOPFILE exists, then
+                                  an end marker; print how many were sent
+  udp-sink-end PORT SECONDS       print "ready", count datagrams until the
+                                  end marker, print the count
   capture IFACE PROTO COUNT SECONDS
                                   print "ready", then one JSON line per IP
                                   packet of PROTO received on IFACE: header
-                                  fields and whether each checksum is valid
-  udp-stream HOST PORT SECONDS    send datagrams at ~1000/s for SECONDS
+                                  fields, the frame's length, whether each
+                                  checksum is valid (and a VXLAN packet's
+                                  inner packet the same way)
+  frag-syn IFACE DSTMAC SRC DST SPORT DPORT HOW
+                                  send a TCP SYN as crafted Ethernet frames:
+                                  HOW is whole, tiny (a first fragment of 16
+                                  bytes of TCP header, the rest at offset 16)
+                                  or overlap (8 bytes, the rest at offset 8)
+  link-set IFNAME ATTR VALUE      set a u32 link attribute (IFLA_*) by number,
+                                  for what this iproute2 cannot set; exit 2 if
+                                  the kernel does not know it
 
 Exit status 0 when the traffic went through as expected, 1 otherwise.
 """
 import json
 import os
+import signal
 import socket
 import struct
 import sys
@@ -56,7 +76,7 @@ def tcp_client(host, port, nbytes):
     nbytes = int(nbytes)
     data = os.urandom(nbytes)
     got = bytearray()
-    with socket.create_connection((host, int(port)), timeout=20) as s:
+    with socket.create_connection((host, int(port)), timeout=120) as s:
         sender = threading.Thread(target=s.sendall, args=(data,))
         sender.start()
         while len(got) < nbytes:
@@ -72,7 +92,7 @@ def tcp_client(host, port, nbytes):
     return 0
 
 
-def receive(s, count, seconds):
+def receive(s, count, seconds, size=65536):
     """Yield what @s receives, up to @count items or @seconds."""
     deadline = time.monotonic() + float(seconds)
     for _ in range(int(count)):
@@ -81,21 +101,47 @@ def receive(s, count, seconds):
             return
         s.settimeout(left)
         try:
-            yield s.recvfrom(65536)
+            yield s.recvfrom(size)
         except socket.timeout:
             return
 
 
-def udp_sink(port, count, seconds):
+def udp_socket(port):
     s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
     s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
     # Room for every datagram even if this process stalls (slow VMs).
     s.setsockopt(socket.SOL_SOCKET, 33, 4 << 20)  # SO_RCVBUFFORCE
     s.bind(("::", int(port)))
     print("ready", flush=True)
-    got = sum(1 for _ in receive(s, count, seconds))
-    print(got)
+    return s
+
+
+def udp_sink(port, count, seconds):
+    s = udp_socket(port)
+    got = 0
+    for _ in receive(s, count, seconds):
+        got += 1
+        print(got, flush=True)
+    print(got, flush=True)
     return 0 if got == int(count) else 1
+
+
+END = b"mmb-e2e-end"
+
+
+def udp_sink_end(port, seconds):
+    s = udp_socket(port)
+    got = 0
+    for data, _ in receive(s, 1 << 30, seconds):
+        if data == END:
+            # Datagrams sent from another CPU may come just after it.
+            for data, _ in receive(s, 1 << 30, 0.5):
+                got += data != END
+            print(got, flush=True)
+            return 0
+        got += 1
+    print(got, flush=True)
+    return 1
 
 
 def udp_send(host, port, count, size, tos="0", src=None):
@@ -113,12 +159,23 @@ def udp_send(host, port, count, size, tos="0", src=None):
     return 0
 
 
-def udp_stream(host, port, seconds):
+def udp_flood(host, port, stopfile):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
-    end = time.monotonic() + float(seconds)
-    while time.monotonic() < end:
+    sent = 0
+    while not os.path.exists(stopfile):
         s.sendto(b"x" * 64, (host, int(port)))
+        sent += 1
         time.sleep(0.001)
+    for _ in range(3):
+        s.sendto(END, (host, int(port)))
+    print(sent, flush=True)
+    return 0
+
+
+def udp_gso(host, port, count, size):
+    s = socket.socket(family(host), socket.SOCK_DGRAM)
+    s.setsockopt(socket.IPPROTO_UDP, 103, int(size))  # UDP_SEGMENT
+    s.sendto(os.urandom(int(count) * int(size)), (host, int(port)))
     return 0
 
 
@@ -131,35 +188,48 @@ def csum(data):
     return total
 
 
-def parse_ip(frame):
-    """Header fields of an IPv4/IPv6 packet and whether its checksums hold."""
+def parse_ip(frame, inner=False):
+    """Header fields of an IPv4/IPv6 packet and whether its checksums hold.
+    A BIG TCP packet's length (0 in its header) is the frame's."""
     ethertype = struct.unpack("!H", frame[12:14])[0]
     pkt = frame[14:]
     if ethertype == 0x0800:
         ihl = (pkt[0] & 0xF) * 4
-        end = struct.unpack("!H", pkt[2:4])[0]
+        end = struct.unpack("!H", pkt[2:4])[0] or len(pkt)
         info = {"v": 4, "len": end, "tos": pkt[1], "ttl": pkt[8], "proto": pkt[9],
                 "src": socket.inet_ntop(socket.AF_INET, pkt[12:16]),
                 "dst": socket.inet_ntop(socket.AF_INET, pkt[16:20]),
                 "ip_csum": csum(pkt[:ihl]) == 0xFFFF}
         l4 = pkt[ihl:end]
-        pseudo = pkt[12:20] + struct.pack("!BBH", 0, pkt[9], len(l4))
+        # (The checksum of a GRO packet is its first segment's: not valid.)
+        pseudo = pkt[12:20] + struct.pack("!BBH", 0, pkt[9], len(l4) & 0xFFFF)
     elif ethertype == 0x86DD:
         end = 40 + struct.unpack("!H", pkt[4:6])[0]
+        proto, off = pkt[6], 40
+        if end == 40 and proto == 0:    # jumbo: hop-by-hop, skb's length
+            end = len(pkt)
+        if proto == 0:
+            proto, off = pkt[40], 40 + (pkt[41] + 1) * 8
         info = {"v": 6, "len": end, "tos": (struct.unpack("!H", pkt[0:2])[0] >> 4) & 0xFF,
-                "ttl": pkt[7], "proto": pkt[6],
+                "ttl": pkt[7], "proto": proto,
                 "src": socket.inet_ntop(socket.AF_INET6, pkt[8:24]),
                 "dst": socket.inet_ntop(socket.AF_INET6, pkt[24:40]),
                 "ip_csum": True}
-        l4 = pkt[40:end]
-        pseudo = pkt[8:40] + struct.pack("!IxxxB", len(l4), pkt[6])
+        l4 = pkt[off:end]
+        pseudo = pkt[8:40] + struct.pack("!IxxxB", len(l4), proto)
     else:
         return None
+    info["frame"] = len(frame)
     proto = info["proto"]
     if proto in (6, 17) and len(l4) >= 8:
         info["sport"], info["dport"] = struct.unpack("!HH", l4[:4])
     if proto == 6 and len(l4) >= 20:
         info["tcp_opts"] = tcp_options(l4[20:(l4[12] >> 4) * 4])
+        info["flags"] = l4[13]
+    if proto == 17 and not inner and info.get("dport") == 4789 and len(l4) > 16 + 14:
+        info["inner"] = parse_ip(l4[16:], inner=True)
+    if proto == 17 and len(l4) >= 8:
+        info["l4_zero"] = l4[6:8] == b"\0\0"
     if proto == 1:
         info["l4_csum"] = csum(l4) == 0xFFFF
     elif proto == 17 and info["v"] == 4 and l4[6:8] == b"\0\0":
@@ -183,19 +253,97 @@ def tcp_options(opts):
     return found
 
 
+class Stop(Exception):
+    """SIGTERM: a capture reads what is queued, then ends."""
+
+
+def _stop(signum, frame):
+    raise Stop()
+
+
 def capture(iface, proto, count, seconds):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    s.setsockopt(socket.SOL_SOCKET, 33, 64 << 20)  # SO_RCVBUFFORCE: keep up
     s.bind((iface, 0))
-    print("ready", flush=True)
-    # Packets of other protocols do not count; outgoing ones are not ours.
     got = 0
-    for frame, addr in receive(s, 1 << 30, seconds):
+
+    def show(frame, addr):
+        # Packets of other protocols do not count; outgoing ones are not ours.
+        nonlocal got
         info = parse_ip(frame) if addr[2] != socket.PACKET_OUTGOING else None
         if info and info["proto"] == int(proto):
             print(json.dumps(info), flush=True)
             got += 1
-            if got == int(count):
+        return got == int(count)
+
+    signal.signal(signal.SIGTERM, _stop)
+    print("ready", flush=True)
+    try:
+        for frame, addr in receive(s, 1 << 30, seconds, 1 << 18):
+            if show(frame, addr):
+                return 0
+    except Stop:
+        s.setblocking(False)
+        while True:
+            try:
+                frame, addr = s.recvfrom(1 << 18)
+            except (BlockingIOError, Stop):
                 break
+            if show(frame, addr):
+                break
+    return 0
+
+
+def frag_syn(iface, dstmac, src, dst, sport, dport, how):
+    """A SYN from SRC:SPORT to DST:DPORT, whole or in evil fragments."""
+    v6 = ":" in dst
+    fam = socket.AF_INET6 if v6 else socket.AF_INET
+    saddr, daddr = socket.inet_pton(fam, src), socket.inet_pton(fam, dst)
+    tcp = bytearray(struct.pack("!HHIIBBHHH", int(sport), int(dport), 1000, 0,
+                                5 << 4, 0x02, 65535, 0, 0))
+    if v6:
+        pseudo = saddr + daddr + struct.pack("!IxxxB", len(tcp), 6)
+    else:
+        pseudo = saddr + daddr + struct.pack("!BBH", 0, 6, len(tcp))
+    struct.pack_into("!H", tcp, 16, ~csum(pseudo + bytes(tcp)) & 0xFFFF)
+    tcp = bytes(tcp)
+    cut = {"whole": None, "tiny": 16, "overlap": 8}[how]
+    pieces = [(0, tcp, False)] if cut is None else \
+        [(0, tcp[:cut], True), (cut // 8, tcp[cut:], False)]
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.bind((iface, 0))
+    eth = bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4]
+    ident = int(sport)      # one datagram, one ID: no stale fragment joins it
+    for off, data, more in pieces:
+        if v6:
+            frag = b""
+            nxt = 6
+            if cut is not None:
+                frag = struct.pack("!BBHI", 6, 0, off << 3 | more, ident)
+                nxt = 44
+            hdr = struct.pack("!IHBB", 6 << 28, len(frag) + len(data), nxt, 64)
+            frame = eth + b"\x86\xdd" + hdr + saddr + daddr + frag + data
+        else:
+            hdr = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(data), ident,
+                                        (more << 13) | off, 64, 6, 0) + saddr + daddr)
+            struct.pack_into("!H", hdr, 10, ~csum(bytes(hdr)) & 0xFFFF)
+            frame = eth + b"\x08\x00" + bytes(hdr) + data
+        s.send(frame)
+    return 0
+
+
+def link_set(ifname, attr, value):
+    """RTM_NEWLINK for IFNAME with one u32 attribute (number ATTR)."""
+    nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)  # NETLINK_ROUTE
+    rta = struct.pack("=HHI", 8, int(attr), int(value))
+    ifi = struct.pack("=BxHiII", socket.AF_UNSPEC, 0, socket.if_nametoindex(ifname), 0, 0)
+    body = ifi + rta
+    # RTM_NEWLINK 16, NLM_F_REQUEST | NLM_F_ACK
+    nl.send(struct.pack("=IHHII", 16 + len(body), 16, 1 | 4, 1, 0) + body)
+    err = struct.unpack("=i", nl.recv(4096)[16:20])[0]
+    if err:
+        print(f"link-set: {os.strerror(-err)}")
+        return 2
     return 0
 
 
@@ -203,9 +351,13 @@ MODES = {
     "tcp-echo-server": tcp_echo_server,
     "tcp-client": tcp_client,
     "udp-sink": udp_sink,
+    "udp-sink-end": udp_sink_end,
     "udp-send": udp_send,
-    "udp-stream": udp_stream,
+    "udp-gso": udp_gso,
+    "udp-flood": udp_flood,
     "capture": capture,
+    "frag-syn": frag_syn,
+    "link-set": link_set,
 }
 
 if __name__ == "__main__":
