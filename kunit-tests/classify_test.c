@@ -1189,6 +1189,23 @@ static void expect_classify(struct cache_ctx *c, bool flip, bool drop, bool hit,
 	KUNIT_EXPECT_EQ_MSG(c->test, m, (u64)!hit, "cache misses, line %u", line);
 }
 
+/* Five more masks that cache_drop()'s packet matches in none. */
+static void cache_masks(struct cache_ctx *c)
+{
+	static const struct { u16 field; u32 value; } none[] = {
+		{ MMB_FIELD_UDP_DPORT, 54 }, { MMB_FIELD_UDP_SPORT, 999 },
+		{ MMB_FIELD_IP_PROTO, IPPROTO_TCP }, { MMB_FIELD_IP_DSCP, 4 },
+		{ MMB_FIELD_IP_DADDR, 0x0a000009 },
+	};
+	struct mmb_match_spec m;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(none); i++) {
+		m = mt(none[i].field, MMB_OP_EQ, none[i].value);
+		cache_add(c, &m, 1);
+	}
+}
+
 /*
  * With enough masks the datapath answers the packets of a flow (here they
  * differ in IP ID and checksum) from the cache: every change of the rules
@@ -1209,16 +1226,7 @@ static void classify_cache_test(struct kunit *test)
 	cache_add(&c, m, 1);
 	KUNIT_EXPECT_FALSE(test, cache_drop(&c, false, 0, &h, &ms));
 	KUNIT_EXPECT_EQ(test, h + ms, 0);
-	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 999);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_IP_DSCP, MMB_OP_EQ, 4);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_IP_DADDR, MMB_OP_EQ, 0x0a000009);
-	cache_add(&c, m, 1);
+	cache_masks(&c);
 	expect_classify(&c, false, false, false, __LINE__);
 	expect_classify(&c, false, false, true, __LINE__);
 
@@ -1334,17 +1342,7 @@ static void classify_cache_free_order_test(struct kunit *test)
 	struct mmb_rule *a, *b;
 
 	KUNIT_ASSERT_NOT_NULL(test, c.rs);
-	/* Five masks, none matching: the ruleset has a cache. */
-	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 999);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_IP_DSCP, MMB_OP_EQ, 4);
-	cache_add(&c, m, 1);
-	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
-	cache_add(&c, m, 1);
+	cache_masks(&c);
 
 	/* A table entry freed, its mask keeping another entry. */
 	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);

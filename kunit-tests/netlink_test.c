@@ -294,10 +294,21 @@ static unsigned int nlt_match(struct nlt *t, u16 idx, u16 field, u32 v)
 	return nest;
 }
 
+/* A drop target, then the end of the rule nest at @rule. */
+static void nlt_drop_end(struct nlt *t, unsigned int rule)
+{
+	unsigned int list = nlt_nest(t, MMB_RULE_A_TARGETS), nest = nlt_nest(t, 1);
+
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+}
+
 /* A five-tuple UDP drop rule, in a nest of @type. */
 static void nlt_five_tuple(struct nlt *t, u16 type, u32 saddr, u16 dport)
 {
-	unsigned int rule = nlt_nest(t, type), list, nest;
+	unsigned int rule = nlt_nest(t, type), list;
 
 	list = nlt_nest(t, MMB_RULE_A_MATCHES);
 	nlt_match(t, 1, MMB_FIELD_IP_SADDR, saddr);
@@ -306,12 +317,7 @@ static void nlt_five_tuple(struct nlt *t, u16 type, u32 saddr, u16 dport)
 	nlt_match(t, 4, MMB_FIELD_UDP_SPORT, 1000);
 	nlt_match(t, 5, MMB_FIELD_UDP_DPORT, dport);
 	nlt_nest_end(t, list);
-	list = nlt_nest(t, MMB_RULE_A_TARGETS);
-	nest = nlt_nest(t, 1);
-	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
-	nlt_nest_end(t, nest);
-	nlt_nest_end(t, list);
-	nlt_nest_end(t, rule);
+	nlt_drop_end(t, rule);
 }
 
 /* A batch's add of a five-tuple rule. */
@@ -741,12 +747,7 @@ static void nlt_op_add_mask(struct nlt *t, unsigned int plen, unsigned int extra
 	if (extra & 2)
 		nlt_match(t, 3, MMB_FIELD_UDP_DPORT, 9);
 	nlt_nest_end(t, list);
-	list = nlt_nest(t, MMB_RULE_A_TARGETS);
-	nest = nlt_nest(t, 1);
-	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
-	nlt_nest_end(t, nest);
-	nlt_nest_end(t, list);
-	nlt_nest_end(t, rule);
+	nlt_drop_end(t, rule);
 	nlt_nest_end(t, op);
 }
 

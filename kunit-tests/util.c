@@ -29,14 +29,20 @@ static void mmbt_setup(struct net_device *dev)
 	eth_hw_addr_random(dev);
 }
 
-struct net_device *mmbt_netdev_create(struct kunit *test)
+static struct net_device *mmbt_netdev_new(struct kunit *test, const char *name,
+					  void (*setup)(struct net_device *))
 {
 	struct net_device *dev;
 
-	dev = alloc_netdev(0, "mmbt%d", NET_NAME_UNKNOWN, mmbt_setup);
+	dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, setup);
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
 	return dev;
+}
+
+struct net_device *mmbt_netdev_create(struct kunit *test)
+{
+	return mmbt_netdev_new(test, "mmbt%d", mmbt_setup);
 }
 
 /* A device without a link-layer header, as tun, WireGuard, IP tunnels. */
@@ -50,12 +56,7 @@ static void mmbt_setup_l3(struct net_device *dev)
 
 struct net_device *mmbt_netdev_create_l3(struct kunit *test)
 {
-	struct net_device *dev;
-
-	dev = alloc_netdev(0, "mmbl3%d", NET_NAME_UNKNOWN, mmbt_setup_l3);
-	KUNIT_ASSERT_NOT_NULL(test, dev);
-	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
-	return dev;
+	return mmbt_netdev_new(test, "mmbl3%d", mmbt_setup_l3);
 }
 
 void mmbt_netdev_destroy(struct net_device *dev)

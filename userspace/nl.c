@@ -91,15 +91,21 @@ static int nl_open(struct mmb_nl_err *err)
 	return resolve_family(err);
 }
 
+/* A clean @err, and the socket open (on first use); 0 or -1. */
+static int nl_ready(struct mmb_nl_err *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->argi = -1;
+	err->off = -1;
+	return !sock && nl_open(err) ? -1 : 0;
+}
+
 /* Room in the socket for one large request (a batch); 0 or -1. */
 int mmb_nl_sndbuf(size_t size, struct mmb_nl_err *err)
 {
 	int v = size > INT_MAX / 2 ? INT_MAX / 2 : (int)size + 4096;
 
-	memset(err, 0, sizeof(*err));
-	err->argi = -1;
-	err->off = -1;
-	if (!sock && nl_open(err))
+	if (nl_ready(err))
 		return -1;
 	/* Past wmem_max needs CAP_NET_ADMIN, which changing rules needs anyway. */
 	if (setsockopt(mnl_socket_get_fd(sock), SOL_SOCKET, SO_SNDBUFFORCE, &v, sizeof(v)))
@@ -261,10 +267,7 @@ static mnl_cb_t ctl_cbs[NLMSG_MIN_TYPE] = {
 int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err)
 {
-	memset(err, 0, sizeof(*err));
-	err->argi = -1;
-	err->off = -1;
-	if (!sock && nl_open(err))
+	if (nl_ready(err))
 		return -1;
 	req->nlh->nlmsg_type = family_id;
 	return talk(req, cb, data, err, NULL);
@@ -317,10 +320,7 @@ int mmb_nl_dump(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 	bool intr = true;
 	size_t off;
 
-	memset(err, 0, sizeof(*err));
-	err->argi = -1;
-	err->off = -1;
-	if (!sock && nl_open(err))
+	if (nl_ready(err))
 		return -1;
 	req->nlh->nlmsg_type = family_id;
 	for (tries = 0; intr && tries < MMB_DUMP_TRIES; tries++) {
