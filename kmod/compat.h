@@ -24,21 +24,26 @@
 #endif
 
 /*
- * 6.2 added extack messages formatted into the ACK. Before, the message
- * names no field; the attribute it points at still does.
+ * 6.2 added extack messages formatted into the ACK. Before, a message must
+ * be static text: @msg, which says what @text says but names no field.
+ * (NL_SET_ERR_MSG_ATTR() takes literals only: rule.c's messages are
+ * static, but not literals here.)
  */
 #include <linux/netlink.h>
-static inline void mmb_err_structural(struct netlink_ext_ack *extack,
-				      const struct nlattr *attr, const char *name)
+static inline void mmb_nl_err_attr(struct netlink_ext_ack *extack, const struct nlattr *attr,
+				   const char *msg, const char *text)
 {
+	if (!extack)
+		return;
 #ifdef NL_SET_ERR_MSG_ATTR_FMT
-	NL_SET_ERR_MSG_ATTR_FMT(extack, attr,
-				"%s describes the packet's structure and cannot be rewritten",
-				name);
-#else
-	NL_SET_ERR_MSG_ATTR(extack, attr,
-			    "this field describes the packet's structure and cannot be rewritten");
+	if (text[0]) {
+		NL_SET_ERR_MSG_ATTR_FMT(extack, attr, "%s", text);
+		return;
+	}
 #endif
+	/* What NL_SET_ERR_MSG_ATTR() does for a literal; @msg is static too. */
+	extack->_msg = msg;
+	extack->bad_attr = attr;
 }
 
 /*

@@ -6,7 +6,8 @@
  */
 #include <net/tcp.h>
 
-#include "mmb.h"
+#include "pkt.h"
+#include "tcpopt.h"
 #include "../uapi/linux/mmb_fields.h"
 
 #define META(o, l, m)	.hdr = MMB_HDR_META, .hoff = (o), .len = (l), .mask = (m)
@@ -17,7 +18,6 @@
 #define OPT(kind)	.hdr = MMB_HDR_TCPOPT, .hoff = (kind)
 
 static struct mmb_field_info mmb_fields[__MMB_FIELD_MAX] __ro_after_init;
-u8 mmb_opt_kind_bits[256] __ro_after_init;
 
 struct mmb_layout {
 	u8 hdr, hoff, len;
@@ -131,9 +131,8 @@ void __init mmb_fields_init(void)
 		f->mask = mmb_layout[i].mask;
 		f->shift = f->mask ? __ffs(f->mask) : 0;
 		f->img = mmb_img_offset(f);
-		if (f->hdr == MMB_HDR_TCPOPT && f->hoff)
-			mmb_opt_kind_bits[f->hoff] = mmb_opt_bit(i);
 	}
+	mmb_tcpopt_init();
 }
 
 const struct mmb_field_info *mmb_field(unsigned int id)

@@ -8,6 +8,7 @@
 #include <linux/skbuff.h>
 
 #include "mmb.h"
+#include "rewrite.h"
 
 /* What drop monitors see of each cause (uapi/linux/mmb.h lists them). */
 static const enum skb_drop_reason mmb_drop_reasons[MMB_DROP_MAX] = {
@@ -49,7 +50,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		return RX_HANDLER_PASS;
 
 	md = rcu_dereference(skb->dev->rx_handler_data);
-	rs = rcu_dereference(md->mn->rules);
+	rs = mmb_rules_get(&md->mn->rules);
 	if (!rs || !mmb_ruleset_count(rs))
 		goto pass;
 	err = mmb_parse(skb, &pkt);

@@ -7,6 +7,7 @@
 #include <net/genetlink.h>
 
 #include "mmb.h"
+#include "test.h"
 
 unsigned int mmb_net_id __read_mostly;
 
@@ -17,16 +18,9 @@ struct mmb_test_points mmb_test_points;
 static int __net_init mmb_net_init(struct net *net)
 {
 	struct mmb_net *mn = mmb_pernet(net);
-	struct mmb_ruleset *rs = mmb_ruleset_create();
 
-	if (!rs)
-		return -ENOMEM;
 	INIT_LIST_HEAD(&mn->devs);
-	mutex_init(&mn->lock);
-	mn->next_handle = 1;
-	mmb_ruleset_live(rs, NULL);
-	rcu_assign_pointer(mn->rules, rs);
-	return 0;
+	return mmb_rules_init(&mn->rules);
 }
 
 static void __net_exit mmb_net_exit(struct net *net)
@@ -37,7 +31,7 @@ static void __net_exit mmb_net_exit(struct net *net)
 	mmb_dev_disable_all(mn);
 	rtnl_unlock();
 	/* No device can reach the rules any more. */
-	mmb_ruleset_destroy(rcu_dereference_protected(mn->rules, true));
+	mmb_rules_exit(&mn->rules);
 }
 
 static struct pernet_operations mmb_net_ops = {
@@ -52,7 +46,7 @@ static int __init mmb_init(void)
 	int err;
 
 	mmb_fields_init();
-	err = mmb_classify_init();
+	err = mmb_tables_init();
 	if (err)
 		return err;
 	err = register_pernet_subsys(&mmb_net_ops);
@@ -71,7 +65,7 @@ err_notifier:
 err_pernet:
 	unregister_pernet_subsys(&mmb_net_ops);
 err_classify:
-	mmb_classify_exit();
+	mmb_tables_exit();
 	return err;
 }
 
@@ -81,7 +75,7 @@ static void __exit mmb_exit(void)
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
 	rcu_barrier();		/* rules and entries freed with call_rcu */
-	mmb_classify_exit();
+	mmb_tables_exit();
 }
 
 module_init(mmb_init);

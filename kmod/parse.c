@@ -25,7 +25,7 @@
 #include <net/ipv6.h>
 #include <net/tcp.h>
 
-#include "mmb.h"
+#include "tcpopt.h"
 
 #define MMB_MAX_EXTHDRS 16
 
@@ -42,39 +42,6 @@ static int mmb_first_fragment(const struct mmb_pkt *pkt, u8 proto)
 	if (mmb_l4_known(proto) && !(pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_L4))
 		return -EBADMSG;
 	return 0;
-}
-
-/*
- * The TCP options into the image (see mmb.h): which named ones are there,
- * and MSS and window scale, read as mmb_tcp_opt_find() reads them.
- */
-static void mmb_parse_tcp_opts(const struct sk_buff *skb, struct mmb_pkt *pkt)
-{
-	unsigned int n = pkt->l7off - pkt->l4off - sizeof(struct tcphdr), i, len;
-	u8 buf[MAX_TCP_OPTION_SPACE] __uninitialized;
-	u8 *k = pkt->key.b, seen = 0, bit;
-	const u8 *o;
-
-	o = skb_header_pointer(skb, pkt->l4off + sizeof(struct tcphdr), n, buf);
-	if (!o)
-		return;
-	for (i = 0; (len = mmb_tcp_opt_len(o, i, n)); i += len) {
-		if (len == 1)
-			continue;	/* NOP */
-		bit = mmb_opt_kind_bits[o[i]];
-		if (bit & ~seen) {	/* the first of its kind */
-			if (o[i] == TCPOPT_MSS && len == TCPOLEN_MSS) {
-				k[MMB_IMG_MSS] = o[i + 2];
-				k[MMB_IMG_MSS + 1] = o[i + 3];
-				k[MMB_IMG_OPTV] |= MMB_OPTV_MSS;
-			} else if (o[i] == TCPOPT_WINDOW && len == TCPOLEN_WINDOW) {
-				k[MMB_IMG_WSCALE] = o[i + 2];
-				k[MMB_IMG_OPTV] |= MMB_OPTV_WSCALE;
-			}
-		}
-		seen |= bit | mmb_opt_bit(MMB_FIELD_TCP_OPT);
-	}
-	k[MMB_IMG_OPTS] = seen;
 }
 
 /*
@@ -112,7 +79,7 @@ static __always_inline void mmb_parse_l4(const struct sk_buff *skb,
 		memcpy(&pkt->key.b[MMB_IMG_L4_HI], h + 4, sizeof(struct tcphdr) - 4);
 		pkt->l7off = l7;
 		if (l7 > pkt->l4off + hlen)
-			mmb_parse_tcp_opts(skb, pkt);
+			mmb_tcpopt_image(skb, pkt);
 	} else {
 		/* UDP payload after its header, ICMP's after type/code/csum */
 		l7 = pkt->l4off + (proto == IPPROTO_UDP ? 8 : 4);
@@ -158,13 +125,64 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	return 0;
 }
 
-/* Walk the extension headers to the upper-layer protocol. */
+/*
+ * Walk the IPv6 extension headers from *@off to the upper-layer protocol,
+ * *@next at *@off. 0: go on to the L4 header; 1: a later fragment, which
+ * has none; -EBADMSG, -E2BIG: refused (see mmb_parse()).
+ */
+static int mmb_parse_exthdrs(const struct sk_buff *skb, struct mmb_pkt *pkt, u8 *next,
+			     unsigned int *off, bool *first)
+{
+	unsigned int n, len;
+
+	for (n = 0; ; n++) {
+		u8 eb[8] __uninitialized;
+		const u8 *eh;
+
+		if (*next != NEXTHDR_HOP && *next != NEXTHDR_ROUTING &&
+		    *next != NEXTHDR_DEST && *next != NEXTHDR_FRAGMENT &&
+		    *next != NEXTHDR_AUTH)
+			return 0;
+		if (n == MMB_MAX_EXTHDRS)
+			return -E2BIG;	/* its L4 header is beyond what rules see */
+		eh = *off + 8 <= pkt->end ? skb_header_pointer(skb, *off, 8, eb) : NULL;
+		if (!eh) {
+			if (*first)	/* RFC 7112: the whole chain comes first */
+				return -EBADMSG;
+			*next = NEXTHDR_NONE;	/* truncated chain */
+			return 0;
+		}
+		if (*next == NEXTHDR_FRAGMENT) {
+			unsigned int offset = get_unaligned_be16(eh + 2) & IP6_OFFSET;
+
+			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
+			if (offset) {
+				pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
+				pkt->key.b[MMB_IMG_L4PROTO] = eh[0];
+				pkt->l4off = *off + 8;
+				pkt->l7off = pkt->l4off;
+				/* Over a TCP header, as in IPv4. */
+				return offset == 8 && eh[0] == IPPROTO_TCP ? -EBADMSG : 1;
+			}
+			*first = true;
+			len = 8;
+		} else if (*next == NEXTHDR_AUTH) {
+			len = (eh[1] + 2) * 4;
+		} else {
+			len = (eh[1] + 1) * 8;
+		}
+		*next = eh[0];
+		*off += len;
+	}
+}
+
 static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
 {
 	struct ipv6hdr buf __uninitialized;
 	const struct ipv6hdr *ip6;
-	unsigned int off = sizeof(*ip6), n, len;
+	unsigned int off = sizeof(*ip6), len;
 	bool first = false;
+	int ret;
 	u8 next;
 
 	ip6 = skb_header_pointer(skb, 0, sizeof(buf), &buf);
@@ -183,46 +201,9 @@ static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	pkt->key.b[MMB_IMG_FAMILY] = 6;
 	memcpy(&pkt->key.b[MMB_IMG_IP6], ip6, sizeof(*ip6));
 	next = ip6->nexthdr;
-
-	for (n = 0; ; n++) {
-		u8 eb[8] __uninitialized;
-		const u8 *eh;
-
-		if (next != NEXTHDR_HOP && next != NEXTHDR_ROUTING &&
-		    next != NEXTHDR_DEST && next != NEXTHDR_FRAGMENT &&
-		    next != NEXTHDR_AUTH)
-			break;
-		if (n == MMB_MAX_EXTHDRS)
-			return -E2BIG;	/* its L4 header is beyond what rules see */
-		eh = off + 8 <= pkt->end ? skb_header_pointer(skb, off, 8, eb) : NULL;
-		if (!eh) {
-			if (first)	/* RFC 7112: the whole chain comes first */
-				return -EBADMSG;
-			next = NEXTHDR_NONE;	/* truncated chain */
-			break;
-		}
-		if (next == NEXTHDR_FRAGMENT) {
-			unsigned int offset = get_unaligned_be16(eh + 2) & IP6_OFFSET;
-
-			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
-			if (offset) {
-				pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
-				pkt->key.b[MMB_IMG_L4PROTO] = eh[0];
-				pkt->l4off = off + 8;
-				pkt->l7off = pkt->l4off;
-				/* Over a TCP header, as in IPv4. */
-				return offset == 8 && eh[0] == IPPROTO_TCP ? -EBADMSG : 0;
-			}
-			first = true;
-			len = 8;
-		} else if (next == NEXTHDR_AUTH) {
-			len = (eh[1] + 2) * 4;
-		} else {
-			len = (eh[1] + 1) * 8;
-		}
-		next = eh[0];
-		off += len;
-	}
+	ret = mmb_parse_exthdrs(skb, pkt, &next, &off, &first);
+	if (ret)
+		return ret < 0 ? ret : 0;
 	pkt->key.b[MMB_IMG_L4PROTO] = next;
 	pkt->l4off = min_t(unsigned int, off, pkt->end);
 	pkt->l7off = pkt->l4off;

@@ -1,8 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmb: "mod" targets. A field is rewritten as (bytes & ~mask) | value, one
- * aligned 16-bit word at a time; every word that changes is accounted for
- * in the checksums that cover it, whatever the skb's ip_summed:
+ * mmb: rewriting packets. The contract (rewrite.h): a packet's rewrites
+ * are applied in two phases on a view of the packet (struct mmb_pkt, its
+ * offsets and end) that every step keeps true: first the in-place ones,
+ * in rule order (mod targets, and through mmb_rewrite_field() a
+ * connection's per-direction values), then those that change the
+ * packet's length (TCP option add and strip, to come), which move the
+ * view's offsets as they move bytes.
+ *
+ * In place, a field is rewritten as (bytes & ~mask) | value, one aligned
+ * 16-bit word at a time; every word that changes is accounted for in the
+ * checksums that cover it, whatever the skb's ip_summed:
  *
  *   IPv4 header      the header checksum; addresses also the L4 pseudo-header
  *   IPv6 addresses   the L4 pseudo-header (TCP, UDP, ICMPv6)
@@ -32,7 +40,8 @@
 #include <net/checksum.h>
 #include <net/tcp.h>
 
-#include "mmb.h"
+#include "rewrite.h"
+#include "tcpopt.h"
 
 /* The L4 checksum field of a packet, and what it holds. */
 struct mmb_l4csum {
@@ -135,60 +144,16 @@ static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		mmb_csum_complete(skb, old, new);
 }
 
-/*
- * A TCP option of fixed size is rewritten in place, as an L4 header field
- * at the offset it has in this packet; @f describes it then. False if the
- * packet does not have the option, or has it with another size.
- */
-static bool mmb_mod_opt(const struct sk_buff *skb, const struct mmb_pkt *pkt,
-			struct mmb_field_info *f)
+/* The bits of a field's value, laid out as its bytes over [start, ...). */
+static void mmb_field_bytes(const struct mmb_field_info *f, unsigned int start,
+			    const u8 *value, unsigned int vlen, unsigned int plen,
+			    u8 *mask, u8 *val)
 {
-	u8 buf[MAX_TCP_OPTION_SPACE];
-	unsigned int off;
-	const u8 *data;
+	unsigned int i;
 
-	if (mmb_tcp_opt_find(skb, pkt, f->hoff, buf, &data, &off) != f->bits / 8)
-		return false;
-	f->hdr = MMB_HDR_L4;
-	f->hoff = off;
-	f->len = f->bits / 8;
-	f->mask = (1U << f->bits) - 1;
-	f->shift = 0;
-	return true;
-}
-
-static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
-		   const struct mmb_target *t, const u8 *value)
-{
-	const struct mmb_field_info *f = mmb_field(t->field);
-	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
-	struct mmb_field_info opt;
-	u8 mask[18] = {}, val[18] = {};
-	unsigned int i, base, start, end, writable;
-	u8 *h;
-
-	if (f->hdr == MMB_HDR_TCPOPT) {
-		opt = *f;
-		if (!mmb_mod_opt(skb, pkt, &opt))
-			return 0;
-		f = &opt;
-	}
-	base = f->hdr == MMB_HDR_L4 ? pkt->l4off : 0;
-	start = f->hoff & ~1U;
-	end = ALIGN(f->hoff + f->len, 2);
-
-	/* The field, the L4 checksum, and IPv4's header checksum for L3. */
-	writable = base + end;
-	if (c.off >= 0)
-		writable = max_t(unsigned int, writable, c.off + 2);
-	if (f->hdr == MMB_HDR_L3 && pkt->key.b[MMB_IMG_FAMILY] == 4)
-		writable = max_t(unsigned int, writable, (pkt->key.b[MMB_IMG_IP4] & 0xf) * 4);
-	if (skb_ensure_writable(skb, writable))
-		return -ENOMEM;
-	/* The field's bits and value, laid out over [start, end). */
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
-			unsigned int bits = clamp_t(int, t->plen - i * 8, 0, 8);
+			unsigned int bits = clamp_t(int, plen - i * 8, 0, 8);
 
 			mask[f->hoff - start + i] = bits ? 0xff << (8 - bits) : 0;
 			val[f->hoff - start + i] = value[i];
@@ -196,10 +161,10 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	} else {
 		u32 m = f->mask, v = 0;
 
-		for (i = 0; i < t->vlen; i++)
+		for (i = 0; i < vlen; i++)
 			v = v << 8 | value[i];
-		if (f->len == 4 && t->plen < 32)
-			m = t->plen ? ~0U << (32 - t->plen) : 0;
+		if (f->len == 4 && plen < 32)
+			m = plen ? ~0U << (32 - plen) : 0;
 		v <<= f->shift;
 		for (i = 0; i < f->len; i++) {
 			unsigned int sh = (f->len - 1 - i) * 8;
@@ -208,6 +173,52 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 			val[f->hoff - start + i] = v >> sh;
 		}
 	}
+}
+
+/*
+ * What a rewrite of @f needs writable: the field, the L4 checksum, and,
+ * for an IPv4 header field, the whole header with its checksum.
+ */
+static unsigned int mmb_writable(const struct mmb_field_info *f, const struct mmb_pkt *pkt,
+				 unsigned int end, const struct mmb_l4csum *c)
+{
+	unsigned int n = end;
+
+	if (c->off >= 0)
+		n = max_t(unsigned int, n, c->off + 2);
+	if (f->hdr == MMB_HDR_L3 && pkt->key.b[MMB_IMG_FAMILY] == 4)
+		n = max_t(unsigned int, n, (pkt->key.b[MMB_IMG_IP4] & 0xf) * 4);
+	return n;
+}
+
+/*
+ * Set field @field of @skb, which is not shared, to @value (@vlen bytes,
+ * @plen bits of it for an address prefix), keeping every checksum. A TCP
+ * option the packet lacks (or has with another size) is left alone. The
+ * per-field rewrite of mod targets, and of a connection's mappings.
+ */
+int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int field,
+		      const u8 *value, unsigned int vlen, unsigned int plen)
+{
+	const struct mmb_field_info *f = mmb_field(field);
+	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
+	u8 mask[18] = {}, val[18] = {};
+	unsigned int i, base, start, end;
+	struct mmb_field_info opt;
+	u8 *h;
+
+	if (f->hdr == MMB_HDR_TCPOPT) {
+		opt = *f;
+		if (!mmb_tcpopt_locate(skb, pkt, &opt))
+			return 0;
+		f = &opt;
+	}
+	base = f->hdr == MMB_HDR_L4 ? pkt->l4off : 0;
+	start = f->hoff & ~1U;
+	end = ALIGN(f->hoff + f->len, 2);
+	if (skb_ensure_writable(skb, mmb_writable(f, pkt, base + end, &c)))
+		return -ENOMEM;
+	mmb_field_bytes(f, start, value, vlen, plen, mask, val);
 	h = skb->data + base;
 	for (i = start; i < end; i += 2) {
 		__be16 old = get_unaligned((__be16 *)(h + i)), new;
@@ -227,9 +238,8 @@ static int mmb_mod(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	return 0;
 }
 
-/* Apply the mod targets of @rule to @skb, one skb, which is not shared. */
-int mmb_rewrite_rule(struct sk_buff *skb, const struct mmb_pkt *pkt,
-		     const struct mmb_rule *rule)
+/* The in-place targets of @rule on @skb, one skb, which is not shared. */
+int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_rule *rule)
 {
 	const struct mmb_target *t = mmb_rule_targets(rule);
 	unsigned int i;
@@ -238,7 +248,8 @@ int mmb_rewrite_rule(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	for (i = 0; i < rule->ntargets; i++) {
 		if (t[i].type != MMB_TARGET_MOD)
 			continue;
-		err = mmb_mod(skb, pkt, &t[i], mmb_target_value(rule, &t[i]));
+		err = mmb_rewrite_field(skb, pkt, t[i].field, mmb_target_value(rule, &t[i]),
+					t[i].vlen, t[i].plen);
 		if (err)
 			return err;
 	}
@@ -246,7 +257,12 @@ int mmb_rewrite_rule(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	return 0;
 }
 
-static int mmb_rewrite_one(struct sk_buff *skb, const struct mmb_pkt *pkt,
+/*
+ * Every rewrite of @v on one skb: the in-place ones of each rule, in rule
+ * order; the length-changing ones (none yet) would follow, on the view
+ * the first phase leaves.
+ */
+static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 			   const struct mmb_verdict *v)
 {
 	unsigned int i;
@@ -295,10 +311,10 @@ static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v
 }
 
 /*
- * Apply the rewrites of @v, in rule order, to @skb, which is not shared
- * (and to each segment of a fraglist GRO packet).
+ * Apply the rewrites of @v to @skb, which is not shared, and to each
+ * segment of a fraglist GRO packet; @pkt is its view, kept true.
  */
-int mmb_rewrite(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_verdict *v)
+int mmb_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_verdict *v)
 {
 	int err = mmb_rewrite_one(skb, pkt, v);
 

@@ -2,7 +2,9 @@
 /*
  * mmb: per-CPU packet counters of devices and rules.
  */
-#include "mmb.h"
+#include <linux/slab.h>
+
+#include "stats.h"
 
 void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st)
 {

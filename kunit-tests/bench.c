@@ -244,6 +244,7 @@ static void bench_rules_test(struct kunit *test)
 	struct tuple *tu = vcalloc(100001, sizeof(*tu));
 	struct mmb_pkt *img = vcalloc(NCOLD, sizeof(*img));
 	struct mmb_ruleset *rs;
+	struct mmb_rules *r;
 	unsigned int n = 0, k;
 	char what[40];
 	u64 t;
@@ -254,9 +255,8 @@ static void bench_rules_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, img);
 	prandom_seed_state(&b->rs, 1);
 	packets(test, b);
-	rs = mmb_ruleset_create();
-	KUNIT_ASSERT_NOT_NULL(test, rs);
-	mmb_ruleset_live(rs, NULL);	/* as single adds meet it */
+	r = mmbt_rules_new(test);	/* added to in place, as single adds are */
+	rs = mmbt_rs(r);
 	for (k = 0; k < ARRAY_SIZE(sizes); k++) {
 		/* As a batch of the rules up to this size hands out counters. */
 		struct mmb_stats_pool pool = { .want = sizes[k] - n };
@@ -268,7 +268,7 @@ static void bench_rules_test(struct kunit *test)
 
 			KUNIT_ASSERT_NOT_NULL(test, rule);
 			t1 = ktime_get_ns();
-			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+			KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 			tins += ktime_get_ns() - t1;
 		}
 		mmb_stats_pool_end(&pool);
@@ -294,16 +294,16 @@ static void bench_rules_test(struct kunit *test)
 
 		KUNIT_ASSERT_NOT_NULL(test, rule);
 		t = ktime_get_ns();
-		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 		kunit_info(test, "bench: one add at %u rules: %llu ns\n", n,
 			   ktime_get_ns() - t);
 		t = ktime_get_ns();
-		KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, mmb_ruleset_find(rs, n / 2)), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_remove(r, mmb_ruleset_find(rs, n / 2)), 0);
 		kunit_info(test, "bench: one delete at %u rules: %llu ns\n", n,
 			   ktime_get_ns() - t);
 	}
 	t = ktime_get_ns();
-	mmb_ruleset_destroy(rs);
+	mmbt_rules_done(test, r);
 	kunit_info(test, "bench: free %u rules: %llu us\n", n, (ktime_get_ns() - t) / 1000);
 	free_packets(b);
 	free_packets(h);
@@ -330,16 +330,12 @@ static void bench_masks_test(struct kunit *test)
 	packets(test, b);
 	for (k = 0; k < ARRAY_SIZE(counts) * ARRAY_SIZE(caches); k++) {
 		unsigned int cache = caches[k % ARRAY_SIZE(caches)];
-		struct mmb_ruleset *rs;
-		u32 h = 1;
+		struct mmb_rules *r;
 
 		/* The same rules each time: the cache is the only difference. */
 		prandom_seed_state(&b->rs, 3 + k / ARRAY_SIZE(caches));
 		mmb_cache_entries = cache;
-		rs = mmb_ruleset_create();
-
-		KUNIT_ASSERT_NOT_NULL(test, rs);
-		mmb_ruleset_live(rs, NULL);
+		r = mmbt_rules_new(test);
 		for (i = 0; i < counts[k / ARRAY_SIZE(caches)]; i++) {
 			for (j = 0; j < 16; j++) {
 				struct mmb_rule_spec *s = kzalloc(sizeof(*s), GFP_KERNEL);
@@ -357,14 +353,13 @@ static void bench_masks_test(struct kunit *test)
 				rule = mmb_rule_create(s, NULL, NULL);
 				kfree(s);
 				KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-				rule->handle = h++;
-				KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+				KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 			}
 		}
 		snprintf(what, sizeof(what), "%u masks x 16, cache %u",
 			 counts[k / ARRAY_SIZE(caches)], cache);
-		measure(test, b, rs, what);
-		mmb_ruleset_destroy(rs);
+		measure(test, b, mmbt_rs(r), what);
+		mmbt_rules_done(test, r);
 	}
 	mmb_cache_entries = saved;
 	free_packets(b);

@@ -13,6 +13,8 @@
 #include <net/tcp.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/tcpopt.h"
+#include "../kmod/test.h"
 #include "util.h"
 
 static struct mmb_match_spec mt(u16 field, u8 op, u32 v)
@@ -25,16 +27,6 @@ static struct mmb_match_spec mt(u16 field, u8 op, u32 v)
 	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
 		m.value[i] = v & 0xff;
 	return m;
-}
-
-/* A ruleset the datapath may see: its tables change under RCU rules. */
-static struct mmb_ruleset *live_ruleset(void)
-{
-	struct mmb_ruleset *rs = mmb_ruleset_create();
-
-	if (rs)
-		mmb_ruleset_live(rs, NULL);
-	return rs;
 }
 
 static const u8 v4a[4][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 10, 0, 1, 1 }, { 192, 0, 2, 9 } };
@@ -872,14 +864,15 @@ static void classify_differential_test(struct kunit *test)
 	struct rnd_state rnds;
 	struct diff_ctx *c;
 	struct mmb_ruleset *rs;
+	struct mmb_rules *r;
 	unsigned int i, j, valid = 0, agree = 0;
 	int ifindex = init_net.loopback_dev->ifindex;
 	u64 hits, misses;
 
 	c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
-	rs = live_ruleset();
+	r = mmbt_rules_new(test);
+	rs = mmbt_rs(r);
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	KUNIT_ASSERT_NOT_NULL(test, rs);
 	prandom_seed_state(&rnds, 0x6d6d62);
 
 	for (i = 0; i < NRULES; i++) {
@@ -895,10 +888,8 @@ static void classify_differential_test(struct kunit *test)
 		rule = mmb_rule_create(s, NULL, NULL);
 		if (IS_ERR(rule))
 			continue;	/* e.g. IPv4 and IPv6 fields together */
-		rule->handle = i + 1;
 		/* Half by the image their creation left, as netlink adds them. */
-		KUNIT_ASSERT_EQ(test, i % 2 ? mmb_ruleset_insert_image(rs, rule, &s->img) :
-				      mmb_ruleset_insert(rs, rule), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, i % 2 ? &s->img : NULL), 0);
 		c->rule[i] = rule;
 		valid++;
 	}
@@ -909,7 +900,7 @@ static void classify_differential_test(struct kunit *test)
 	for (i = 0; i < NRULES; i += 2) {
 		if (!c->rule[i])
 			continue;
-		KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, c->rule[i]), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_remove(r, c->rule[i]), 0);
 		c->rule[i] = NULL;
 	}
 	rcu_barrier();
@@ -919,7 +910,6 @@ static void classify_differential_test(struct kunit *test)
 		   valid, agree, hits, misses);
 	/* The small value space repeats images: the cache must have served. */
 	KUNIT_EXPECT_GT(test, hits, 100);
-	mmb_ruleset_destroy(rs);
 }
 
 /* One mask, thousands of entries: the table resizes many times. */
@@ -929,7 +919,8 @@ static void classify_many_test(struct kunit *test)
 {
 	struct mmb_rule **rules = kunit_kcalloc(test, NMANY, sizeof(*rules), GFP_KERNEL);
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_ruleset *rs = live_ruleset();
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_ruleset *rs = mmbt_rs(r);
 	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64 };
 	unsigned int i, round, hits;
 	struct mmb_verdict v;
@@ -937,7 +928,6 @@ static void classify_many_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, rules);
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, rs);
 	for (i = 0; i < NMANY; i++) {
 		s->nmatches = 3;
 		s->m[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000 + i);
@@ -948,8 +938,7 @@ static void classify_many_test(struct kunit *test)
 		s->t[0].rate = MMB_RATE_ALWAYS;
 		rules[i] = mmb_rule_create(s, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(rules[i]));
-		rules[i]->handle = i + 1;
-		KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rules[i]), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_insert(r, rules[i], NULL), 0);
 	}
 	for (round = 0; round < 2; round++) {
 		hits = 0;
@@ -978,13 +967,12 @@ static void classify_many_test(struct kunit *test)
 		KUNIT_EXPECT_GT(test, hits, 100);
 		/* Then delete every other rule and look again. */
 		for (i = 1; round == 0 && i < NMANY; i += 2) {
-			KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, rules[i]), 0);
+			KUNIT_ASSERT_EQ(test, mmbt_remove(r, rules[i]), 0);
 			rules[i] = NULL;
 		}
 		rcu_barrier();
 	}
 	KUNIT_EXPECT_EQ(test, mmb_ruleset_count(rs), NMANY / 2);
-	mmb_ruleset_destroy(rs);
 }
 
 /*
@@ -999,14 +987,14 @@ static void classify_entry_list_test(struct kunit *test)
 	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 1000,
 				   .dport = 53 };
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_ruleset *rs = live_ruleset();
+	struct mmb_rules *owner = mmbt_rules_new(test);
+	struct mmb_ruleset *rs = mmbt_rs(owner);
 	struct mmb_rule *r[4];
 	unsigned int i, drops = 0, accepts = 0;
 	struct mmb_verdict v;
 	struct mmb_pkt pkt;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
-	KUNIT_ASSERT_NOT_NULL(test, rs);
 	memcpy(d.saddr, v4a[0], 4);
 	memcpy(d.daddr, v4a[1], 4);
 	for (i = 0; i < ARRAY_SIZE(r); i++) {
@@ -1026,26 +1014,25 @@ static void classify_entry_list_test(struct kunit *test)
 		}
 		r[i] = mmb_rule_create(s, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r[i]));
-		r[i]->handle = i + 1;
 	}
 	/* accept + drop: simple. */
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, r[0]), 0);
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, r[1]), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(owner, r[0], NULL), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(owner, r[1], NULL), 0);
 	kfree_skb(classify_one(test, rs, &d, &pkt, &v));
 	KUNIT_EXPECT_TRUE(test, v.accept);
 	KUNIT_EXPECT_TRUE(test, v.drop);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[0]), 1);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[1]), 1);
 	/* A failing slow check: not counted, its drop not taken. */
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(rs, r[1]), 0);
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, r[3]), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(owner, r[1]), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(owner, r[3], NULL), 0);
 	kfree_skb(classify_one(test, rs, &d, &pkt, &v));
 	KUNIT_EXPECT_TRUE(test, v.accept);
 	KUNIT_EXPECT_FALSE(test, v.drop);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[0]), 2);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[3]), 0);
 	/* A 50% drop beside an accept. */
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, r[2]), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(owner, r[2], NULL), 0);
 	for (i = 0; i < 1000; i++) {
 		kfree_skb(classify_one(test, rs, &d, &pkt, &v));
 		drops += v.drop;
@@ -1058,7 +1045,6 @@ static void classify_entry_list_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rule_hits(r[0]), 1002);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[3]), 0);
 	rcu_barrier();
-	mmb_ruleset_destroy(rs);
 }
 
 /*
@@ -1090,9 +1076,8 @@ static void classify_spread_test(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	for (c = 0; c < ARRAY_SIZE(cases); c++) {
-		struct mmb_ruleset *rs = live_ruleset();
+		struct mmb_rules *r = mmbt_rules_new(test);
 
-		KUNIT_ASSERT_NOT_NULL(test, rs);
 		for (i = 0; i < NSPREAD; i++) {
 			struct mmb_rule *rule;
 
@@ -1103,15 +1088,13 @@ static void classify_spread_test(struct kunit *test)
 			s->t[0].rate = MMB_RATE_ALWAYS;
 			rule = mmb_rule_create(s, NULL, NULL);
 			KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-			rule->handle = i + 1;
-			KUNIT_ASSERT_EQ(test, mmb_ruleset_insert(rs, rule), 0);
+			KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 		}
-		KUNIT_ASSERT_EQ(test, mmb_ruleset_table(rs, 0, &info), 0);
+		KUNIT_ASSERT_EQ(test, mmbt_table(r, 0, &info), 0);
 		KUNIT_EXPECT_EQ_MSG(test, info.entries, NSPREAD, "%s", cases[c].what);
 		KUNIT_EXPECT_GE_MSG(test, info.buckets, NSPREAD / 2, "%s", cases[c].what);
 		KUNIT_EXPECT_LE_MSG(test, info.chain_max, 12, "%s: %u buckets",
 				    cases[c].what, info.buckets);
-		mmb_ruleset_destroy(rs);
 	}
 }
 
@@ -1119,9 +1102,16 @@ static void classify_spread_test(struct kunit *test)
 
 struct cache_ctx {
 	struct kunit *test;
+	struct mmb_rules *r;
 	struct mmb_ruleset *rs;
-	u32 next_handle;
 };
+
+static void cache_ctx_init(struct cache_ctx *c, struct kunit *test)
+{
+	c->test = test;
+	c->r = mmbt_rules_new(test);
+	c->rs = mmbt_rs(c->r);
+}
 
 static struct mmb_rule *cache_add(struct cache_ctx *c, struct mmb_match_spec *m,
 				  unsigned int n)
@@ -1137,8 +1127,7 @@ static struct mmb_rule *cache_add(struct cache_ctx *c, struct mmb_match_spec *m,
 	s->t[0].rate = MMB_RATE_ALWAYS;
 	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(c->test, IS_ERR(rule));
-	rule->handle = ++c->next_handle;
-	KUNIT_ASSERT_EQ(c->test, mmb_ruleset_insert(c->rs, rule), 0);
+	KUNIT_ASSERT_EQ(c->test, mmbt_insert(c->r, rule, NULL), 0);
 	return rule;
 }
 
@@ -1214,13 +1203,13 @@ static void cache_masks(struct cache_ctx *c)
  */
 static void classify_cache_test(struct kunit *test)
 {
-	struct cache_ctx c = { .test = test, .rs = live_ruleset() };
+	struct cache_ctx c;
 	struct mmb_match_spec m[2];
 	struct mmb_rule *r, *many[5];
 	unsigned int i;
 	u64 h, ms;
 
-	KUNIT_ASSERT_NOT_NULL(test, c.rs);
+	cache_ctx_init(&c, test);
 	/* Six masks, none matching the packet: no cache before the fourth. */
 	m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
 	cache_add(&c, m, 1);
@@ -1237,7 +1226,7 @@ static void classify_cache_test(struct kunit *test)
 	expect_classify(&c, false, true, true, __LINE__);
 	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
 	/* Its removal too. */
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(c.rs, r), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(c.r, r), 0);
 	expect_classify(&c, false, false, false, __LINE__);
 	expect_classify(&c, false, false, true, __LINE__);
 
@@ -1254,7 +1243,7 @@ static void classify_cache_test(struct kunit *test)
 	expect_classify(&c, true, false, true, __LINE__);
 	expect_classify(&c, false, true, true, __LINE__);
 	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
-	KUNIT_ASSERT_EQ(test, mmb_ruleset_remove(c.rs, r), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(c.r, r), 0);
 
 	/* Many rules in one table entry: cached, each judged and counted. */
 	for (i = 0; i < ARRAY_SIZE(many); i++) {
@@ -1279,7 +1268,6 @@ static void classify_cache_test(struct kunit *test)
 	expect_classify(&c, false, true, false, __LINE__);
 	KUNIT_EXPECT_EQ(test, rule_hits(r), 2);
 	rcu_barrier();
-	mmb_ruleset_destroy(c.rs);
 }
 
 /*
@@ -1324,7 +1312,7 @@ static void remove_in_window(struct cache_ctx *c, struct mmb_rule *r, bool drop_
 	window.hits = 0;
 	window.drop = false;
 	mmb_test_points.free = free_window_classify;
-	KUNIT_EXPECT_EQ_MSG(test, mmb_ruleset_remove(c->rs, r), 0, "line %u", line);
+	KUNIT_EXPECT_EQ_MSG(test, mmbt_remove(c->r, r), 0, "line %u", line);
 	mmb_test_points.free = NULL;
 	KUNIT_EXPECT_GT_MSG(test, window.calls, 0, "no free in the window, line %u", line);
 	KUNIT_EXPECT_EQ_MSG(test, window.hits, 0, "a packet took a stale cache entry, line %u",
@@ -1337,11 +1325,11 @@ static void remove_in_window(struct cache_ctx *c, struct mmb_rule *r, bool drop_
 
 static void classify_cache_free_order_test(struct kunit *test)
 {
-	struct cache_ctx c = { .test = test, .rs = live_ruleset() };
+	struct cache_ctx c;
 	struct mmb_match_spec m[2];
 	struct mmb_rule *a, *b;
 
-	KUNIT_ASSERT_NOT_NULL(test, c.rs);
+	cache_ctx_init(&c, test);
 	cache_masks(&c);
 
 	/* A table entry freed, its mask keeping another entry. */
@@ -1361,7 +1349,6 @@ static void classify_cache_free_order_test(struct kunit *test)
 	a = cache_add(&c, m, 2);
 	remove_in_window(&c, a, false, __LINE__);
 	rcu_barrier();
-	mmb_ruleset_destroy(c.rs);
 }
 
 /*
@@ -1384,9 +1371,9 @@ static void classify_cache_spread_test(struct kunit *test)
 	if (mmb_cache_entries != 4096)
 		kunit_skip(test, "cache_entries is not the default");
 	for (round = 0; round < 64; round++) {
-		struct cache_ctx c = { .test = test, .rs = live_ruleset() };
+		struct cache_ctx c;
 
-		KUNIT_ASSERT_NOT_NULL(test, c.rs);
+		cache_ctx_init(&c, test);
 		m[0] = mt(MMB_FIELD_IP_TTL, MMB_OP_EQ, 1);
 		cache_add(&c, m, 1);
 		m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
@@ -1419,7 +1406,7 @@ static void classify_cache_spread_test(struct kunit *test)
 		worst = max_t(unsigned int, worst, m1 - m0);
 		KUNIT_EXPECT_LE_MSG(test, m1 - m0, 100, "round %u", round);
 		rcu_barrier();
-		mmb_ruleset_destroy(c.rs);
+		mmbt_rules_done(test, c.r);
 	}
 	kunit_info(test, "most second-pass misses: %u of 1024\n", worst);
 }

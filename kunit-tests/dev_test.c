@@ -206,9 +206,7 @@ static void dev_unregister_detaches_test(struct kunit *test)
 static struct mmb_rule *dev_add_drop(struct kunit *test, u16 field, u32 value)
 {
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_net *mn = mmb_pernet(&init_net);
 	struct mmb_rule *rule;
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, s);
 	s->nmatches = 1;
@@ -222,21 +220,13 @@ static struct mmb_rule *dev_add_drop(struct kunit *test, u16 field, u32 value)
 	s->t[0].rate = MMB_RATE_ALWAYS;
 	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	mutex_lock(&mn->lock);
-	rule->handle = mn->next_handle++;
-	err = mmb_ruleset_insert(rcu_dereference_protected(mn->rules, true), rule);
-	mutex_unlock(&mn->lock);
-	KUNIT_ASSERT_EQ(test, err, 0);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(&mmb_pernet(&init_net)->rules, rule, NULL), 0);
 	return rule;
 }
 
 static void dev_del_rule(struct mmb_rule *rule)
 {
-	struct mmb_net *mn = mmb_pernet(&init_net);
-
-	mutex_lock(&mn->lock);
-	mmb_ruleset_remove(rcu_dereference_protected(mn->rules, true), rule);
-	mutex_unlock(&mn->lock);
+	mmbt_remove(&mmb_pernet(&init_net)->rules, rule);
 }
 
 /*

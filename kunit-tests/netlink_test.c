@@ -15,6 +15,7 @@
 #include <net/sock.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/test.h"
 #include "util.h"
 
 #define NLT_BUF		8192
@@ -226,21 +227,16 @@ static void nlt_close(struct nlt *t)
 	sock_release(t->sock);
 }
 
-static struct mmb_ruleset *nlt_rules_locked(void)
+/* The rules of the test's namespace. */
+static struct mmb_rules *nlt_owner(void)
 {
-	return rcu_dereference_protected(mmb_pernet(&init_net)->rules, true);
+	return &mmb_pernet(&init_net)->rules;
 }
 
-/* The rules of the test's namespace, as the datapath sees them. */
+/* Its ruleset, as the datapath sees it. */
 static struct mmb_ruleset *nlt_rules(void)
 {
-	struct mmb_net *mn = mmb_pernet(&init_net);
-	struct mmb_ruleset *rs;
-
-	mutex_lock(&mn->lock);
-	rs = nlt_rules_locked();
-	mutex_unlock(&mn->lock);
-	return rs;
+	return mmbt_rs(nlt_owner());
 }
 
 struct nlt_state {
@@ -251,14 +247,14 @@ struct nlt_state {
 
 static struct nlt_state nlt_state(void)
 {
-	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct mmb_rules *r = nlt_owner();
 	struct nlt_state s;
 
-	mutex_lock(&mn->lock);
-	s.rs = nlt_rules_locked();
+	mmb_rules_lock(r);
+	s.rs = mmb_rules_locked(r);
 	s.nrules = mmb_ruleset_count(s.rs);
-	s.next_handle = mn->next_handle;
-	mutex_unlock(&mn->lock);
+	s.next_handle = r->next_handle;
+	mmb_rules_unlock(r);
 	return s;
 }
 
@@ -381,15 +377,14 @@ static void netlink_add_del_test(struct kunit *test)
 /* At the test point "added": a del from another CPU frees the rule at once. */
 static void del_added(struct mmb_net *mn, u32 handle)
 {
-	struct mmb_ruleset *rs;
-	struct mmb_rule *rule;
+	struct mmb_txn txn;
 
-	mutex_lock(&mn->lock);
-	rs = rcu_dereference_protected(mn->rules, lockdep_is_held(&mn->lock));
-	rule = mmb_ruleset_find(rs, handle);
-	if (rule)
-		mmb_ruleset_remove(rs, rule);
-	mutex_unlock(&mn->lock);
+	if (mmb_txn_begin(&mn->rules, &txn, MMB_TXN_INPLACE))
+		return;
+	if (mmb_txn_del(&txn, handle))
+		mmb_txn_abort(&txn);
+	else
+		mmb_txn_commit(&txn);
 	rcu_barrier();		/* freed (and, with init_on_free, zeroed) */
 }
 
@@ -879,13 +874,13 @@ static void netlink_fuzz_test(struct kunit *test)
 		}
 	}
 	/* What was accepted is consistent: every rule sits in a table. */
-	mutex_lock(&mmb_pernet(&init_net)->lock);
-	rs = nlt_rules_locked();
+	mmb_rules_lock(nlt_owner());
+	rs = mmb_rules_locked(nlt_owner());
 	n = 0;
 	for (i = 0; !mmb_ruleset_table(rs, i, &info); i++)
 		n += info.rules;
 	KUNIT_EXPECT_EQ(test, n, mmb_ruleset_count(rs));
-	mutex_unlock(&mmb_pernet(&init_net)->lock);
+	mmb_rules_unlock(nlt_owner());
 	kunit_info(test, "%u corrupt batches refused, %u accepted", refused, ok);
 	/* Both outcomes happen: corruptions of values and padding pass. */
 	KUNIT_EXPECT_GT(test, refused, NFUZZ / 4);

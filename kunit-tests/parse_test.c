@@ -11,6 +11,7 @@
 #include <linux/tcp.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/tcp.h>
 
 #include "../kmod/mmb.h"
 #include "util.h"

@@ -15,6 +15,7 @@
 #include <net/udp.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/rewrite.h"
 #include "util.h"
 
 /* NOP, MSS 1460 (data at TCP offset 23: odd), NOP, window scale 7, NOPs */
@@ -527,7 +528,7 @@ static void rewrite_fraglist_test(struct kunit *test)
 static void rewrite_structural_refused_test(struct kunit *test)
 {
 	struct mmb_rule_spec *spec = kunit_kzalloc(test, sizeof(*spec), GFP_KERNEL);
-	struct netlink_ext_ack extack = {};
+	struct mmb_rule_err err;
 	struct mmb_rule *rule;
 	unsigned int f, refused = 0;
 
@@ -547,8 +548,8 @@ static void rewrite_structural_refused_test(struct kunit *test)
 		spec->t[0].field = f;
 		spec->t[0].plen = fi->bits;
 		spec->t[0].vlen = mmb_field_size(fi->bits);
-		extack._msg = NULL;
-		rule = mmb_rule_create(spec, NULL, &extack);
+		err.msg = NULL;
+		rule = mmb_rule_create(spec, NULL, &err);
 		if (!structural(f)) {
 			KUNIT_EXPECT_FALSE_MSG(test, IS_ERR(rule), "%s", fi->name);
 			if (!IS_ERR(rule))
@@ -557,10 +558,10 @@ static void rewrite_structural_refused_test(struct kunit *test)
 		}
 		refused++;
 		KUNIT_EXPECT_EQ_MSG(test, PTR_ERR_OR_ZERO(rule), -EINVAL, "%s", fi->name);
-		KUNIT_EXPECT_NOT_NULL_MSG(test, extack._msg, "%s", fi->name);
-		if (extack._msg)
-			KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(extack._msg, fi->name),
-						  "%s: \"%s\"", fi->name, extack._msg);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, err.msg, "%s", fi->name);
+		KUNIT_EXPECT_EQ_MSG(test, err.part, MMB_ERR_TARGET_FIELD, "%s", fi->name);
+		KUNIT_EXPECT_NOT_NULL_MSG(test, strstr(err.text, fi->name),
+					  "%s: \"%s\"", fi->name, err.text);
 	}
 	KUNIT_EXPECT_EQ(test, refused, 17);
 }

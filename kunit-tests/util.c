@@ -10,6 +10,7 @@
 #include <linux/udp.h>
 #include <net/ip.h>
 
+#include "../kmod/ruleset.h"
 #include "util.h"
 
 static netdev_tx_t mmbt_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -128,3 +129,82 @@ void mmbt_receive(struct sk_buff *skb)
 	netif_receive_skb(skb);
 	local_bh_enable();
 }
+
+/* Rules a test owns, as a namespace owns its own; freed at the test's end. */
+static void mmbt_rules_free(void *r)
+{
+	mmb_rules_exit(r);
+	kfree(r);
+}
+
+struct mmb_rules *mmbt_rules_new(struct kunit *test)
+{
+	struct mmb_rules *r = kzalloc(sizeof(*r), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_EQ(test, mmb_rules_init(r), 0);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmbt_rules_free, r), 0);
+	return r;
+}
+
+/* Free @r now rather than at the test's end. */
+void mmbt_rules_done(struct kunit *test, struct mmb_rules *r)
+{
+	kunit_release_action(test, mmbt_rules_free, r);
+}
+
+/* The ruleset of @r; one ruleset for as long as changes are made in place. */
+struct mmb_ruleset *mmbt_rs(struct mmb_rules *r)
+{
+	struct mmb_ruleset *rs;
+
+	mmb_rules_lock(r);
+	rs = mmb_rules_locked(r);
+	mmb_rules_unlock(r);
+	return rs;
+}
+
+/* Add @rule in place, as a single add does: it gets the next handle. */
+int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rule_image *img)
+{
+	struct mmb_txn txn;
+	int err;
+
+	err = mmb_txn_begin(r, &txn, MMB_TXN_INPLACE);
+	if (err)
+		return err;
+	err = mmb_txn_add(&txn, rule, img);
+	if (err)
+		mmb_txn_abort(&txn);
+	else
+		mmb_txn_commit(&txn);
+	return err;
+}
+
+/* Delete @rule in place, as a single del does. */
+int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule)
+{
+	struct mmb_txn txn;
+	int err;
+
+	err = mmb_txn_begin(r, &txn, MMB_TXN_INPLACE);
+	if (err)
+		return err;
+	err = mmb_txn_del(&txn, rule->handle);
+	if (err)
+		mmb_txn_abort(&txn);
+	else
+		mmb_txn_commit(&txn);
+	return err;
+}
+
+int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info)
+{
+	int err;
+
+	mmb_rules_lock(r);
+	err = mmb_ruleset_table(mmb_rules_locked(r), index, info);
+	mmb_rules_unlock(r);
+	return err;
+}
+

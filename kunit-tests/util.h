@@ -39,4 +39,17 @@ struct sk_buff *mmbt_pkt_chain6(struct net_device *dev, unsigned int n);
 struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
 
+struct mmb_rules;
+struct mmb_ruleset;
+struct mmb_rule;
+struct mmb_rule_image;
+struct mmb_table_info;
+
+struct mmb_rules *mmbt_rules_new(struct kunit *test);
+void mmbt_rules_done(struct kunit *test, struct mmb_rules *r);
+struct mmb_ruleset *mmbt_rs(struct mmb_rules *r);
+int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rule_image *img);
+int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule);
+int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
+
 #endif /* _MMB_KUNIT_UTIL_H */

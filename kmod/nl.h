@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: what the two files of the generic netlink family share: netlink.c
+ * (the family, devices) and nlrule.c (rules and tables). Both translate
+ * messages into calls and answers; they hold no state of their own.
+ */
+#ifndef _MMB_NL_H
+#define _MMB_NL_H
+
+#include <net/genetlink.h>
+
+#include "mmb.h"
+
+extern struct genl_family mmb_genl_family;
+
+/* Where a dump goes on: index of the next device or table, handle of the next rule. */
+struct mmb_nl_dump_ctx {
+	u64 next;
+};
+
+void *mmb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
+		      unsigned long gen);
+int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
+		     struct mmb_pcpu_drops __percpu *drops);
+int mmb_nla_nested(struct nlattr **tb, int maxtype, const struct nlattr *nla,
+		   struct netlink_ext_ack *extack);
+
+extern const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1];
+extern const struct nla_policy mmb_batch_policy[MMB_A_OP + 1];
+int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
+#endif /* _MMB_NL_H */

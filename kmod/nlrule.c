@@ -1,0 +1,627 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the rule and table commands of the generic netlink family. Rules
+ * as netlink carries them become specs (struct mmb_rule_spec) and, checked
+ * and compiled by rule.c, rules; each command is one transaction of the
+ * namespace's rules (ruleset.c). Where a refused rule came from stays on
+ * this side (struct mmb_nl_where): rule.c says which match or target, and
+ * the extended ACK points at its attribute.
+ */
+#include <net/sock.h>
+
+#include "nl.h"
+#include "test.h"
+
+static const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
+	[MMB_MATCH_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
+	[MMB_MATCH_A_OP]	= NLA_POLICY_MAX(NLA_U8, MMB_OP_MAX),
+	[MMB_MATCH_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_PAYLOAD_MAX },
+	[MMB_MATCH_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
+	[MMB_MATCH_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
+};
+
+/* Not const: 6.1's policy takes a plain pointer. */
+static struct netlink_range_validation mmb_rate_range = {
+	.min = 1,
+	.max = MMB_RATE_ALWAYS,
+};
+
+static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
+	[MMB_TARGET_A_TYPE]	= NLA_POLICY_MAX(NLA_U8, MMB_TARGET_MAX),
+	[MMB_TARGET_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
+	[MMB_TARGET_A_VALUE]	= { .type = NLA_BINARY, .len = 16 },
+	[MMB_TARGET_A_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_rate_range),
+};
+
+static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
+	[MMB_RULE_A_HANDLE]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[MMB_RULE_A_MATCHES]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
+	[MMB_RULE_A_TARGETS]	= NLA_POLICY_NESTED_ARRAY(mmb_target_policy),
+};
+
+const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
+	[MMB_A_RULE]		= NLA_POLICY_NESTED(mmb_rule_policy),
+};
+
+static const struct nla_policy mmb_batch_op_policy[MMB_BATCH_A_MAX + 1] = {
+	[MMB_BATCH_A_CMD]	= NLA_POLICY_RANGE(NLA_U8, MMB_CMD_RULE_ADD,
+						   MMB_CMD_RULE_FLUSH),
+	[MMB_BATCH_A_RULE]	= NLA_POLICY_NESTED(mmb_rule_policy),
+};
+
+const struct nla_policy mmb_batch_policy[MMB_A_OP + 1] = {
+	[MMB_A_OP]		= NLA_POLICY_NESTED(mmb_batch_op_policy),
+};
+
+/*
+ * The generic netlink core validates a request against its command's
+ * policy before the handler runs, nested attributes included: each
+ * NLA_POLICY_NESTED and NLA_POLICY_NESTED_ARRAY is followed down with its
+ * own policy, strictly. The handlers then only index nested attributes
+ * (the NULL policy), instead of validating every level once more for each
+ * level above it. Every command that reaches these handlers has a policy
+ * in mmb_genl_ops.
+ */
+int mmb_nla_nested(struct nlattr **tb, int maxtype, const struct nlattr *nla,
+		   struct netlink_ext_ack *extack)
+{
+	return nla_parse_nested(tb, maxtype, nla, NULL, extack);
+}
+
+/* Where each part of a rule being added came from, for its errors. */
+struct mmb_nl_where {
+	const struct nlattr *m[MMB_MAX_MATCHES];	/* a match */
+	const struct nlattr *mv[MMB_MAX_MATCHES];	/* its value */
+	const struct nlattr *t[MMB_MAX_TARGETS];	/* a target */
+	const struct nlattr *tf[MMB_MAX_TARGETS];	/* its field */
+	const struct nlattr *tv[MMB_MAX_TARGETS];	/* its value */
+};
+
+/* A rule being added: its spec and where its parts came from. */
+struct mmb_nl_rule {
+	struct mmb_rule_spec spec;
+	struct mmb_nl_where at;
+};
+
+/* Point the extended ACK at what @err says is wrong. */
+static void mmb_nl_rule_err(struct netlink_ext_ack *extack, const struct mmb_nl_where *at,
+			    const struct mmb_rule_err *err)
+{
+	const struct nlattr *attr = NULL;
+
+	switch (err->part) {
+	case MMB_ERR_MATCH:
+		attr = at->m[err->index];
+		break;
+	case MMB_ERR_MATCH_VALUE:
+		attr = at->mv[err->index];
+		break;
+	case MMB_ERR_TARGET:
+		attr = at->t[err->index];
+		break;
+	case MMB_ERR_TARGET_FIELD:
+		attr = at->tf[err->index];
+		break;
+	case MMB_ERR_TARGET_VALUE:
+		attr = at->tv[err->index];
+		break;
+	}
+	mmb_nl_err_attr(extack, attr, err->msg, err->text);
+}
+
+static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
+			      unsigned int i, struct netlink_ext_ack *extack)
+{
+	struct mmb_match_spec *m = &r->spec.m[i];
+	struct nlattr *tb[MMB_MATCH_A_MAX + 1];
+	const struct mmb_field_info *f;
+	int err;
+
+	err = mmb_nla_nested(tb, MMB_MATCH_A_MAX, attr, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_MATCH_A_FIELD))
+		return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	r->at.m[i] = attr;
+	r->at.mv[i] = tb[MMB_MATCH_A_VALUE] ?: attr;
+	m->field = nla_get_u16(tb[MMB_MATCH_A_FIELD]);
+	f = mmb_field(m->field);
+	m->op = tb[MMB_MATCH_A_OP] ? nla_get_u8(tb[MMB_MATCH_A_OP]) : MMB_OP_EQ;
+	m->plen = tb[MMB_MATCH_A_PREFIX] ? nla_get_u8(tb[MMB_MATCH_A_PREFIX]) : f->bits;
+	if (tb[MMB_MATCH_A_KIND]) {
+		if (m->field != MMB_FIELD_TCP_OPT) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_KIND],
+					    "an option kind is for tcp-opt only");
+			return -EINVAL;
+		}
+		m->kind = nla_get_u8(tb[MMB_MATCH_A_KIND]);
+	}
+	if (tb[MMB_MATCH_A_VALUE]) {
+		m->vlen = nla_len(tb[MMB_MATCH_A_VALUE]);
+		memcpy(m->value, nla_data(tb[MMB_MATCH_A_VALUE]), m->vlen);
+	} else if (m->field != MMB_FIELD_ALL && f->hdr != MMB_HDR_TCPOPT) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "match has no value");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
+			       unsigned int i, struct netlink_ext_ack *extack)
+{
+	struct mmb_target_spec *t = &r->spec.t[i];
+	struct nlattr *tb[MMB_TARGET_A_MAX + 1];
+	int err;
+
+	err = mmb_nla_nested(tb, MMB_TARGET_A_MAX, attr, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_TYPE))
+		return -EINVAL;
+	memset(t, 0, sizeof(*t));
+	r->at.t[i] = attr;
+	r->at.tf[i] = tb[MMB_TARGET_A_FIELD] ?: attr;
+	r->at.tv[i] = tb[MMB_TARGET_A_VALUE] ?: attr;
+	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
+	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
+					  MMB_RATE_ALWAYS;
+	if (t->type != MMB_TARGET_MOD)
+		return 0;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD) ||
+	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
+		return -EINVAL;
+	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
+	t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
+	memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);
+	t->plen = mmb_field(t->field)->bits;
+	if (tb[MMB_TARGET_A_RATE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_nl_rule *r,
+			     struct netlink_ext_ack *extack)
+{
+	struct mmb_rule_spec *spec = &r->spec;
+	const struct nlattr *a;
+	int rem, err;
+
+	nla_for_each_nested(a, tb[MMB_RULE_A_MATCHES], rem) {
+		if (spec->nmatches == MMB_MAX_MATCHES) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "more than 32 matches");
+			return -E2BIG;
+		}
+		err = mmb_nl_parse_match(a, r, spec->nmatches++, extack);
+		if (err)
+			return err;
+	}
+	/* The policy skips what follows a broken element; a rule must not. */
+	if (rem > 0) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "match overruns the list of matches");
+		return -EINVAL;
+	}
+	nla_for_each_nested(a, tb[MMB_RULE_A_TARGETS], rem) {
+		if (spec->ntargets == MMB_MAX_TARGETS) {
+			NL_SET_ERR_MSG_ATTR(extack, a, "more than 16 targets");
+			return -E2BIG;
+		}
+		err = mmb_nl_parse_target(a, r, spec->ntargets++, extack);
+		if (err)
+			return err;
+	}
+	if (rem > 0) {
+		NL_SET_ERR_MSG_ATTR(extack, a, "target overruns the list of targets");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * A new rule from the attributes of an add (@tb, of the nest @attr); the
+ * handle comes with its transaction. r->spec.img holds its mask and key.
+ */
+static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr **tb,
+					struct mmb_nl_rule *r, struct mmb_stats_pool *pool,
+					struct netlink_ext_ack *extack)
+{
+	struct mmb_rule_err err;
+	struct mmb_rule *rule;
+	int ret;
+
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_RULE_A_MATCHES) ||
+	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_RULE_A_TARGETS))
+		return ERR_PTR(-EINVAL);
+	if (tb[MMB_RULE_A_HANDLE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_HANDLE],
+				    "handles are chosen by the kernel");
+		return ERR_PTR(-EINVAL);
+	}
+	/* Only what is parsed is cleared: a batch parses 100k of these. */
+	r->spec.nmatches = 0;
+	r->spec.ntargets = 0;
+	ret = mmb_nl_parse_rule(tb, r, extack);
+	if (ret)
+		return ERR_PTR(ret);
+	err.msg = NULL;
+	rule = mmb_rule_create(&r->spec, pool, &err);
+	if (IS_ERR(rule) && err.msg)
+		mmb_nl_rule_err(extack, &r->at, &err);
+	return rule;
+}
+
+static int mmb_nl_rule_attrs(struct genl_info *info, struct nlattr **tb)
+{
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_RULE))
+		return -EINVAL;
+	return mmb_nla_nested(tb, MMB_RULE_A_MAX, info->attrs[MMB_A_RULE], info->extack);
+}
+
+/* Add the rule, in place, and answer with its handle. */
+static int mmb_nl_rule_insert(struct mmb_net *mn, struct mmb_rule *rule,
+			      const struct mmb_rule_image *img, struct sk_buff *reply,
+			      struct nlattr *nest)
+{
+	struct mmb_txn txn;
+	u32 handle;
+	int err;
+
+	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_INPLACE);
+	if (err)
+		return err;
+	err = mmb_txn_add(&txn, rule, img);
+	/* Once published, the rule is the ruleset's: a del may free it. */
+	handle = rule->handle;
+	if (err) {
+		mmb_txn_abort(&txn);
+		return err;
+	}
+	mmb_txn_commit(&txn);
+	mmb_test_added(mn, handle);
+	nla_put_u32(reply, MMB_RULE_A_HANDLE, handle);
+	nla_nest_end(reply, nest);
+	return 0;
+}
+
+int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct nlattr *tb[MMB_RULE_A_MAX + 1];
+	struct mmb_nl_rule *r;
+	struct mmb_rule *rule;
+	struct sk_buff *reply;
+	struct nlattr *nest;
+	void *hdr;
+	int err;
+
+	err = mmb_nl_rule_attrs(info, tb);
+	if (err)
+		return err;
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, r, NULL, info->extack);
+	if (IS_ERR(rule)) {
+		err = PTR_ERR(rule);
+		goto err_spec;
+	}
+	/* Everything that can fail after the rule is published, first. */
+	err = -ENOMEM;
+	reply = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!reply)
+		goto err_rule;
+	hdr = genlmsg_put_reply(reply, info, &mmb_genl_family, 0, MMB_CMD_RULE_ADD);
+	nest = hdr ? nla_nest_start(reply, MMB_A_RULE) : NULL;
+	if (!nest)
+		goto err_reply;
+	err = mmb_nl_rule_insert(mn, rule, &r->spec.img, reply, nest);
+	if (err)
+		goto err_reply;
+	kfree(r);
+	genlmsg_end(reply, hdr);
+	return genlmsg_reply(reply, info);
+
+err_reply:
+	nlmsg_free(reply);
+err_rule:
+	mmb_rule_free(rule);
+err_spec:
+	kfree(r);
+	return err;
+}
+
+/* Delete the rule of @attr (a handle) in @txn, or say there is none. */
+static int mmb_nl_txn_del(struct mmb_txn *txn, const struct nlattr *attr,
+			  struct netlink_ext_ack *extack)
+{
+	int err = mmb_txn_del(txn, nla_get_u32(attr));
+
+	if (err == -ENOENT)
+		NL_SET_ERR_MSG_ATTR(extack, attr, "no rule with this handle");
+	return err;
+}
+
+int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct nlattr *tb[MMB_RULE_A_MAX + 1];
+	struct mmb_txn txn;
+	int err;
+
+	err = mmb_nl_rule_attrs(info, tb);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[MMB_A_RULE], tb,
+			      MMB_RULE_A_HANDLE))
+		return -EINVAL;
+	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_INPLACE);
+	if (err)
+		return err;
+	err = mmb_nl_txn_del(&txn, tb[MMB_RULE_A_HANDLE], info->extack);
+	if (err)
+		mmb_txn_abort(&txn);
+	else
+		mmb_txn_commit(&txn);
+	return err;
+}
+
+int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct mmb_txn txn;
+	int err;
+
+	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_EMPTY);
+	if (!err)
+		mmb_txn_commit(&txn);
+	return err;
+}
+
+/* One operation of a batch, in its transaction @txn. */
+static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
+			   struct mmb_nl_rule *r, struct mmb_stats_pool *pool,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MMB_BATCH_A_MAX + 1], *rtb[MMB_RULE_A_MAX + 1];
+	struct mmb_rule *rule;
+	u8 cmd;
+	int err;
+
+	err = mmb_nla_nested(tb, MMB_BATCH_A_MAX, op, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_CMD))
+		return -EINVAL;
+	cmd = nla_get_u8(tb[MMB_BATCH_A_CMD]);
+	if (cmd == MMB_CMD_RULE_FLUSH)
+		return mmb_txn_flush(txn);
+	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_RULE))
+		return -EINVAL;
+	err = mmb_nla_nested(rtb, MMB_RULE_A_MAX, tb[MMB_BATCH_A_RULE], extack);
+	if (err)
+		return err;
+	if (cmd == MMB_CMD_RULE_DEL) {
+		if (NL_REQ_ATTR_CHECK(extack, tb[MMB_BATCH_A_RULE], rtb, MMB_RULE_A_HANDLE))
+			return -EINVAL;
+		return mmb_nl_txn_del(txn, rtb[MMB_RULE_A_HANDLE], extack);
+	}
+	rule = mmb_nl_rule_new(tb[MMB_BATCH_A_RULE], rtb, r, pool, extack);
+	if (IS_ERR(rule))
+		return PTR_ERR(rule);
+	err = mmb_txn_add(txn, rule, &r->spec.img);
+	if (err)
+		mmb_rule_free(rule);
+	return err;
+}
+
+int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct mmb_stats_pool pool = {};
+	struct mmb_nl_rule *r;
+	struct mmb_txn txn;
+	int rem, len, err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_OP))
+		return -EINVAL;
+	r = kmalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	/* info->attrs keeps one MMB_A_OP; the message holds them all. */
+	len = genlmsg_len(info->genlhdr);
+	nla_for_each_attr(op, ops, len, rem)
+		pool.want++;
+	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_COPY);
+	if (err)
+		goto out;
+	nla_for_each_attr(op, ops, len, rem) {
+		if (nla_type(op) != MMB_A_OP)
+			continue;
+		err = mmb_nl_batch_op(op, &txn, r, &pool, info->extack);
+		if (err)
+			break;
+		cond_resched();
+	}
+	if (err)
+		mmb_txn_abort(&txn);
+	else
+		mmb_txn_commit(&txn);
+out:
+	mmb_stats_pool_end(&pool);
+	kfree(r);
+	return err;
+}
+
+static int mmb_nl_put_value(struct sk_buff *skb, int type, const u8 *v,
+			    unsigned int len)
+{
+	return len ? nla_put(skb, type, len, v) : 0;
+}
+
+static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i;
+
+	list = nla_nest_start(skb, MMB_RULE_A_MATCHES);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->nmatches; i++) {
+		const struct mmb_match *m = &rule->m[i];
+
+		nest = nla_nest_start(skb, i + 1);
+		if (!nest ||
+		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
+		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
+		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, mmb_match_value(rule, m),
+				     m->vlen) ||
+		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
+		    (m->plen != mmb_field(m->field)->bits &&
+		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i;
+
+	list = nla_nest_start(skb, MMB_RULE_A_TARGETS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->ntargets; i++) {
+		const struct mmb_target *t = &mmb_rule_targets(rule)[i];
+
+		nest = nla_nest_start(skb, i + 1);
+		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, t->type))
+			return -EMSGSIZE;
+		if (t->type == MMB_TARGET_DROP && t->rate != MMB_RATE_ALWAYS &&
+		    nla_put_u32(skb, MMB_TARGET_A_RATE, t->rate))
+			return -EMSGSIZE;
+		if (t->type == MMB_TARGET_MOD &&
+		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
+		     mmb_nl_put_value(skb, MMB_TARGET_A_VALUE, mmb_target_value(rule, t),
+				      t->vlen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
+			    struct netlink_callback *cb, unsigned long gen)
+{
+	void *hdr = mmb_nl_dump_put(skb, cb, MMB_CMD_RULE_GET, gen);
+	struct nlattr *nest;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MMB_A_RULE);
+	if (!nest ||
+	    nla_put_u32(skb, MMB_RULE_A_HANDLE, rule->handle) ||
+	    mmb_nl_put_matches(skb, rule) ||
+	    mmb_nl_put_targets(skb, rule) ||
+	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
+	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_ruleset *rs;
+	struct mmb_rule *rule;
+	u32 handle;
+
+	mmb_rules_lock(&mn->rules);
+	rs = mmb_rules_locked(&mn->rules);
+	while (ctx->next <= U32_MAX) {
+		handle = max_t(u64, ctx->next, 1);
+		rule = mmb_ruleset_next(rs, &handle);
+		if (!rule || mmb_nl_rule_fill(skb, rule, cb, mmb_ruleset_gen(rs)))
+			break;
+		ctx->next = (u64)handle + 1;
+	}
+	mmb_rules_unlock(&mn->rules);
+	return skb->len;
+}
+
+/* The fields of a mask: the == matches of a rule that has it. */
+static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule)
+{
+	struct nlattr *list, *nest;
+	unsigned int i, n = 0;
+
+	list = nla_nest_start(skb, MMB_TABLE_A_FIELDS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < rule->nmatches; i++) {
+		const struct mmb_match *m = &rule->m[i];
+
+		if (rule->slow & BIT(i) || m->field == MMB_FIELD_ALL)
+			continue;
+		nest = nla_nest_start(skb, ++n);
+		if (!nest || nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
+		    (m->plen != mmb_field(m->field)->bits &&
+		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
+			     const struct mmb_table_info *info,
+			     struct netlink_callback *cb, unsigned long gen)
+{
+	void *hdr = mmb_nl_dump_put(skb, cb, MMB_CMD_TABLE_GET, gen);
+	struct nlattr *nest;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, MMB_A_TABLE);
+	if (!nest ||
+	    nla_put_u32(skb, MMB_TABLE_A_INDEX, index) ||
+	    (info->first && mmb_nl_put_mask_fields(skb, info->first)) ||
+	    nla_put_u32(skb, MMB_TABLE_A_ENTRIES, info->entries) ||
+	    nla_put_u32(skb, MMB_TABLE_A_RULES, info->rules) ||
+	    nla_put_u32(skb, MMB_TABLE_A_BUCKETS, info->buckets) ||
+	    nla_put_u32(skb, MMB_TABLE_A_CHAIN_MAX, info->chain_max) ||
+	    nla_put_u64_64bit(skb, MMB_TABLE_A_HITS, info->hits, MMB_TABLE_A_PAD)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
+	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	struct mmb_table_info info;
+	struct mmb_ruleset *rs;
+
+	mmb_rules_lock(&mn->rules);
+	rs = mmb_rules_locked(&mn->rules);
+	while (!mmb_ruleset_table(rs, ctx->next, &info) &&
+	       !mmb_nl_table_fill(skb, ctx->next, &info, cb, mmb_ruleset_gen(rs)))
+		ctx->next++;
+	mmb_rules_unlock(&mn->rules);
+	return skb->len;
+}

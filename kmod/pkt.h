@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: a parsed packet, its canonical header image (parse.c), and the
+ * fields rules name in it (field.c).
+ */
+#ifndef _MMB_PKT_H
+#define _MMB_PKT_H
+
+#include <linux/skbuff.h>
+
+#include "compat.h"
+#include "../uapi/linux/mmb.h"
+
+/*
+ * The canonical header image of a packet: fixed offsets whatever the IP
+ * options, IPv6 extension headers and TCP options. Rule masks and keys
+ * refer to it; it is compared in 16-byte chunks of two u64 words.
+ *
+ *   0  family (4 or 6)      1  L4 protocol       2  MMB_KF_* flags
+ *   3  TCP window scale (its option's value, if of its size)
+ *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
+ *   8  ingress ifindex (big endian)
+ *  12  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
+ *      named one, the last bit for any option at all
+ *  13  MMB_OPTV_* (which option values of 3 and 14 are there)
+ *  14  TCP MSS (its option's value, if of its size)
+ *  20  IPv4 header bytes 0-19 (addresses in chunk 2)
+ *  24  IPv6 header bytes 0-39 (addresses in chunks 2 and 3)
+ *  64  L4 header bytes 4-19
+ *
+ * TCP options in the image follow the slow path's reading of them
+ * (tcpopt.c): the first option of a kind counts, a malformed one ends the
+ * list. Then "tcp-opt-mss 1460" or "! tcp-opt-sackp" is a key in
+ * a table like any other field.
+ */
+#define MMB_KEY_CHUNKS		5
+#define MMB_IMG_FAMILY		0
+#define MMB_IMG_L4PROTO		1
+#define MMB_IMG_FLAGS		2
+#define MMB_IMG_WSCALE		3
+#define MMB_IMG_L4_LO		4
+#define MMB_IMG_IFINDEX		8
+#define MMB_IMG_OPTS		12
+#define MMB_IMG_OPTV		13
+#define MMB_IMG_MSS		14
+#define MMB_IMG_IP4		20
+#define MMB_IMG_IP6		24
+#define MMB_IMG_L4_HI		64
+
+#define MMB_KF_L4		0x01	/* the whole fixed L4 header is there */
+#define MMB_KF_FRAG		0x02	/* an IP fragment */
+#define MMB_KF_LATER		0x04	/* a fragment other than the first */
+
+#define MMB_OPTV_MSS		0x01	/* the MSS option has its 2 bytes */
+#define MMB_OPTV_WSCALE		0x02	/* the window scale its byte */
+
+struct mmb_chunk {
+	u64 w[2];
+};
+
+struct mmb_key {
+	union {
+		struct mmb_chunk c[MMB_KEY_CHUNKS];
+		u8 b[MMB_KEY_CHUNKS * 16];
+	};
+};
+
+/*
+ * A parsed packet; offsets count from the network header (skb->data), in
+ * 32 bits: a BIG TCP packet is longer than 64 KiB.
+ */
+struct mmb_pkt {
+	struct mmb_key key;
+	u32 l4off;		/* L4 header */
+	u32 l7off;		/* L4 payload (after TCP options, UDP, ICMP) */
+	u32 end;		/* end of the IP packet */
+};
+
+int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);
+
+/* Where a field lives: in the header (for rewrites) and in the image. */
+/* MMB_HDR_TCPOPT: an option's data; hoff is its kind. */
+enum {
+	MMB_HDR_NONE, MMB_HDR_META, MMB_HDR_L3, MMB_HDR_L4, MMB_HDR_PAYLOAD,
+	MMB_HDR_TCPOPT,
+};
+
+struct mmb_field_info {
+	const char *name;
+	u8 family;		/* 0, 4 or 6 */
+	u8 l4;			/* 0 or the IP protocol of its header */
+	u8 bits;		/* 0: byte string */
+	u8 flags;		/* MMB_FIELD_F_* */
+	u8 hdr;			/* MMB_HDR_* */
+	u8 hoff;		/* byte offset in that header */
+	u8 len;			/* bytes spanned: 1, 2, 3, 4 or 16 */
+	u8 shift;		/* value = (bytes & mask) >> shift */
+	u32 mask;		/* bits of the bytes (len <= 4) */
+	u8 img;			/* image offset of the first byte */
+};
+
+void __init mmb_fields_init(void);
+const struct mmb_field_info *mmb_field(unsigned int id);
+u32 mmb_img_read(const struct mmb_key *key, unsigned int off, unsigned int len);
+
+#endif /* _MMB_PKT_H */

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: rules. A rule as given (a spec: what netlink carries and "list"
+ * shows) is checked and compiled (rule.c) into a rule: the mask and key of
+ * its exact part, where its tables keep it, and the matches left to check
+ * per packet (match.c).
+ */
+#ifndef _MMB_RULE_H
+#define _MMB_RULE_H
+
+#include <linux/rcupdate.h>
+#include <linux/refcount.h>
+
+#include "pkt.h"
+#include "stats.h"
+
+/* EtherTypes of MMB_FIELD_NET_PROTO's values. */
+#define MMB_ETH_IP4	0x0800
+#define MMB_ETH_IP6	0x86dd
+
+/* A rule as given: what netlink carries, what "list" shows. */
+#define MMB_MAX_MATCHES		32
+#define MMB_MAX_TARGETS		16
+
+struct mmb_match_spec {
+	u16 field;
+	u8 op;
+	u8 plen;		/* prefix length of an address, else its bits */
+	u8 vlen;		/* 0: a presence test (TCP options) */
+	u8 kind;		/* of MMB_FIELD_TCP_OPT; 0: any option */
+	u8 value[MMB_PAYLOAD_MAX];
+};
+
+struct mmb_target_spec {
+	u8 type;
+	u16 field;
+	u8 plen;
+	u8 vlen;
+	u32 rate;
+	u8 value[16];
+};
+
+/* The mask and key of a rule's == matches: where its tables keep it. */
+struct mmb_rule_image {
+	struct mmb_key mask;
+	struct mmb_key key;
+};
+
+struct mmb_rule_spec {
+	unsigned int nmatches;
+	unsigned int ntargets;
+	struct mmb_match_spec m[MMB_MAX_MATCHES];
+	struct mmb_target_spec t[MMB_MAX_TARGETS];
+	struct mmb_rule_image img;	/* of the rule created last from it */
+};
+
+/*
+ * A match as a rule keeps it, 8 bytes; its value, vlen bytes, is among the
+ * rule's values (mmb_match_value()).
+ */
+struct mmb_match {
+	u16 field;
+	u8 op;
+	u8 plen;
+	u8 vlen;
+	u8 kind;
+	u16 voff;		/* of its value in the rule's values */
+};
+
+/* A target as a rule keeps it; a mod's value is among the rule's values. */
+struct mmb_target {
+	u8 type;
+	u8 plen;
+	u8 vlen;
+	u16 field;
+	u16 voff;
+	u32 rate;		/* of a drop, millionths */
+};
+
+/*
+ * A compiled rule, in one allocation: this header, its matches, its targets
+ * and their values (a five-tuple drop rule takes 113 bytes). Immutable
+ * once published; each ruleset holding it holds a reference (a
+ * transaction's new ruleset shares the old one's rules), and the last
+ * reference frees it after a grace period. The mask and key of its ==
+ * matches are not kept: mmb_rule_key() computes them again (a rule being
+ * added takes them from its spec).
+ */
+struct mmb_rule {
+	u32 handle;
+	refcount_t ref;
+	u8 nmatches;
+	u8 ntargets;
+	u8 family;		/* 0, 4 or 6: what its fields pin it to */
+	u8 l4;			/* 0 or an IP protocol, likewise */
+	bool accept;
+	bool drop;
+	bool rewrite;
+	u32 slow;		/* bit i: match i is checked after the probe */
+	u32 drop_rate;		/* millionths */
+	struct mmb_pcpu_stats __percpu *stats;
+	struct mmb_stats_block *sblk;	/* where @stats lives */
+	struct rcu_head rcu;
+	struct mmb_match m[];	/* then the targets, then the values */
+};
+
+static inline const struct mmb_target *mmb_rule_targets(const struct mmb_rule *rule)
+{
+	return (const struct mmb_target *)&rule->m[rule->nmatches];
+}
+
+static inline const u8 *mmb_rule_values(const struct mmb_rule *rule)
+{
+	return (const u8 *)(mmb_rule_targets(rule) + rule->ntargets);
+}
+
+static inline const u8 *mmb_match_value(const struct mmb_rule *rule,
+					const struct mmb_match *m)
+{
+	return mmb_rule_values(rule) + m->voff;
+}
+
+static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
+					 const struct mmb_target *t)
+{
+	return mmb_rule_values(rule) + t->voff;
+}
+
+/*
+ * What is wrong with a rule as given, for the caller to point at: the rule
+ * as a whole, or match or target @index, or its field or its value. @msg is
+ * static text; @text, if not empty, the same with the field named.
+ */
+enum {
+	MMB_ERR_RULE,
+	MMB_ERR_MATCH,
+	MMB_ERR_MATCH_VALUE,
+	MMB_ERR_TARGET,
+	MMB_ERR_TARGET_FIELD,
+	MMB_ERR_TARGET_VALUE,
+};
+
+struct mmb_rule_err {
+	const char *msg;
+	char text[80];
+	u8 part;		/* MMB_ERR_* */
+	u8 index;
+};
+
+static inline void mmb_rule_err(struct mmb_rule_err *err, int part, unsigned int index,
+				const char *msg)
+{
+	if (err) {
+		err->msg = msg;
+		err->text[0] = '\0';
+		err->part = part;
+		err->index = index;
+	}
+}
+
+struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
+				 struct mmb_rule_err *err);
+u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
+void mmb_rule_free(struct mmb_rule *rule);
+void mmb_rule_put(struct mmb_rule *rule);
+u32 mmb_value_u32(const u8 *v, unsigned int len);
+int mmb_check_value(const struct mmb_field_info *f, unsigned int id,
+		    const u8 *value, unsigned int vlen, unsigned int plen,
+		    int part, unsigned int index, struct mmb_rule_err *err);
+
+/* match.c: the datapath's per-candidate checks, the reference semantics */
+bool mmb_op_holds(u8 op, int cmp);
+bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb);
+bool mmb_match_holds(const struct mmb_match *m, const u8 *value, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb);
+bool mmb_match_eval(const struct mmb_match_spec *m, const struct mmb_pkt *pkt,
+		    const struct sk_buff *skb);
+
+#endif /* _MMB_RULE_H */

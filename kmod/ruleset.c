@@ -1,0 +1,328 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the owner of a namespace's rules (ruleset.h). Transactions, handle
+ * allocation, generations, publication, and freeing in the one order the
+ * flow cache needs (tables.h, "The order of changes"): all here.
+ *
+ *   mmb_rules ── cur: the live ruleset ── masks, rules (handle -> rule)
+ *       │                ▲ rcu_assign_pointer() at commit (aside)
+ *       └── txn: in place (one change to cur), or aside (a new ruleset)
+ */
+#include <linux/slab.h>
+
+#include "tables.h"
+#include "test.h"
+
+/*
+ * Free @head with @free once no reader can see it. For a live ruleset that
+ * waits for mmb_ruleset_changed(), which hands it to call_rcu() after it
+ * told the flow cache; no reader sees a ruleset that is not live.
+ */
+void mmb_retire(struct mmb_ruleset *rs, struct rcu_head *head, rcu_callback_t free)
+{
+	if (!rs->live) {
+		free(head);
+		return;
+	}
+	head->func = free;
+	head->next = rs->retired;
+	rs->retired = head;
+}
+
+/*
+ * Publish that the ruleset changed, after the change itself, then free
+ * what the change retired: in this order a packet never takes a flow cache
+ * entry that names a freed object.
+ */
+void mmb_ruleset_changed(struct mmb_ruleset *rs)
+{
+	struct rcu_head *head = rs->retired, *next;
+
+	/* Pairs with mmb_classify(): who sees the new gen sees the change. */
+	smp_store_release(&rs->gen, rs->gen + 1);
+	rs->retired = NULL;
+	if (head)
+		mmb_test_free(rs);
+	for (; head; head = next) {
+		next = head->next;
+		call_rcu(head, head->func);
+	}
+}
+
+/* A new ruleset, whose writers will hold @lock once it is live. */
+static struct mmb_ruleset *mmb_ruleset_create(struct mutex *lock)
+{
+	struct mmb_ruleset *rs = kzalloc(sizeof(*rs), GFP_KERNEL_ACCOUNT);
+
+	if (rs) {
+		rs->lock = lock;
+		xa_init(&rs->rules);
+		rs->gen = 1;
+	}
+	return rs;
+}
+
+/*
+ * Before @rs is published in place of @prev (or of nothing): from now on,
+ * readers may see it. Its generation follows @prev's, so that a dump that
+ * spans the swap sees the generation change.
+ */
+static void mmb_ruleset_live(struct mmb_ruleset *rs, const struct mmb_ruleset *prev)
+{
+	if (prev)
+		rs->gen = prev->gen + 1;
+	rs->live = true;
+}
+
+/* Free a ruleset no reader can see any more (or ever saw). */
+static void mmb_ruleset_destroy(struct mmb_ruleset *rs)
+{
+	struct mmb_rule *rule;
+	unsigned long handle;
+
+	WARN_ON_ONCE(rs->retired);
+	rs->live = false;	/* a grace period after its last reader */
+	mmb_tables_destroy(rs);
+	xa_for_each(&rs->rules, handle, rule) {
+		mmb_rule_put(rule);
+		if (!(handle & 1023))
+			cond_resched();
+	}
+	xa_destroy(&rs->rules);
+	mmb_cache_free(rs->cache);
+	kfree(rs);
+}
+
+/* Insert @rule, whose mask and key (mmb_rule_key()) @img holds. */
+static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
+			      const struct mmb_rule_image *img)
+{
+	int err;
+
+	err = xa_insert(&rs->rules, rule->handle, rule, GFP_KERNEL_ACCOUNT);
+	if (err)
+		return err;
+	err = mmb_tables_insert(rs, rule, img);
+	if (err) {
+		xa_erase(&rs->rules, rule->handle);
+		return err;
+	}
+	WRITE_ONCE(rs->nrules, rs->nrules + 1);
+	mmb_ruleset_changed(rs);
+	return 0;
+}
+
+/*
+ * Unpublish @rule and free it after a grace period. Nothing changes if
+ * that fails. Allocates, so may sleep; never waits for a grace period.
+ */
+static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
+{
+	int err = mmb_tables_remove(rs, rule);
+
+	if (err)
+		return err;
+	xa_erase(&rs->rules, rule->handle);
+	WRITE_ONCE(rs->nrules, rs->nrules - 1);
+	mmb_ruleset_changed(rs);
+	mmb_rule_put(rule);
+	return 0;
+}
+
+/* Put every rule of @from into @to too (an unpublished ruleset). */
+static int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from)
+{
+	struct mmb_rule_image img;
+	struct mmb_rule *rule;
+	unsigned long handle;
+	int err;
+
+	xa_for_each(&from->rules, handle, rule) {
+		refcount_inc(&rule->ref);
+		mmb_rule_key(rule, &img.mask, &img.key);
+		err = mmb_ruleset_insert(to, rule, &img);
+		if (err) {
+			refcount_dec(&rule->ref);
+			return err;
+		}
+		if (!(handle & 1023))
+			cond_resched();
+	}
+	return 0;
+}
+
+struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle)
+{
+	return xa_load(&rs->rules, handle);
+}
+
+/* The first rule with a handle >= *handle, which is set to it. */
+struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle)
+{
+	unsigned long h = *handle;
+	struct mmb_rule *rule = xa_find(&rs->rules, &h, U32_MAX, XA_PRESENT);
+
+	*handle = h;
+	return rule;
+}
+
+/* Readers may call it without the lock. */
+unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->nrules);
+}
+
+/* The generation of @rs: a dump that sees it change saw two rulesets. */
+unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs)
+{
+	return rs->gen;
+}
+
+/* --- the owner ------------------------------------------------------------ */
+
+/* An empty, published ruleset. */
+int mmb_rules_init(struct mmb_rules *r)
+{
+	struct mmb_ruleset *rs;
+
+	mutex_init(&r->lock);
+	rs = mmb_ruleset_create(&r->lock);
+	if (!rs)
+		return -ENOMEM;
+	r->next_handle = 1;
+	mmb_ruleset_live(rs, NULL);
+	rcu_assign_pointer(r->cur, rs);
+	return 0;
+}
+
+/* Once no device reaches the rules any more: nothing can read them. */
+void mmb_rules_exit(struct mmb_rules *r)
+{
+	mmb_ruleset_destroy(rcu_dereference_protected(r->cur, 1));
+	mutex_destroy(&r->lock);
+}
+
+void mmb_rules_lock(struct mmb_rules *r)
+{
+	mutex_lock(&r->lock);
+}
+
+void mmb_rules_unlock(struct mmb_rules *r)
+{
+	mutex_unlock(&r->lock);
+}
+
+struct mmb_ruleset *mmb_rules_locked(struct mmb_rules *r)
+{
+	return rcu_dereference_protected(r->cur, lockdep_is_held(&r->lock));
+}
+
+/* Begin a transaction (see ruleset.h); on failure the lock is not held. */
+int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
+{
+	int err = -ENOMEM;
+
+	mutex_lock(&r->lock);
+	t->r = r;
+	t->next_handle = r->next_handle;
+	t->aside = how != MMB_TXN_INPLACE;
+	if (!t->aside) {
+		t->rs = mmb_rules_locked(r);
+		return 0;
+	}
+	t->rs = mmb_ruleset_create(&r->lock);
+	if (!t->rs)
+		goto err;
+	if (how == MMB_TXN_COPY) {
+		err = mmb_ruleset_copy(t->rs, mmb_rules_locked(r));
+		if (err) {
+			mmb_ruleset_destroy(t->rs);
+			goto err;
+		}
+	}
+	return 0;
+
+err:
+	mutex_unlock(&r->lock);
+	return err;
+}
+
+/*
+ * Add @rule with the next handle (in rule->handle after). @img holds its
+ * mask and key, or is NULL for them to be computed. On success the rule is
+ * the ruleset's, and the caller may not touch it after the commit.
+ */
+int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_image *img)
+{
+	struct mmb_rule_image own;
+	int err;
+
+	if (!t->next_handle)
+		return -ENOSPC;
+	rule->handle = t->next_handle;
+	if (!img) {
+		mmb_rule_key(rule, &own.mask, &own.key);
+		img = &own;
+	}
+	err = mmb_ruleset_insert(t->rs, rule, img);
+	if (err)
+		return err;
+	t->next_handle++;
+	if (!t->aside)		/* in place: taken as soon as it is published */
+		t->r->next_handle = t->next_handle;
+	return 0;
+}
+
+/* Delete the rule with @handle: -ENOENT if there is none. */
+int mmb_txn_del(struct mmb_txn *t, u32 handle)
+{
+	struct mmb_rule *rule = mmb_ruleset_find(t->rs, handle);
+
+	return rule ? mmb_ruleset_remove(t->rs, rule) : -ENOENT;
+}
+
+/* Drop every rule built so far (aside only). */
+int mmb_txn_flush(struct mmb_txn *t)
+{
+	struct mmb_ruleset *empty;
+
+	if (WARN_ON_ONCE(!t->aside))
+		return -EINVAL;
+	empty = mmb_ruleset_create(&t->r->lock);
+	if (!empty)
+		return -ENOMEM;
+	mmb_ruleset_destroy(t->rs);
+	t->rs = empty;
+	return 0;
+}
+
+/*
+ * Make the transaction's changes the rules: in place they are already;
+ * aside, the new ruleset is published with one pointer store, and the old
+ * one freed once no reader can see it.
+ */
+void mmb_txn_commit(struct mmb_txn *t)
+{
+	struct mmb_rules *r = t->r;
+	struct mmb_ruleset *old;
+
+	if (!t->aside) {
+		mutex_unlock(&r->lock);
+		return;
+	}
+	old = mmb_rules_locked(r);
+	mmb_ruleset_live(t->rs, old);
+	rcu_assign_pointer(r->cur, t->rs);
+	r->next_handle = t->next_handle;
+	mutex_unlock(&r->lock);
+	synchronize_rcu();
+	mmb_ruleset_destroy(old);
+}
+
+/* Give up: aside, nothing was published; in place, each change stands. */
+void mmb_txn_abort(struct mmb_txn *t)
+{
+	mutex_unlock(&t->r->lock);
+	if (t->aside)
+		mmb_ruleset_destroy(t->rs);
+}

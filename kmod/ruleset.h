@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: the rules of a namespace (ruleset.c owns them) and the classifier
+ * (classify.c) that judges packets by them.
+ *
+ * A namespace's rules are a struct mmb_rules: a lock, the ruleset the
+ * datapath sees, and the next handle. Every change goes through a
+ * transaction: one change made in place (add, del), published as it is
+ * made, or a new ruleset built aside from a copy of the current one (a
+ * batch) or from nothing (flush) and published whole at commit. Handles
+ * are handed out, generations kept and old rulesets freed there and
+ * nowhere else. The connection table's flush and GC will hang off the same
+ * owner.
+ */
+#ifndef _MMB_RULESET_H
+#define _MMB_RULESET_H
+
+#include <linux/mutex.h>
+#include <linux/rcupdate.h>
+
+#include "rule.h"
+
+struct mmb_ruleset;
+struct mmb_conn;
+
+/* The rules of a namespace. */
+struct mmb_rules {
+	struct mutex lock;		/* serialises changes and dumps */
+	struct mmb_ruleset __rcu *cur;	/* what the datapath sees */
+	u32 next_handle;		/* under lock; 0 once all are used */
+};
+
+int mmb_rules_init(struct mmb_rules *r);
+void mmb_rules_exit(struct mmb_rules *r);
+
+/* The ruleset the datapath sees; under RCU. */
+static inline const struct mmb_ruleset *mmb_rules_get(const struct mmb_rules *r)
+{
+	return rcu_dereference(r->cur);
+}
+
+/* For dumps: the current ruleset, which stays while the lock is held. */
+void mmb_rules_lock(struct mmb_rules *r);
+void mmb_rules_unlock(struct mmb_rules *r);
+struct mmb_ruleset *mmb_rules_locked(struct mmb_rules *r);
+
+enum mmb_txn_how {
+	MMB_TXN_INPLACE,	/* one change to the current ruleset */
+	MMB_TXN_COPY,		/* a new ruleset, from a copy of the current one */
+	MMB_TXN_EMPTY,		/* a new ruleset, from nothing */
+};
+
+/* A transaction; the owner's lock is held from begin to commit or abort. */
+struct mmb_txn {
+	struct mmb_rules *r;
+	struct mmb_ruleset *rs;		/* where changes go */
+	u32 next_handle;
+	bool aside;			/* @rs is new: published at commit */
+};
+
+int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how);
+int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_image *img);
+int mmb_txn_del(struct mmb_txn *t, u32 handle);
+int mmb_txn_flush(struct mmb_txn *t);
+void mmb_txn_commit(struct mmb_txn *t);
+void mmb_txn_abort(struct mmb_txn *t);
+
+/* Reading a ruleset: writers, dumps (under the lock), and tests. */
+struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
+struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
+unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
+unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
+
+/* What "show tables" reports of one mask (table.c). */
+struct mmb_table_info {
+	unsigned int entries;
+	unsigned int rules;
+	unsigned int buckets;
+	unsigned int chain_max;	/* most entries in one bucket */
+	u64 hits;
+	const struct mmb_rule *first;	/* its == matches define the mask */
+};
+
+int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
+		      struct mmb_table_info *info);
+
+/*
+ * The verdict of every rule a packet matches: accept beats drop, drop
+ * beats rewrites, and the rules with rewrites, in handle order. A
+ * connection's own rules will come with @conn (the connection table is to
+ * come; NULL until then).
+ */
+struct mmb_verdict {
+	bool accept;
+	bool drop;
+	unsigned int nrw;
+	struct mmb_conn *conn;
+#define MMB_MAX_REWRITES 32
+	const struct mmb_rule *rw[MMB_MAX_REWRITES];
+};
+
+int __init mmb_tables_init(void);
+void mmb_tables_exit(void);
+extern unsigned int mmb_cache_entries;
+void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
+void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+		  struct sk_buff *skb, struct mmb_verdict *v);
+
+#endif /* _MMB_RULESET_H */

@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the per-mask hash tables of a ruleset (see tables.h for the
+ * picture): putting a rule into the table of its mask, taking it out,
+ * growing a table, and the filters and bucket hints that keep a probe to
+ * one or two cache misses. ruleset.c calls in here; classify.c probes
+ * with mmb_lookup().
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include "tables.h"
+
+/* Append @rule to a list being built (flags start as MMB_RV_SIMPLE). */
+static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
+{
+	rv->r[rv->n].rule = rule;
+	rv->r[rv->n].stats = rule->stats;
+	rv->n++;
+	if (rule->slow || rule->rewrite ||
+	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
+		rv->flags &= ~MMB_RV_SIMPLE;
+	if (rule->accept)
+		rv->flags |= MMB_RV_ACCEPT;
+	if (rule->drop)
+		rv->flags |= MMB_RV_DROP;
+}
+
+/* The hot word of a list: nonzero for one simple rule. */
+static unsigned long mmb_rvec_hot(const struct mmb_rvec *rv)
+{
+	unsigned long hot;
+
+	/* Per-CPU counters are aligned: their low bits are free. */
+	BUILD_BUG_ON(__alignof__(struct mmb_pcpu_stats) <= MMB_HOT_FLAGS);
+	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE))
+		return 0;
+	hot = (__force unsigned long)rv->r[0].stats;
+	if (rv->flags & MMB_RV_ACCEPT)
+		hot |= MMB_HOT_ACCEPT;
+	if (rv->flags & MMB_RV_DROP)
+		hot |= MMB_HOT_DROP;
+	return hot;
+}
+
+/* The rule list @e publishes, for a writer of @rs. */
+static struct mmb_rvec *mmb_entry_rules(const struct mmb_ruleset *rs,
+					const struct mmb_entry *e)
+{
+	return mmb_wderef(rs, e->rules);
+}
+
+/* Set @rv as @e's list and its hot word; readers may already see @e. */
+static void mmb_entry_set_rules(struct mmb_entry *e, struct mmb_rvec *rv)
+{
+	rcu_assign_pointer(e->rules, rv);
+	WRITE_ONCE(e->hot, mmb_rvec_hot(rv));
+}
+
+/*
+ * Entries come from caches of their own, packed densely: a large table
+ * then spans half the pages it did when entries shared kmalloc's slabs
+ * with other objects of their size, and a probe misses the TLB less.
+ */
+#define MMB_ENTRY_SHORT	2		/* chunks of key of the first cache */
+
+static struct kmem_cache *mmb_entry_caches[2];
+
+static size_t mmb_entry_size(unsigned int nkey)
+{
+	return struct_size_t(struct mmb_entry, key, nkey);
+}
+
+static struct kmem_cache *mmb_entry_cache(unsigned int nkey)
+{
+	return mmb_entry_caches[nkey > MMB_ENTRY_SHORT];
+}
+
+int __init mmb_tables_init(void)
+{
+	slab_flags_t flags = SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT | SLAB_NO_MERGE;
+
+	/* An entry with a short key is one cache line. */
+	BUILD_BUG_ON(struct_size_t(struct mmb_entry, key, MMB_ENTRY_SHORT) > SMP_CACHE_BYTES);
+
+	mmb_entry_caches[0] = kmem_cache_create("mmb_entry", mmb_entry_size(MMB_ENTRY_SHORT),
+						0, flags, NULL);
+	mmb_entry_caches[1] = kmem_cache_create("mmb_entry_long",
+						mmb_entry_size(MMB_KEY_CHUNKS), 0, flags, NULL);
+	if (!mmb_entry_caches[0] || !mmb_entry_caches[1]) {
+		mmb_tables_exit();
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* After every entry is freed (rcu_barrier() for the last ones). */
+void mmb_tables_exit(void)
+{
+	kmem_cache_destroy(mmb_entry_caches[1]);
+	kmem_cache_destroy(mmb_entry_caches[0]);
+}
+
+static void mmb_rvec_free_rcu(struct rcu_head *head)
+{
+	struct mmb_rvec *rv = container_of(head, struct mmb_rvec, rcu);
+
+	if (rv->dead)
+		kmem_cache_free(mmb_entry_cache(rv->dead_nkey), rv->dead);
+	kfree(rv);
+}
+
+/* A list of one rule (to be published with its entry). */
+static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule)
+{
+	struct mmb_rvec *rv = kzalloc(struct_size(rv, r, 1), GFP_KERNEL_ACCOUNT);
+
+	if (rv) {
+		rv->flags = MMB_RV_SIMPLE;
+		mmb_rvec_add(rv, rule);
+	}
+	return rv;
+}
+
+static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
+{
+	struct mmb_table *t;
+
+	BUILD_BUG_ON(MMB_TABLE_MIN >> MMB_FILTER_SHIFT < 1);
+	t = kvzalloc(struct_size(t, buckets, size) +
+		     (size >> MMB_FILTER_SHIFT) * sizeof(*t->filter), GFP_KERNEL_ACCOUNT);
+	if (t) {
+		t->size_mask = size - 1;
+		t->ver = ver;
+		t->filter = (u64 *)&t->buckets[size];
+	}
+	return t;
+}
+
+static void mmb_table_free_rcu(struct rcu_head *head)
+{
+	kvfree(container_of(head, struct mmb_table, rcu));
+}
+
+static struct mmb_table *mmb_tbl(const struct mmb_ruleset *rs, const struct mmb_mask *mask)
+{
+	return mmb_wderef(rs, mask->tbl);
+}
+
+/* The first entry of bucket @i, for a writer of @rs. */
+static struct mmb_entry *mmb_bucket_first(const struct mmb_ruleset *rs,
+					  const struct mmb_table *t, u32 i)
+{
+	return mmb_wderef(rs, t->buckets[i].head);
+}
+
+/* The hash of an entry's key, which writers recompute rather than store. */
+static u64 mmb_entry_hash(const struct mmb_mask *mask, const struct mmb_entry *e)
+{
+	return mmb_key_hash(e->key, mask->n, mask->seed);
+}
+
+/* Point the hint of bucket @i at the chain's first rule; after each change. */
+static void mmb_bucket_hint(const struct mmb_ruleset *rs, struct mmb_table *t, u32 i)
+{
+	struct mmb_entry *e = mmb_bucket_first(rs, t, i);
+
+	WRITE_ONCE(t->buckets[i].hint, e ? mmb_entry_rules(rs, e)->r[0].stats : NULL);
+}
+
+/* Link @e, an entry of @mask, into @t, which readers may see. */
+static void mmb_bucket_add(const struct mmb_ruleset *rs, const struct mmb_mask *mask,
+			   struct mmb_table *t, struct mmb_entry *e)
+{
+	u64 hash = mmb_entry_hash(mask, e), *f;
+	u32 i = mmb_bucket_of(t, hash);
+
+	f = mmb_filter_word(t, i);
+	WRITE_ONCE(*f, *f | mmb_filter_bits(hash));
+	/* Readers of @t do not see @e yet: its link here is its own. */
+	RCU_INIT_POINTER(e->next[t->ver], mmb_bucket_first(rs, t, i));
+	/* A release: who finds the entry finds its bits and its link. */
+	rcu_assign_pointer(t->buckets[i].head, e);
+	mmb_bucket_hint(rs, t, i);
+}
+
+/* Unlink @e; readers standing on it still find the rest of the chain. */
+static void mmb_bucket_del(const struct mmb_ruleset *rs, const struct mmb_mask *mask,
+			   struct mmb_table *t, struct mmb_entry *e)
+{
+	u32 i = mmb_bucket_of(t, mmb_entry_hash(mask, e));
+	u32 j, first = round_down(i, 1 << MMB_FILTER_SHIFT);
+	struct mmb_entry __rcu **link = &t->buckets[i].head;
+	struct mmb_entry *pos;
+	u64 bits = 0;
+
+	while ((pos = mmb_wderef(rs, *link)) != e)
+		link = &pos->next[t->ver];
+	rcu_assign_pointer(*link, mmb_wderef(rs, e->next[t->ver]));
+	/* The word's bits of the entries left in its four chains. */
+	for (j = first; j < first + (1 << MMB_FILTER_SHIFT); j++)
+		for (pos = mmb_bucket_first(rs, t, j); pos; pos = mmb_entry_next(rs, pos, t->ver))
+			bits |= mmb_filter_bits(mmb_entry_hash(mask, pos));
+	WRITE_ONCE(*mmb_filter_word(t, i), bits);
+	mmb_bucket_hint(rs, t, i);
+}
+
+/*
+ * Double the table of a mask of @rs when it holds more entries than
+ * buckets. In a ruleset readers may see, the old table stays readable for
+ * a grace period; one that is still being built (a transaction's) has no
+ * readers, and is spared the waits: 100k rules grow a table 13 times.
+ */
+static int mmb_table_grow(struct mmb_ruleset *rs, struct mmb_mask *mask)
+{
+	struct mmb_table *old = mmb_tbl(rs, mask), *t;
+	struct mmb_entry *e;
+	unsigned int i;
+
+	/* Readers of the table before last must be gone: we reuse its nodes. */
+	if (rs->live)
+		cond_synchronize_rcu(mask->resize_gp);
+	t = mmb_table_alloc((old->size_mask + 1) * 2, !old->ver);
+	if (!t)
+		return -ENOMEM;
+	for (i = 0; i <= old->size_mask; i++)
+		for (e = mmb_bucket_first(rs, old, i); e; e = mmb_entry_next(rs, e, old->ver))
+			mmb_bucket_add(rs, mask, t, e);
+	rcu_assign_pointer(mask->tbl, t);
+	mask->resize_gp = get_state_synchronize_rcu();
+	mmb_retire(rs, &old->rcu, mmb_table_free_rcu);
+	return 0;
+}
+
+static struct mmb_mvec *mmb_masks(const struct mmb_ruleset *rs)
+{
+	return mmb_wderef(rs, rs->masks);
+}
+
+static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs, const struct mmb_key *m)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	unsigned int i;
+
+	for (i = 0; mv && i < mv->n; i++)
+		if (!memcmp(&mv->m[i]->m, m, sizeof(*m)))
+			return mv->m[i];
+	return NULL;
+}
+
+static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
+{
+	struct mmb_mask *mask;
+	struct mmb_table *t;
+	unsigned int i;
+
+	mask = kzalloc(sizeof(*mask), GFP_KERNEL_ACCOUNT);
+	t = mmb_table_alloc(MMB_TABLE_MIN, 0);
+	if (!mask || !t) {
+		kfree(mask);
+		kvfree(t);
+		return NULL;
+	}
+	mask->m = *m;
+	for (i = 0; i < MMB_KEY_CHUNKS; i++)
+		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
+			mask->chunk[mask->n++] = i;
+	get_random_bytes(mask->seed, sizeof(mask->seed));
+	mask->resize_gp = get_state_synchronize_rcu();
+	RCU_INIT_POINTER(mask->tbl, t);
+	return mask;
+}
+
+/* Free @e, of a mask of @nkey chunks, and its list; no reader sees them. */
+static void mmb_entry_free(const struct mmb_ruleset *rs, struct mmb_entry *e,
+			   unsigned int nkey)
+{
+	kfree(mmb_entry_rules(rs, e));
+	kmem_cache_free(mmb_entry_cache(nkey), e);
+}
+
+/*
+ * Free a mask of @rs that no reader can see any more, with its entries: it
+ * was never published, or a grace period passed since it was unpublished,
+ * which also covers the readers of a table a resize replaced before that.
+ */
+static void mmb_mask_destroy(const struct mmb_ruleset *rs, struct mmb_mask *mask)
+{
+	struct mmb_table *t = mmb_tbl(rs, mask);
+	struct mmb_entry *e, *next;
+	unsigned int i;
+
+	for (i = 0; i <= t->size_mask; i++) {
+		for (e = mmb_bucket_first(rs, t, i); e; e = next) {
+			next = mmb_entry_next(rs, e, t->ver);
+			mmb_entry_free(rs, e, mask->n);
+		}
+		if (!(i & 1023))
+			cond_resched();
+	}
+	kvfree(t);
+	kfree(mask);
+}
+
+/* A mask whose last entry went; its table is empty. */
+static void mmb_mask_free_rcu(struct rcu_head *head)
+{
+	struct mmb_mask *mask = container_of(head, struct mmb_mask, rcu);
+
+	/* A grace period after it was unpublished: no reader is left. */
+	kvfree(rcu_dereference_protected(mask->tbl, 1));
+	kfree(mask);
+}
+
+static void mmb_mvec_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct mmb_mvec, rcu));
+}
+
+/* Free every mask of @rs, which no reader can see. */
+void mmb_tables_destroy(struct mmb_ruleset *rs)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	unsigned int i;
+
+	for (i = 0; mv && i < mv->n; i++)
+		mmb_mask_destroy(rs, mv->m[i]);
+	kfree(mv);
+}
+
+/* Publish the mask list with @add appended, or without @del. */
+static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
+			    struct mmb_mask *del)
+{
+	struct mmb_mvec *old = mmb_masks(rs), *mv;
+	unsigned int i, j, n = old ? old->n : 0;
+
+	mv = kzalloc(struct_size(mv, m, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!mv)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		if (old->m[i] != del)
+			mv->m[mv->n++] = old->m[i];
+	if (add)
+		mv->m[mv->n++] = add;
+	for (i = 0; i < mv->n; i++)
+		for (j = 0; j < MMB_KEY_CHUNKS; j++) {
+			mv->any.c[j].w[0] |= mv->m[i]->m.c[j].w[0];
+			mv->any.c[j].w[1] |= mv->m[i]->m.c[j].w[1];
+		}
+	rcu_assign_pointer(rs->masks, mv);
+	if (old)
+		mmb_retire(rs, &old->rcu, mmb_mvec_free_rcu);
+	return 0;
+}
+
+/* Publish @e's rules with @add inserted in handle order, or without @del. */
+static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
+			    struct mmb_entry *e, struct mmb_rule *add, struct mmb_rule *del)
+{
+	struct mmb_rvec *old = mmb_entry_rules(rs, e), *rv;
+	struct mmb_table *t = mmb_tbl(rs, mask);
+	unsigned int i, n = old->n;
+
+	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
+	if (!rv)
+		return -ENOMEM;
+	rv->flags = MMB_RV_SIMPLE;
+	for (i = 0; i < n; i++) {
+		struct mmb_rule *rule = old->r[i].rule;
+
+		if (add && rule->handle > add->handle) {
+			mmb_rvec_add(rv, add);
+			add = NULL;
+		}
+		if (rule != del)
+			mmb_rvec_add(rv, rule);
+	}
+	if (add)
+		mmb_rvec_add(rv, add);
+	mmb_entry_set_rules(e, rv);
+	mmb_bucket_hint(rs, t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
+	mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);
+	return 0;
+}
+
+/* A new entry of @mask for @key, holding @rule, linked into its table. */
+static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
+			 const struct mmb_chunk *key, struct mmb_rule *rule)
+{
+	struct mmb_entry *e;
+	struct mmb_rvec *rv;
+	int err = -ENOMEM;
+
+	e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
+	if (!e)
+		return -ENOMEM;
+	rv = mmb_rvec_one(rule);
+	if (!rv)
+		goto err_entry;		/* e has no list yet: NULL */
+	memcpy(e->key, key, mask->n * sizeof(*key));
+	mmb_entry_set_rules(e, rv);
+	if (mask->entries > mmb_tbl(rs, mask)->size_mask) {
+		err = mmb_table_grow(rs, mask);
+		if (err)
+			goto err_entry;
+	}
+	mmb_bucket_add(rs, mask, mmb_tbl(rs, mask), e);
+	mask->entries++;
+	return 0;
+
+err_entry:
+	mmb_entry_free(rs, e, mask->n);
+	return err;
+}
+
+/*
+ * Put @rule, whose mask and key (mmb_rule_key()) @img holds, into its
+ * table. Nothing changes if that fails; nothing is retired then either,
+ * since every step that can fail comes before anything is unpublished.
+ */
+int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
+		      const struct mmb_rule_image *img)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_mask *mask, *new_mask = NULL;
+	struct mmb_entry *e;
+	int err;
+
+	mask = mmb_mask_find(rs, &img->mask);
+	if (!mask) {
+		mask = mmb_mask_create(&img->mask);
+		if (!mask)
+			return -ENOMEM;
+		new_mask = mask;
+	}
+	mmb_mask_key(mask, &img->key, key);
+	e = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
+	if (e)		/* an existing entry: one published list replaces another */
+		return mmb_rules_update(rs, mask, e, rule, NULL);
+	err = mmb_entry_add(rs, mask, key, rule);
+	if (err || !new_mask)
+		goto out;
+	/* A new mask is published last, with its table complete. */
+	err = mmb_masks_update(rs, new_mask, NULL);
+	if (!err && mmb_masks(rs)->n >= MMB_CACHE_MIN_MASKS)
+		mmb_cache_create(rs);
+out:
+	if (err && new_mask)
+		mmb_mask_destroy(rs, new_mask);		/* its table may hold the entry */
+	return err;
+}
+
+/*
+ * Take @rule out of its table; what it leaves unused (its entry, its mask)
+ * is retired. Nothing changes if that fails.
+ */
+int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_key rmask, rkey;
+	struct mmb_mask *mask;
+	struct mmb_table *t;
+	struct mmb_entry *e;
+	struct mmb_rvec *rv;
+
+	mmb_rule_key(rule, &rmask, &rkey);
+	mask = mmb_mask_find(rs, &rmask);
+	mmb_mask_key(mask, &rkey, key);
+	t = mmb_tbl(rs, mask);
+	e = mmb_lookup(rs, mask, t, key, false);
+	rv = mmb_entry_rules(rs, e);
+	if (rv->n > 1)
+		return mmb_rules_update(rs, mask, e, NULL, rule);
+	mmb_bucket_del(rs, mask, t, e);
+	/* The entry goes with its last list, after a grace period. */
+	rv->dead = e;
+	rv->dead_nkey = mask->n;
+	mmb_retire(rs, &rv->rcu, mmb_rvec_free_rcu);
+	/* An empty mask left published (no memory) is harmless. */
+	if (!--mask->entries && !mmb_masks_update(rs, NULL, mask))
+		mmb_retire(rs, &mask->rcu, mmb_mask_free_rcu);
+	return 0;
+}
+
+/* Describe the mask at @index; -ENOENT past the last. Under the lock. */
+int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
+		      struct mmb_table_info *info)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	struct mmb_mask *mask;
+	struct mmb_table *t;
+	struct mmb_entry *e;
+	struct mmb_stats st;
+	unsigned int i, j;
+
+	if (!mv || index >= mv->n)
+		return -ENOENT;
+	mask = mv->m[index];
+	t = mmb_tbl(rs, mask);
+	memset(info, 0, sizeof(*info));
+	info->buckets = t->size_mask + 1;
+	for (i = 0; i <= t->size_mask; i++) {
+		unsigned int chain = 0;
+
+		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
+			const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
+
+			info->chain_max = max(info->chain_max, ++chain);
+			info->entries++;
+			info->rules += rv->n;
+			for (j = 0; j < rv->n; j++) {
+				mmb_stats_read(rv->r[j].stats, &st);
+				info->hits += st.packets;
+			}
+			if (!info->first)
+				info->first = rv->r[0].rule;
+		}
+		cond_resched();
+	}
+	return 0;
+}

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: what a ruleset is made of, for the files that build it (ruleset.c,
+ * table.c, cache.c) and the one that reads it per packet (classify.c).
+ *
+ *   ruleset ─ masks (mvec) ─ mask ─ table ─ bucket ─ entry ─ rules (rvec) ─ rule
+ *      │      one per set of    │      │     a chain  one per   in handle
+ *      │      image bits        │      │              key       order
+ *      │                        │      └ filter: 64 bits per four buckets
+ *      ├─ rules (xarray): handle -> rule
+ *      ├─ cache: per CPU, image -> the entries it probes to (many masks)
+ *      └─ gen, retired: see "The order of changes" below
+ *
+ * Tuple space search: rules whose exact parts use the same bits of the
+ * header image share a mask; each mask has a hash table keyed by the
+ * masked image, in which rules with the same key share an entry. A packet
+ * costs one probe per mask, however many rules there are; the masked key
+ * is built and compared in 16-byte chunks of two u64 words, over the
+ * chunks the mask touches only.
+ *
+ * Readers (the datapath) run under RCU and never block. Writers hold the
+ * lock of the ruleset's owner (struct mmb_rules), or work on a ruleset no
+ * reader can see (one a transaction builds, or one a grace period after
+ * its last reader); every change is published with one pointer store, so
+ * a packet sees a rule entirely or not at all.
+ *
+ * The order of changes. A ruleset with many masks has a per-CPU flow
+ * cache, whose entries name table entries. Every change publishes itself,
+ * then bumps rs->gen, and only then hands what it unpublished (entries,
+ * rule lists, masks, mask lists, tables) to call_rcu(): a cache entry
+ * filled under an older generation is never used again, and one filled
+ * under the current one names live entries, since a packet that read the
+ * old generation started its RCU read section before the objects were
+ * handed over. Writers never free such objects themselves: mmb_retire()
+ * queues them on the ruleset and mmb_ruleset_changed() hands them over
+ * after the bump.
+ */
+#ifndef _MMB_TABLES_H
+#define _MMB_TABLES_H
+
+#include <linux/hash.h>
+#include <linux/lockdep.h>
+#include <linux/mutex.h>
+#include <linux/prefetch.h>
+#include <linux/xarray.h>
+
+#include "ruleset.h"
+
+struct mmb_ruleset {
+	bool live;			/* readers may see it */
+	struct mutex *lock;		/* its owner's, which writers hold */
+	struct mmb_mvec __rcu *masks;
+	struct xarray rules;		/* handle -> rule */
+	unsigned int nrules;		/* read by the datapath */
+	unsigned long gen;		/* bumped by every change */
+	struct rcu_head *retired;	/* unpublished, freed after the bump */
+	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
+	unsigned int cache_bits;	/* of the number of sets */
+	u32 cache_seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit image word */
+};
+
+/*
+ * May the caller change @rs, or read what it publishes without RCU? Its
+ * owner's lock is held, or no reader can see it: lockdep checks the first.
+ */
+static inline bool mmb_ruleset_writer(const struct mmb_ruleset *rs)
+{
+	return !rs->live || lockdep_is_held(rs->lock);
+}
+
+/* A pointer @rs publishes, read by its writer. */
+#define mmb_wderef(rs, p) rcu_dereference_protected(p, mmb_ruleset_writer(rs))
+
+void mmb_retire(struct mmb_ruleset *rs, struct rcu_head *head, rcu_callback_t free);
+void mmb_ruleset_changed(struct mmb_ruleset *rs);
+
+/* --- rule lists -------------------------------------------------------- */
+
+/* A rule of an entry, with its counters: all a simple rule's hit reads. */
+struct mmb_rref {
+	struct mmb_rule *rule;
+	struct mmb_pcpu_stats __percpu *stats;
+};
+
+/* Every rule of the list only accepts or always drops, without slow checks. */
+#define MMB_RV_SIMPLE	0x1
+#define MMB_RV_ACCEPT	0x2	/* one of them accepts */
+#define MMB_RV_DROP	0x4	/* one of them drops */
+
+/*
+ * The rules of one entry, in handle order, never changed once published,
+ * freed after a grace period; the last list of an entry takes the entry
+ * along (@dead). A packet that hits a simple list counts the rules and has
+ * its verdict without reading them.
+ */
+struct mmb_rvec {
+	struct rcu_head rcu;
+	struct mmb_entry *dead;		/* to free with the list */
+	u32 n;
+	u16 flags;			/* MMB_RV_* */
+	u8 dead_nkey;			/* chunks of key of @dead */
+	struct mmb_rref r[];
+};
+
+/* --- entries, buckets, tables, masks ------------------------------------ */
+
+/*
+ * An entry is one cache line when its key has up to two chunks (an IPv4
+ * five-tuple): all that a probe reads, whether it hits the entry or walks
+ * past it. It is linked into its mask's table by next[table->ver]; a resize
+ * links it into the new table by the other link while readers may still
+ * walk the old one (as Open vSwitch's flow table does). @hot holds what a
+ * hit on a lone simple rule needs, its counters and its verdict, so that
+ * such a hit (the common case: one rule per key) never reads the list.
+ */
+struct mmb_entry {
+	struct mmb_entry __rcu *next[2];
+	unsigned long hot;		/* counters | MMB_HOT_*, or 0: read @rules */
+	struct mmb_rvec __rcu *rules;
+	struct mmb_chunk key[];		/* the mask's chunks only */
+};
+
+#define MMB_HOT_ACCEPT	0x1UL
+#define MMB_HOT_DROP	0x2UL
+#define MMB_HOT_FLAGS	(MMB_HOT_ACCEPT | MMB_HOT_DROP)
+
+/*
+ * Each group of four chains has a filter of the hashes of its entries, 64
+ * bits: each entry sets five of them, chosen by a second mix of its hash.
+ * A probe whose five bits are not all set reads neither the chains nor
+ * their heads: a packet that matches nothing (most of what a firewall
+ * sees) reads one word per mask. The filters sit in an array of their own,
+ * an eighth of the heads' size, which stays in the CPU's caches where the
+ * heads and entries do not (docs/architecture.md has the numbers).
+ *
+ * Writers set the bits before linking an entry and recompute the word
+ * after unlinking one: a reader that sees a stale word sees the chains as
+ * they were before the change.
+ */
+#define MMB_FILTER_SHIFT	2	/* four buckets per filter word */
+
+/*
+ * A chain, and beside its head the counters of the first rule of its first
+ * entry: a probe that passes the filter starts fetching the counters of
+ * the rule it most likely hits as it fetches the entry, and a hit in a
+ * large table waits for two cache misses in a row (head, then entry and
+ * counters) instead of three. A stale hint costs a useless prefetch only.
+ */
+struct mmb_bucket {
+	struct mmb_entry __rcu *head;
+	struct mmb_pcpu_stats __percpu *hint;
+};
+
+struct mmb_table {
+	struct rcu_head rcu;
+	u32 size_mask;			/* buckets - 1 */
+	u8 ver;
+	u64 *filter;			/* per four buckets, after the heads */
+	struct mmb_bucket buckets[];
+};
+
+#define MMB_TABLE_MIN 16
+
+struct mmb_mask {
+	struct mmb_key m;
+	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
+	u8 n;
+	unsigned int entries;
+	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
+	unsigned long resize_gp;	/* grace period of the last resize */
+	struct mmb_table __rcu *tbl;
+	struct rcu_head rcu;
+};
+
+/* The masks of a ruleset, in lookup order. */
+struct mmb_mvec {
+	struct rcu_head rcu;
+	unsigned int n;
+	struct mmb_key any;		/* the bits any of the masks looks at */
+	struct mmb_mask *m[];
+};
+
+int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
+		      const struct mmb_rule_image *img);
+int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
+void mmb_tables_destroy(struct mmb_ruleset *rs);
+
+/* --- the flow cache (cache.c) ------------------------------------------ */
+
+/*
+ * With many masks a packet costs a probe per mask. Then a per-CPU cache
+ * keyed by the header image under the union of all masks sits in front of
+ * them (packets of a flow differ in IP ID, checksums, sequence numbers, but
+ * not there): a hit yields the table entries the image probes to, whose
+ * rules then go through the slow-path checks as always, in one hash and one
+ * 80-byte compare. Images found in more than MMB_CACHE_HITS masks are not
+ * cached. An entry also names the mask list it was keyed under, so a
+ * packet that reads a new list before the generation's bump never takes
+ * an entry keyed under another union of masks.
+ */
+#define MMB_CACHE_HITS		4
+#define MMB_CACHE_MIN_MASKS	4
+#define MMB_CACHE_WAYS		4	/* entries of a set */
+
+struct mmb_cache_entry {
+	unsigned long gen;		/* 0: empty */
+	const struct mmb_mvec *mv;
+	struct mmb_key key;		/* masked by mv->any */
+	const struct mmb_entry *e[MMB_CACHE_HITS];	/* the first n */
+};
+
+struct mmb_cache {
+	u64 hits;
+	u64 misses;
+	unsigned int victim;
+	struct mmb_cache_entry e[];
+};
+
+void mmb_cache_create(struct mmb_ruleset *rs);
+void mmb_cache_free(struct mmb_cache **cache);
+struct mmb_cache_entry *mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
+					 const struct mmb_mvec *mv, unsigned long gen,
+					 const struct mmb_pkt *pkt, struct sk_buff *skb,
+					 struct mmb_verdict *v, bool *hit);
+
+/* The verdict of every rule of a table entry @pkt matches; classify.c. */
+void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
+		       struct sk_buff *skb, struct mmb_verdict *v);
+
+/* --- the probe, for the datapath and for writers ------------------------ */
+
+/* The masked chunks of @key under @mask, compacted. */
+static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
+					 const struct mmb_key *key,
+					 struct mmb_chunk *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < mask->n; i++) {
+		const struct mmb_chunk *k = &key->c[mask->chunk[i]];
+		const struct mmb_chunk *m = &mask->m.c[mask->chunk[i]];
+
+		out[i].w[0] = k->w[0] & m->w[0];
+		out[i].w[1] = k->w[1] & m->w[1];
+	}
+}
+
+/* The XOR compare of a masked key with an entry's: true when equal. */
+static __always_inline bool mmb_key_equal(const struct mmb_chunk *a,
+					  const struct mmb_chunk *b, unsigned int n)
+{
+	u64 diff = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		diff |= (a[i].w[0] ^ b[i].w[0]) | (a[i].w[1] ^ b[i].w[1]);
+	return !diff;
+}
+
+/*
+ * NH, the hash of UMAC: a sum of 64-bit products of seeded 32-bit word
+ * pairs. The products are exact, so keys that differ give sums that differ
+ * with high probability, whichever bits they differ in; the multiplies are
+ * independent, so a five-tuple key costs about as much as one of them.
+ * A multiply by the golden ratio of the folded sum mixes every bit of it
+ * into the upper bits, which a table or the cache takes.
+ */
+static __always_inline u64 mmb_nh(const u32 *w, const u32 *seed, unsigned int n)
+{
+	u64 h = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i += 2)
+		h += (u64)(u32)(w[i] + seed[i]) * (u32)(w[i + 1] + seed[i + 1]);
+	return (h ^ h >> 32) * GOLDEN_RATIO_64;
+}
+
+/*
+ * Keys come from the configuration, and rules often differ in one field
+ * only (ports, the last octet of an address): every bit of the key must
+ * reach the bucket index and the filter bits.
+ */
+static __always_inline u64 mmb_key_hash(const struct mmb_chunk *k,
+					unsigned int n, const u32 *seed)
+{
+	return mmb_nh((const u32 *)k, seed, n * sizeof(*k) / sizeof(u32));
+}
+
+/* The bucket of a key's hash: from its upper half, the best mixed. */
+static __always_inline u32 mmb_bucket_of(const struct mmb_table *t, u64 hash)
+{
+	return (u32)(hash >> 32) & t->size_mask;
+}
+
+static __always_inline u64 *mmb_filter_word(const struct mmb_table *t, u32 i)
+{
+	return &t->filter[i >> MMB_FILTER_SHIFT];
+}
+
+static __always_inline u64 mmb_filter_bits(u64 hash)
+{
+	/* A second odd multiplier mixes all 64 bits into the top 32. */
+	u32 f = (hash * 0xc2b2ae3d27d4eb4fULL) >> 32;
+
+	return BIT_ULL(f & 63) | BIT_ULL(f >> 6 & 63) | BIT_ULL(f >> 12 & 63) |
+	       BIT_ULL(f >> 18 & 63) | BIT_ULL(f >> 24 & 63);
+}
+
+/* The next entry of a chain of @rs in table version @ver. */
+static __always_inline struct mmb_entry *mmb_entry_next(const struct mmb_ruleset *rs,
+							const struct mmb_entry *e, u8 ver)
+{
+	return rcu_dereference_check(e->next[ver], mmb_ruleset_writer(rs));
+}
+
+/*
+ * The entry of @key in @t, a table of @mask of @rs; readers under RCU,
+ * writers as mmb_ruleset_writer() says. Entries keep no hash: the key
+ * compare reads the line the walk reads anyway. The datapath (@prefetch)
+ * starts fetching the hinted counters too.
+ */
+static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs,
+						    const struct mmb_mask *mask,
+						    const struct mmb_table *t,
+						    const struct mmb_chunk *key, bool prefetch)
+{
+	u64 hash = mmb_key_hash(key, mask->n, mask->seed);
+	u32 i = mmb_bucket_of(t, hash);
+	struct mmb_entry *e;
+
+	if (~READ_ONCE(*mmb_filter_word(t, i)) & mmb_filter_bits(hash))
+		return NULL;
+	if (prefetch) {
+		struct mmb_pcpu_stats __percpu *stats = READ_ONCE(t->buckets[i].hint);
+
+		if (stats)
+			prefetchw(raw_cpu_ptr(stats));
+	}
+	e = rcu_dereference_check(t->buckets[i].head, mmb_ruleset_writer(rs));
+	for (; e; e = mmb_entry_next(rs, e, t->ver))
+		if (mmb_key_equal(e->key, key, mask->n))
+			return e;
+	return NULL;
+}
+
+#endif /* _MMB_TABLES_H */

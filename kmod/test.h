@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: hooks for the KUnit tests (kunit-tests/), compiled only with
+ * CONFIG_MMB_KUNIT_TEST. At a test point, a test steps in between two
+ * steps of a change, as another CPU could; nothing else sets them.
+ */
+#ifndef _MMB_TEST_H
+#define _MMB_TEST_H
+
+#include <linux/types.h>
+
+struct mmb_net;
+struct mmb_ruleset;
+
+struct mmb_test_points {
+	/* @rs hands objects the datapath may name over to call_rcu() */
+	void (*free)(struct mmb_ruleset *rs);
+	/* a rule add published rule @handle and dropped the lock */
+	void (*added)(struct mmb_net *mn, u32 handle);
+};
+
+#if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
+extern struct mmb_test_points mmb_test_points;
+
+static inline void mmb_test_free(struct mmb_ruleset *rs)
+{
+	if (mmb_test_points.free)
+		mmb_test_points.free(rs);
+}
+
+static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+	if (mmb_test_points.added)
+		mmb_test_points.added(mn, handle);
+}
+#else
+static inline void mmb_test_free(struct mmb_ruleset *rs)
+{
+}
+
+static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+}
+#endif
+
+#endif /* _MMB_TEST_H */
