@@ -58,12 +58,44 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 		  char *buf, size_t len);
 const char *op_name(int op);
 
+struct attrs;
+struct nlattr;
+struct mmb_req;
+
+/*
+ * A target of the language, described once (targets.c). A target with no
+ * parse is a word the kernel does not know yet: refused as unsupported.
+ */
+struct target_kind {
+	const char *name;
+	int type;			/* MMB_TARGET_*, or -1 */
+	/* Reads the words from argv[*pi], the target's own, up to the next. */
+	int (*parse)(int argc, char **argv, int *pi, struct utarget *t);
+	/* Puts the attributes beyond MMB_TARGET_A_TYPE; may be NULL. */
+	void (*encode)(struct mmb_req *req, const struct utarget *t);
+	/* Reads them back from a dump: 0, or -1 if they make no sense. */
+	int (*decode)(const struct attrs *ta, struct utarget *t);
+	void (*format)(const struct utarget *t, char *buf, size_t len);
+	/* Prints the members of its JSON object beyond "target"; may be NULL. */
+	void (*json)(const struct utarget *t);
+};
+
+extern const struct target_kind target_kinds[];
+const struct target_kind *target_by_name(const char *w);
+const struct target_kind *target_by_type(int type);
+const char *target_names(void);
+
+/* Words to a rule and back: lang.c. */
 /* 0, or an exit code after printing an error at the offending word. */
 int urule_parse(int argc, char **argv, int argi0, struct urule *r);
 void urule_format(const struct urule *r, char *buf, size_t len);
 
-struct mmb_req;
+/* A rule to attributes and back: rule_nl.c. */
 void urule_put(struct mmb_req *req, const struct urule *r);
+int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
+		 struct attrs *stats);
+
+/* rules.c */
 int handle_put(struct mmb_req *req, int argc, char **argv);
 
 #endif /* MMBCTL_RULE_H */

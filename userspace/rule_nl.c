@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl: a rule as netlink attributes, and back. Every attribute that
+ * comes from a word of the command carries that word's index, so the
+ * kernel's refusal can point at it (nl.c maps the offset back).
+ */
+#include <string.h>
+
+#include "mmbctl.h"
+#include "rule.h"
+
+static void match_put(struct mmb_req *req, const struct umatch *m, int index)
+{
+	struct nlattr *nest, *a;
+
+	nest = mnl_attr_nest_start(req->nlh, index);
+	mmb_req_token(req, nest, m->argi);
+	mnl_attr_put_u16(req->nlh, MMB_MATCH_A_FIELD, m->field);
+	if (m->op != MMB_OP_EQ)	/* the kernel's default */
+		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_OP, m->op);
+	if (m->kind)
+		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_KIND, m->kind);
+	if (m->vlen) {
+		a = mnl_nlmsg_get_payload_tail(req->nlh);
+		mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);
+		mmb_req_token(req, a, m->vargi);
+	}
+	if (m->plen != field_bits(m->field))
+		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_PREFIX, m->plen);
+	mnl_attr_nest_end(req->nlh, nest);
+}
+
+static void target_put(struct mmb_req *req, const struct utarget *t, int index)
+{
+	const struct target_kind *k = target_by_type(t->type);
+	struct nlattr *nest;
+
+	nest = mnl_attr_nest_start(req->nlh, index);
+	mmb_req_token(req, nest, t->argi);
+	mnl_attr_put_u8(req->nlh, MMB_TARGET_A_TYPE, t->type);
+	if (k && k->encode)
+		k->encode(req, t);
+	mnl_attr_nest_end(req->nlh, nest);
+}
+
+void urule_put(struct mmb_req *req, const struct urule *r)
+{
+	struct nlattr *rule, *list;
+	int i;
+
+	rule = mnl_attr_nest_start(req->nlh, MMB_A_RULE);
+	list = mnl_attr_nest_start(req->nlh, MMB_RULE_A_MATCHES);
+	for (i = 0; i < r->nm; i++)
+		match_put(req, &r->m[i], i + 1);
+	mnl_attr_nest_end(req->nlh, list);
+	list = mnl_attr_nest_start(req->nlh, MMB_RULE_A_TARGETS);
+	for (i = 0; i < r->nt; i++)
+		target_put(req, &r->t[i], i + 1);
+	mnl_attr_nest_end(req->nlh, list);
+	mnl_attr_nest_end(req->nlh, rule);
+}
+
+static int match_decode(const struct nlattr *n, struct umatch *m)
+{
+	struct attrs ma;
+
+	attrs_nested(n, &ma);
+	if (!ma.tb[MMB_MATCH_A_FIELD])
+		return -1;
+	m->field = mnl_attr_get_u16(ma.tb[MMB_MATCH_A_FIELD]);
+	if (m->field > MMB_FIELD_MAX)
+		return -1;
+	m->op = ma.tb[MMB_MATCH_A_OP] ? mnl_attr_get_u8(ma.tb[MMB_MATCH_A_OP]) : MMB_OP_EQ;
+	m->plen = ma.tb[MMB_MATCH_A_PREFIX] ?
+		  mnl_attr_get_u8(ma.tb[MMB_MATCH_A_PREFIX]) : field_bits(m->field);
+	m->kind = ma.tb[MMB_MATCH_A_KIND] ? mnl_attr_get_u8(ma.tb[MMB_MATCH_A_KIND]) : 0;
+	if (ma.tb[MMB_MATCH_A_VALUE]) {
+		m->vlen = mnl_attr_get_payload_len(ma.tb[MMB_MATCH_A_VALUE]);
+		if (m->vlen > MMB_PAYLOAD_MAX)
+			return -1;
+		memcpy(m->value, mnl_attr_get_payload(ma.tb[MMB_MATCH_A_VALUE]), m->vlen);
+	}
+	return 0;
+}
+
+static int target_decode(const struct nlattr *n, struct utarget *t)
+{
+	const struct target_kind *k;
+	struct attrs ta;
+
+	attrs_nested(n, &ta);
+	if (!ta.tb[MMB_TARGET_A_TYPE])
+		return -1;
+	t->type = mnl_attr_get_u8(ta.tb[MMB_TARGET_A_TYPE]);
+	k = target_by_type(t->type);
+	return k && k->decode ? k->decode(&ta, t) : 0;
+}
+
+/* A rule the kernel sent back: 0, or -1 if it makes no sense. */
+int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
+		 struct attrs *stats)
+{
+	const struct nlattr *n;
+	struct attrs ra;
+
+	memset(r, 0, sizeof(*r));
+	attrs_nested(attr, &ra);
+	if (!ra.tb[MMB_RULE_A_HANDLE] || !ra.tb[MMB_RULE_A_MATCHES] ||
+	    !ra.tb[MMB_RULE_A_TARGETS])
+		return -1;
+	*handle = mnl_attr_get_u32(ra.tb[MMB_RULE_A_HANDLE]);
+	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
+		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))
+			return -1;
+		r->nm++;
+	}
+	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_TARGETS]) {
+		if (r->nt == URULE_MAX_TARGETS || target_decode(n, &r->t[r->nt]))
+			return -1;
+		r->nt++;
+	}
+	memset(stats, 0, sizeof(*stats));
+	if (ra.tb[MMB_RULE_A_STATS])
+		attrs_nested(ra.tb[MMB_RULE_A_STATS], stats);
+	return 0;
+}
