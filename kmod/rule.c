@@ -5,7 +5,7 @@
  * the per-mask hash tables, and the list of matches checked after the
  * probe (!=, <, >, payloads...), which match.c evaluates per packet. What
  * is wrong with a rule is said in a struct mmb_rule_err: which match or
- * target, which part of it; netlink.c points the extended ACK there.
+ * target, which part of it; nlrule.c points the extended ACK there.
  */
 #include <linux/ipv6.h>
 #include <linux/slab.h>
