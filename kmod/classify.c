@@ -11,16 +11,22 @@
 
 #include "tables.h"
 
-static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
+/* The accept and drop of @rule, without its rewrites. */
+void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
-	unsigned int i;
-
 	if (rule->accept)
 		v->accept = true;
 	if (rule->drop && (rule->drop_rate >= MMB_RATE_ALWAYS ||
 			   reciprocal_scale(get_random_u32(), MMB_RATE_ALWAYS) <
 			   rule->drop_rate))
 		v->drop = true;
+}
+
+void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
+{
+	unsigned int i;
+
+	mmb_verdict_judge(v, rule);
 	if (!rule->rewrite)
 		return;
 	/* Keep the lowest handles, sorted: the order rewrites apply in. */
@@ -33,6 +39,29 @@ static void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 		v->rw[i] = v->rw[i - 1];
 	v->rw[i] = rule;
 	v->nrw++;
+}
+
+/*
+ * A stateful rule @pkt matches: ignored for a packet of a known
+ * connection; for another, among those its connection will keep, the
+ * lowest handles, in order.
+ */
+static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *rule)
+{
+	unsigned int i;
+
+	if (v->conn)
+		return false;
+	if (v->nsf == MMB_CONN_RULES) {
+		if (v->sf[v->nsf - 1]->handle < rule->handle)
+			return true;
+		v->nsf--;
+	}
+	for (i = v->nsf; i > 0 && v->sf[i - 1]->handle > rule->handle; i--)
+		v->sf[i] = v->sf[i - 1];
+	v->sf[i] = rule;
+	v->nsf++;
+	return true;
 }
 
 /* Every rule of a table entry that @pkt matches. */
@@ -67,18 +96,20 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 
 		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;
+		if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
+			continue;
 		mmb_stats_count(rule->stats, skb);
 		mmb_verdict_add(v, rule);
 	}
 }
 
 /*
- * The verdict of every rule @pkt matches. With BH off (the datapath) a
+ * Add to @v the verdict of every rule @pkt matches. With BH off (the datapath) a
  * ruleset with a cache looks there first; elsewhere a softirq on the same
  * CPU could tear a cache entry, so the cache is left alone.
  */
-void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
-		  struct sk_buff *skb, struct mmb_verdict *v)
+void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+			struct sk_buff *skb, struct mmb_verdict *v)
 {
 	/* Pairs with mmb_ruleset_changed(): read before the masks. */
 	unsigned long gen = smp_load_acquire(&rs->gen);
@@ -92,10 +123,6 @@ void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	unsigned int i, n = 0;
 	bool hit = false;
 
-	v->accept = false;
-	v->drop = false;
-	v->nrw = 0;
-	v->conn = NULL;
 	if (!mv)
 		return;
 	if (c) {

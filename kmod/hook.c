@@ -7,6 +7,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
+#include "conn.h"
 #include "mmb.h"
 #include "rewrite.h"
 
@@ -16,6 +17,7 @@ static const enum skb_drop_reason mmb_drop_reasons[MMB_DROP_MAX] = {
 	[MMB_DROP_FRAGMENT]	= SKB_DROP_REASON_IP_INHDR,
 	[MMB_DROP_HEADER]	= SKB_DROP_REASON_IP_INHDR,
 	[MMB_DROP_NOMEM]	= SKB_DROP_REASON_NOMEM,
+	[MMB_DROP_CONN]		= SKB_DROP_REASON_NETFILTER_DROP,
 };
 
 static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
@@ -62,7 +64,15 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		goto pass;	/* not IP, or malformed: the stack's to judge */
 	}
 
-	mmb_classify(rs, &pkt, skb, &v);
+	mmb_verdict_init(&v);
+	if (mmb_ruleset_stateful(rs))
+		mmb_conn_lookup(&md->mn->conns, &pkt, skb, &v);
+	mmb_classify_rules(rs, &pkt, skb, &v);
+	if (v.conn || v.nsf) {
+		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
+		if (unlikely(err))
+			return mmb_drop(md, skb, err == -ENOSPC ? MMB_DROP_CONN : MMB_DROP_NOMEM);
+	}
 	if (v.drop && !v.accept)
 		return mmb_drop(md, skb, MMB_DROP_RULE);
 	if (!v.nrw)

@@ -19,8 +19,16 @@ static int __net_init mmb_net_init(struct net *net)
 {
 	struct mmb_net *mn = mmb_pernet(net);
 
+	int err;
+
 	INIT_LIST_HEAD(&mn->devs);
-	return mmb_rules_init(&mn->rules);
+	err = mmb_rules_init(&mn->rules);
+	if (err)
+		return err;
+	err = mmb_conns_init(&mn->conns, net);
+	if (err)
+		mmb_rules_exit(&mn->rules);
+	return err;
 }
 
 static void __net_exit mmb_net_exit(struct net *net)
@@ -30,7 +38,8 @@ static void __net_exit mmb_net_exit(struct net *net)
 	rtnl_lock();
 	mmb_dev_disable_all(mn);
 	rtnl_unlock();
-	/* No device can reach the rules any more. */
+	/* No device can reach the connections and rules any more. */
+	mmb_conns_exit(&mn->conns);
 	mmb_rules_exit(&mn->rules);
 }
 
@@ -49,9 +58,12 @@ static int __init mmb_init(void)
 	err = mmb_tables_init();
 	if (err)
 		return err;
-	err = register_pernet_subsys(&mmb_net_ops);
+	err = mmb_conn_cache_init();
 	if (err)
 		goto err_classify;
+	err = register_pernet_subsys(&mmb_net_ops);
+	if (err)
+		goto err_conn;
 	err = mmb_dev_notifier_register();
 	if (err)
 		goto err_pernet;
@@ -64,6 +76,10 @@ err_notifier:
 	mmb_dev_notifier_unregister();
 err_pernet:
 	unregister_pernet_subsys(&mmb_net_ops);
+	rcu_barrier();
+	rcu_barrier();
+err_conn:
+	mmb_conn_cache_exit();
 err_classify:
 	mmb_tables_exit();
 	return err;
@@ -74,7 +90,10 @@ static void __exit mmb_exit(void)
 	mmb_genl_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
-	rcu_barrier();		/* rules and entries freed with call_rcu */
+	/* Connections freed with call_rcu, then the rules they held. */
+	rcu_barrier();
+	rcu_barrier();
+	mmb_conn_cache_exit();
 	mmb_tables_exit();
 }
 

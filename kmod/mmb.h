@@ -8,6 +8,7 @@
  *   ruleset.h  a namespace's rules,      tables.h   inside a ruleset
  *              transactions, classify
  *   rewrite.h  rewriting packets         test.h     the tests' hooks
+ *   conn.h     the connection table
  */
 #ifndef _MMB_H
 #define _MMB_H
@@ -18,6 +19,7 @@
 #include <net/netns/generic.h>
 
 #include "compat.h"
+#include "conn.h"
 #include "ruleset.h"
 #include "stats.h"
 #include "../uapi/linux/mmb.h"
@@ -40,6 +42,7 @@ struct mmb_net {
 	struct list_head devs;		/* enabled devices, RTNL */
 	unsigned long dev_gen;		/* bumped as devs changes, RTNL */
 	struct mmb_rules rules;
+	struct mmb_conns conns;
 };
 
 extern unsigned int mmb_net_id;

@@ -77,7 +77,7 @@ static int mmb_nl_put_drops(struct sk_buff *skb, struct mmb_pcpu_drops __percpu 
 	u64 n[MMB_DROP_MAX], all = 0;
 	unsigned int i;
 
-	BUILD_BUG_ON(MMB_STATS_A_DROP_NOMEM - MMB_STATS_A_DROP_RULE != MMB_DROP_NOMEM);
+	BUILD_BUG_ON(MMB_STATS_A_DROP_CONN - MMB_STATS_A_DROP_RULE != MMB_DROP_CONN);
 	mmb_drops_read(drops, n);
 	for (i = 0; i < MMB_DROP_MAX; i++) {
 		all += n[i];
@@ -224,6 +224,37 @@ static const struct genl_ops mmb_genl_ops[] = {
 		.maxattr = ARRAY_SIZE(mmb_batch_policy) - 1,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd	= MMB_CMD_CONN_GET,
+		.start	= mmb_nl_conn_dump_start,
+		.dumpit	= mmb_nl_conn_dump,
+		.done	= mmb_nl_conn_dump_done,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_CONN_FLUSH,
+		.doit	= mmb_nl_conn_flush,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_SET,
+		.doit	= mmb_nl_set,
+		.policy	= mmb_settings_cmd_policy,
+		.maxattr = ARRAY_SIZE(mmb_settings_cmd_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_SETTINGS_GET,
+		.doit	= mmb_nl_settings_get,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group mmb_mcgrps[] = {
+	[MMB_MCGRP_EVENTS] = {
+		.name	= MMB_GENL_MCGRP_EVENTS,
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+	},
 };
 
 /* resv_start_op stays 0: every command is validated strictly. */
@@ -235,6 +266,8 @@ struct genl_family mmb_genl_family __ro_after_init = {
 	.parallel_ops	= true,
 	.ops		= mmb_genl_ops,
 	.n_ops		= ARRAY_SIZE(mmb_genl_ops),
+	.mcgrps		= mmb_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(mmb_mcgrps),
 };
 
 int __init mmb_genl_register(void)

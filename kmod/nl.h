@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * mmb: what the two files of the generic netlink family share: netlink.c
- * (the family, devices) and nlrule.c (rules and tables). Both translate
+ * mmb: what the files of the generic netlink family share: netlink.c (the
+ * family, devices), nlrule.c (rules and tables) and nlconn.c (connections,
+ * settings). Both translate
  * messages into calls and answers; they hold no state of their own.
  */
 #ifndef _MMB_NL_H
@@ -12,6 +13,10 @@
 #include "mmb.h"
 
 extern struct genl_family mmb_genl_family;
+
+enum {
+	MMB_MCGRP_EVENTS,	/* MMB_GENL_MCGRP_EVENTS */
+};
 
 /* Where a dump goes on: index of the next device or table, handle of the next rule. */
 struct mmb_nl_dump_ctx {
@@ -33,5 +38,13 @@ int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb);
+
+extern const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1];
+int mmb_nl_conn_dump_start(struct netlink_callback *cb);
+int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int mmb_nl_conn_dump_done(struct netlink_callback *cb);
+int mmb_nl_conn_flush(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_set(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_settings_get(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _MMB_NL_H */

@@ -37,6 +37,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_HANDLE]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[MMB_RULE_A_MATCHES]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
 	[MMB_RULE_A_TARGETS]	= NLA_POLICY_NESTED_ARRAY(mmb_target_policy),
+	[MMB_RULE_A_STATEFUL]	= { .type = NLA_FLAG },
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -242,6 +243,7 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 	/* Only what is parsed is cleared: a batch parses 100k of these. */
 	r->spec.nmatches = 0;
 	r->spec.ntargets = 0;
+	r->spec.stateful = nla_get_flag(tb[MMB_RULE_A_STATEFUL]);
 	ret = mmb_nl_parse_rule(tb, r, extack);
 	if (ret)
 		return ERR_PTR(ret);
@@ -332,6 +334,14 @@ err_spec:
 	return err;
 }
 
+/* Commit @txn; the connections of the stateful rules it removed end now. */
+static void mmb_nl_txn_commit(struct mmb_net *mn, struct mmb_txn *txn)
+{
+	mmb_txn_commit(txn);
+	if (txn->ended)
+		mmb_conns_kick(&mn->conns);
+}
+
 /* Delete the rule of @attr (a handle) in @txn, or say there is none. */
 static int mmb_nl_txn_del(struct mmb_txn *txn, const struct nlattr *attr,
 			  struct netlink_ext_ack *extack)
@@ -360,11 +370,12 @@ int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	err = mmb_nl_txn_del(&txn, tb[MMB_RULE_A_HANDLE], info->extack);
-	if (err)
+	if (err) {
 		mmb_txn_abort(&txn);
-	else
-		mmb_txn_commit(&txn);
-	return err;
+		return err;
+	}
+	mmb_nl_txn_commit(mn, &txn);
+	return 0;
 }
 
 int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
@@ -375,7 +386,7 @@ int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 
 	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_EMPTY);
 	if (!err)
-		mmb_txn_commit(&txn);
+		mmb_nl_txn_commit(mn, &txn);
 	return err;
 }
 
@@ -448,7 +459,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		mmb_txn_abort(&txn);
 	else
-		mmb_txn_commit(&txn);
+		mmb_nl_txn_commit(mn, &txn);
 out:
 	mmb_stats_pool_end(&pool);
 	kfree(r);
@@ -529,6 +540,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    nla_put_u32(skb, MMB_RULE_A_HANDLE, rule->handle) ||
 	    mmb_nl_put_matches(skb, rule) ||
 	    mmb_nl_put_targets(skb, rule) ||
+	    (rule->stateful && nla_put_flag(skb, MMB_RULE_A_STATEFUL)) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -19,6 +19,13 @@ static bool mmb_field_is_addr(unsigned int id)
 	       id == MMB_FIELD_IP6_SADDR || id == MMB_FIELD_IP6_DADDR;
 }
 
+/* A field of a connection's tuple: rewriting it per connection is NAT. */
+static bool mmb_field_is_endpoint(unsigned int id)
+{
+	return mmb_field_is_addr(id) || id == MMB_FIELD_TCP_SPORT || id == MMB_FIELD_TCP_DPORT ||
+	       id == MMB_FIELD_UDP_SPORT || id == MMB_FIELD_UDP_DPORT;
+}
+
 u32 mmb_value_u32(const u8 *v, unsigned int len)
 {
 	u32 x = 0;
@@ -221,6 +228,12 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
 		ret = mmb_check_target(&spec->t[i], i, spec->ntargets, family, l4, err);
 		if (ret)
 			return ret;
+		if (spec->stateful && spec->t[i].type == MMB_TARGET_MOD &&
+		    mmb_field_is_endpoint(spec->t[i].field)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
+				     "a stateful mod of an address or port is NAT: not supported yet");
+			return -EOPNOTSUPP;
+		}
 	}
 	return 0;
 }
@@ -352,6 +365,7 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 
 	rule->nmatches = spec->nmatches;
 	rule->ntargets = spec->ntargets;
+	rule->stateful = spec->stateful;
 	for (i = 0; i < spec->nmatches; i++) {
 		const struct mmb_match_spec *ms = &spec->m[i];
 

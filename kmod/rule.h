@@ -49,6 +49,7 @@ struct mmb_rule_image {
 struct mmb_rule_spec {
 	unsigned int nmatches;
 	unsigned int ntargets;
+	bool stateful;
 	struct mmb_match_spec m[MMB_MAX_MATCHES];
 	struct mmb_target_spec t[MMB_MAX_TARGETS];
 	struct mmb_rule_image img;	/* of the rule created last from it */
@@ -96,6 +97,8 @@ struct mmb_rule {
 	bool accept;
 	bool drop;
 	bool rewrite;
+	bool stateful;		/* its matches create connections */
+	bool dead;		/* unpublished: its connections end (READ_ONCE) */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;

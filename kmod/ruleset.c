@@ -108,6 +108,8 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		return err;
 	}
 	WRITE_ONCE(rs->nrules, rs->nrules + 1);
+	if (rule->stateful)
+		WRITE_ONCE(rs->nstateful, rs->nstateful + 1);
 	mmb_ruleset_changed(rs);
 	return 0;
 }
@@ -124,9 +126,34 @@ static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		return err;
 	xa_erase(&rs->rules, rule->handle);
 	WRITE_ONCE(rs->nrules, rs->nrules - 1);
+	if (rule->stateful)
+		WRITE_ONCE(rs->nstateful, rs->nstateful - 1);
 	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
+}
+
+/*
+ * The stateful rules of @old that @new (NULL: none) does not have: they
+ * are gone from the datapath, so their connections end. How many.
+ */
+static unsigned int mmb_ruleset_bury(struct mmb_ruleset *old, struct mmb_ruleset *new)
+{
+	unsigned int n = 0;
+	struct mmb_rule *rule;
+	unsigned long handle;
+
+	if (!old->nstateful)
+		return 0;
+	xa_for_each(&old->rules, handle, rule) {
+		if (rule->stateful && (!new || xa_load(&new->rules, handle) != rule)) {
+			WRITE_ONCE(rule->dead, true);
+			n++;
+		}
+		if (!(handle & 1023))
+			cond_resched();
+	}
+	return n;
 }
 
 /* Put every rule of @from into @to too (an unpublished ruleset). */
@@ -170,6 +197,12 @@ struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle)
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
 {
 	return READ_ONCE(rs->nrules);
+}
+
+/* How many of its rules are stateful; readers may call it without the lock. */
+unsigned int mmb_ruleset_stateful(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->nstateful);
 }
 
 /* The generation of @rs: a dump that sees it change saw two rulesets. */
@@ -225,6 +258,7 @@ int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
 	mutex_lock(&r->lock);
 	t->r = r;
 	t->next_handle = r->next_handle;
+	t->ended = 0;
 	t->aside = how != MMB_TXN_INPLACE;
 	if (!t->aside) {
 		t->rs = mmb_rules_locked(r);
@@ -277,8 +311,21 @@ int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_
 int mmb_txn_del(struct mmb_txn *t, u32 handle)
 {
 	struct mmb_rule *rule = mmb_ruleset_find(t->rs, handle);
+	int err;
 
-	return rule ? mmb_ruleset_remove(t->rs, rule) : -ENOENT;
+	if (!rule)
+		return -ENOENT;
+	if (t->aside)
+		return mmb_ruleset_remove(t->rs, rule);
+	/* In place: gone from the datapath once removed. */
+	refcount_inc(&rule->ref);
+	err = mmb_ruleset_remove(t->rs, rule);
+	if (!err && rule->stateful) {
+		WRITE_ONCE(rule->dead, true);
+		t->ended++;
+	}
+	mmb_rule_put(rule);
+	return err;
 }
 
 /* Drop every rule built so far (aside only). */
@@ -314,6 +361,7 @@ void mmb_txn_commit(struct mmb_txn *t)
 	mmb_ruleset_live(t->rs, old);
 	rcu_assign_pointer(r->cur, t->rs);
 	r->next_handle = t->next_handle;
+	t->ended = mmb_ruleset_bury(old, t->rs);
 	mutex_unlock(&r->lock);
 	synchronize_rcu();
 	mmb_ruleset_destroy(old);

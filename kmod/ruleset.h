@@ -56,6 +56,7 @@ struct mmb_txn {
 	struct mmb_ruleset *rs;		/* where changes go */
 	u32 next_handle;
 	bool aside;			/* @rs is new: published at commit */
+	unsigned int ended;		/* stateful rules it ended, after commit */
 };
 
 int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how);
@@ -69,6 +70,7 @@ void mmb_txn_abort(struct mmb_txn *t);
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
+unsigned int mmb_ruleset_stateful(const struct mmb_ruleset *rs);
 unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
 
 /* What "show tables" reports of one mask (table.c). */
@@ -86,24 +88,52 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 
 /*
  * The verdict of every rule a packet matches: accept beats drop, drop
- * beats rewrites, and the rules with rewrites, in handle order. A
- * connection's own rules will come with @conn (the connection table is to
- * come; NULL until then).
+ * beats rewrites, and the rules with rewrites, in handle order. A packet of
+ * a known connection (@conn, in direction @dir) gets its connection's rules
+ * too, and stateful rules do not apply to it again; one of no connection
+ * collects the stateful rules it matches (@sf, the lowest handles), for
+ * the connection it starts. An ICMP error @related to @conn gets only its
+ * rules' accept and drop.
  */
 struct mmb_verdict {
 	bool accept;
 	bool drop;
+	bool related;
+	u8 dir;
+	u8 nsf;
 	unsigned int nrw;
 	struct mmb_conn *conn;
+	const struct mmb_rule *sf[MMB_CONN_RULES];
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
 };
+
+static inline void mmb_verdict_init(struct mmb_verdict *v)
+{
+	v->accept = false;
+	v->drop = false;
+	v->related = false;
+	v->nsf = 0;
+	v->nrw = 0;
+	v->conn = NULL;
+}
+
+void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule);
+void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule);
 
 int __init mmb_tables_init(void);
 void mmb_tables_exit(void);
 extern unsigned int mmb_cache_entries;
 void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
-void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
-		  struct sk_buff *skb, struct mmb_verdict *v);
+void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+			struct sk_buff *skb, struct mmb_verdict *v);
+
+/* The verdict of the rules alone, from a fresh @v (tests, benchmarks). */
+static inline void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+				struct sk_buff *skb, struct mmb_verdict *v)
+{
+	mmb_verdict_init(v);
+	mmb_classify_rules(rs, pkt, skb, v);
+}
 
 #endif /* _MMB_RULESET_H */

@@ -33,6 +33,7 @@ enum mmb_drop {
 	MMB_DROP_FRAGMENT,	/* a fragment hiding or overlapping L4 */
 	MMB_DROP_HEADER,	/* an IPv6 header chain too long to walk */
 	MMB_DROP_NOMEM,		/* no memory to copy or write it */
+	MMB_DROP_CONN,		/* the connection table is full */
 	MMB_DROP_MAX
 };
 

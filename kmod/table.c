@@ -17,7 +17,7 @@ static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
 	rv->r[rv->n].rule = rule;
 	rv->r[rv->n].stats = rule->stats;
 	rv->n++;
-	if (rule->slow || rule->rewrite ||
+	if (rule->slow || rule->rewrite || rule->stateful ||
 	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
 		rv->flags &= ~MMB_RV_SIMPLE;
 	if (rule->accept)

@@ -52,6 +52,7 @@ struct mmb_ruleset {
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
 	unsigned int nrules;		/* read by the datapath */
+	unsigned int nstateful;		/* of them stateful; likewise */
 	unsigned long gen;		/* bumped by every change */
 	struct rcu_head *retired;	/* unpublished, freed after the bump */
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */

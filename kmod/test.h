@@ -7,6 +7,7 @@
 #ifndef _MMB_TEST_H
 #define _MMB_TEST_H
 
+#include <linux/compiler.h>
 #include <linux/types.h>
 
 struct mmb_net;
@@ -17,6 +18,9 @@ struct mmb_test_points {
 	void (*free)(struct mmb_ruleset *rs);
 	/* a rule add published rule @handle and dropped the lock */
 	void (*added)(struct mmb_net *mn, u32 handle);
+	/* with @frozen, the connection table's clock, in jiffies */
+	bool frozen;
+	u32 clock;
 };
 
 #if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
@@ -33,6 +37,12 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 	if (mmb_test_points.added)
 		mmb_test_points.added(mn, handle);
 }
+
+static inline bool mmb_test_now(u32 *now)
+{
+	*now = READ_ONCE(mmb_test_points.clock);
+	return READ_ONCE(mmb_test_points.frozen);
+}
 #else
 static inline void mmb_test_free(struct mmb_ruleset *rs)
 {
@@ -40,6 +50,11 @@ static inline void mmb_test_free(struct mmb_ruleset *rs)
 
 static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 {
+}
+
+static inline bool mmb_test_now(u32 *now)
+{
+	return false;
 }
 #endif
 

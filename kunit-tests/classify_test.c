@@ -19,14 +19,7 @@
 
 static struct mmb_match_spec mt(u16 field, u8 op, u32 v)
 {
-	const struct mmb_field_info *f = mmb_field(field);
-	struct mmb_match_spec m = { .field = field, .op = op, .plen = f->bits };
-	int i;
-
-	m.vlen = field == MMB_FIELD_ALL ? 0 : mmb_field_size(f->bits);
-	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
-		m.value[i] = v & 0xff;
-	return m;
+	return mmbt_match(field, op, v);
 }
 
 static const u8 v4a[4][4] = { { 10, 0, 0, 1 }, { 10, 0, 0, 2 }, { 10, 0, 1, 1 }, { 192, 0, 2, 9 } };

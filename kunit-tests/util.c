@@ -208,3 +208,15 @@ int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *i
 	return err;
 }
 
+/* A match of @field @op @v (a number, right-aligned in the field's bytes). */
+struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v)
+{
+	const struct mmb_field_info *f = mmb_field(field);
+	struct mmb_match_spec m = { .field = field, .op = op, .plen = f->bits };
+	int i;
+
+	m.vlen = field == MMB_FIELD_ALL ? 0 : mmb_field_size(f->bits);
+	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
+		m.value[i] = v & 0xff;
+	return m;
+}

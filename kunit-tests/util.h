@@ -9,6 +9,8 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
+#include "../kmod/rule.h"
+
 struct net_device *mmbt_netdev_create(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
@@ -38,6 +40,8 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 struct sk_buff *mmbt_pkt_chain6(struct net_device *dev, unsigned int n);
 struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
+
+struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
 
 struct mmb_rules;
 struct mmb_ruleset;

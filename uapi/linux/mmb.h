@@ -107,6 +107,13 @@ enum mmb_cmd {
 	MMB_CMD_RULE_GET,
 	MMB_CMD_RULE_BATCH,
 	MMB_CMD_TABLE_GET,
+	MMB_CMD_CONN_GET,
+	MMB_CMD_CONN_FLUSH,
+	MMB_CMD_SET,
+	MMB_CMD_SETTINGS_GET,
+	MMB_CMD_CONN_NEW,	/* events only, as the next two */
+	MMB_CMD_CONN_UPDATE,
+	MMB_CMD_CONN_DESTROY,
 	__MMB_CMD_MAX
 };
 
@@ -121,10 +128,15 @@ enum mmb_attr {
 	MMB_A_RULE,		/* nest of enum mmb_rule_attr */
 	MMB_A_OP,		/* nest of enum mmb_batch_attr, repeated */
 	MMB_A_TABLE,		/* nest of enum mmb_table_attr */
+	MMB_A_CONN,		/* nest of enum mmb_conn_attr */
+	MMB_A_SETTINGS,		/* nest of enum mmb_set_attr */
 	__MMB_A_MAX
 };
 
 #define MMB_A_MAX (__MMB_A_MAX - 1)
+
+/* The multicast group of connection events (MMB_CMD_CONN_NEW, ...). */
+#define MMB_GENL_MCGRP_EVENTS	"events"
 
 /*
  * Counters of what the hook saw on one device. Its drops by cause, each
@@ -134,7 +146,10 @@ enum mmb_attr {
  *   FRAGMENT  a fragment that lacks or overlaps an L4
  *             header (RFC 1858, 3128, 7112)              IP_INHDR
  *   HEADER    an IPv6 header chain longer than mmb walks IP_INHDR
- *   NOMEM     no memory to copy or write the packet      NOMEM
+ *   NOMEM     no memory to copy or write the packet,
+ *             or to track its new connection             NOMEM
+ *   CONN      the connection table is full: the first
+ *             packet of a new connection                 NETFILTER_DROP
  */
 enum mmb_stats_attr {
 	MMB_STATS_A_UNSPEC,
@@ -146,6 +161,7 @@ enum mmb_stats_attr {
 	MMB_STATS_A_DROP_FRAGMENT,	/* u64 */
 	MMB_STATS_A_DROP_HEADER,	/* u64 */
 	MMB_STATS_A_DROP_NOMEM,		/* u64 */
+	MMB_STATS_A_DROP_CONN,		/* u64 */
 	__MMB_STATS_A_MAX
 };
 
@@ -158,6 +174,7 @@ enum mmb_rule_attr {
 	MMB_RULE_A_MATCHES,	/* nest of nests of enum mmb_match_attr */
 	MMB_RULE_A_TARGETS,	/* nest of nests of enum mmb_target_attr */
 	MMB_RULE_A_STATS,	/* nest of enum mmb_stats_attr */
+	MMB_RULE_A_STATEFUL,	/* flag: its matches create connections */
 	__MMB_RULE_A_MAX
 };
 
@@ -333,5 +350,120 @@ static inline unsigned int mmb_field_size(unsigned int bits)
 {
 	return bits > 32 ? 16 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
 }
+
+/*
+ * Connections
+ * -----------
+ * A rule added with MMB_RULE_A_STATEFUL creates a connection when a packet
+ * of no known connection matches it: TCP, UDP, or an ICMP or ICMPv6 echo
+ * (keyed by its identifier). Every later packet of the connection, in
+ * either direction, gets the verdict and targets of the stateful rules its
+ * first packet matched (at most MMB_CONN_RULES, the lowest handles),
+ * together with the stateless rules it matches itself; stateful rules do
+ * not apply again to packets of a known connection. ICMP errors quoting a
+ * packet of a connection get its accept and drop ("related"). Deleting a
+ * stateful rule, or a batch that removes it, ends its connections; a
+ * flush of the rules ends all.
+ *
+ * MMB_CMD_CONN_GET (dump only)
+ *	One MMB_A_CONN per connection (enum mmb_conn_attr).
+ *
+ * MMB_CMD_CONN_FLUSH
+ *	Ends every connection of the namespace.
+ *
+ * MMB_CMD_SET
+ *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE
+ *	and MMB_SET_A_TIMEOUTS; all are checked before any applies.
+ *
+ * MMB_CMD_SETTINGS_GET
+ *	Answers with one MMB_CMD_SETTINGS_GET message: MMB_A_SETTINGS with
+ *	every setting and the connection table's counters.
+ *
+ * MMB_CMD_CONN_NEW, MMB_CMD_CONN_UPDATE, MMB_CMD_CONN_DESTROY
+ *	Sent to the MMB_GENL_MCGRP_EVENTS group (joining it needs
+ *	CAP_NET_ADMIN) when a connection is created, changes state, or ends;
+ *	MMB_A_CONN as in dumps.
+ */
+#define MMB_CONN_RULES		4
+#define MMB_CONN_MAX_LIMIT	4194304		/* the largest conn-max */
+#define MMB_TIMEOUT_MAX		1000000		/* seconds */
+
+enum mmb_conn_state {
+	MMB_CONN_TCP_SYN_SENT,
+	MMB_CONN_TCP_SYN_RECV,
+	MMB_CONN_TCP_ESTABLISHED,
+	MMB_CONN_TCP_FIN_WAIT,
+	MMB_CONN_TCP_CLOSE_WAIT,
+	MMB_CONN_TCP_LAST_ACK,
+	MMB_CONN_TCP_TIME_WAIT,
+	MMB_CONN_TCP_CLOSE,
+	MMB_CONN_TCP_SYN_SENT2,	/* both sides sent a SYN (simultaneous open) */
+	MMB_CONN_UDP_UNREPLIED,
+	MMB_CONN_UDP_REPLIED,
+	MMB_CONN_ICMP,
+	__MMB_CONN_STATE_MAX
+};
+
+#define MMB_CONN_STATE_MAX (__MMB_CONN_STATE_MAX - 1)
+
+enum mmb_conn_attr {
+	MMB_CONN_A_UNSPEC,
+	MMB_CONN_A_PAD,
+	MMB_CONN_A_FAMILY,	/* u8: 4 or 6 */
+	MMB_CONN_A_PROTO,	/* u8: IPPROTO_TCP, _UDP, _ICMP or _ICMPV6 */
+	MMB_CONN_A_STATE,	/* u8: enum mmb_conn_state */
+	MMB_CONN_A_ORIG,	/* nest of enum mmb_tuple_attr: the first packet's */
+	MMB_CONN_A_REPLY,	/* nest of enum mmb_tuple_attr: what replies carry */
+	MMB_CONN_A_TIMEOUT,	/* u32: seconds until it expires */
+	MMB_CONN_A_STATS_ORIG,	/* nest of enum mmb_stats_attr (packets, bytes) */
+	MMB_CONN_A_STATS_REPLY,	/* nest of enum mmb_stats_attr */
+	MMB_CONN_A_RULES,	/* nest of u32 handles, types 1, 2, ... */
+	MMB_CONN_A_ASSURED,	/* flag: seen both ways, TCP established once */
+	__MMB_CONN_A_MAX
+};
+
+#define MMB_CONN_A_MAX (__MMB_CONN_A_MAX - 1)
+
+enum mmb_tuple_attr {
+	MMB_TUPLE_A_UNSPEC,
+	MMB_TUPLE_A_SADDR,	/* binary: 4 or 16 bytes */
+	MMB_TUPLE_A_DADDR,	/* binary: 4 or 16 bytes */
+	MMB_TUPLE_A_SPORT,	/* be16: TCP and UDP */
+	MMB_TUPLE_A_DPORT,	/* be16: TCP and UDP */
+	MMB_TUPLE_A_ICMP_ID,	/* be16: echo identifier */
+	MMB_TUPLE_A_ICMP_TYPE,	/* u8: the echo type this direction carries */
+	__MMB_TUPLE_A_MAX
+};
+
+#define MMB_TUPLE_A_MAX (__MMB_TUPLE_A_MAX - 1)
+
+enum mmb_set_attr {
+	MMB_SET_A_UNSPEC,
+	MMB_SET_A_PAD,
+	MMB_SET_A_CONN_MAX,	/* u32: 1 to MMB_CONN_MAX_LIMIT connections */
+	MMB_SET_A_TCP_LOOSE,	/* u8: 1: TCP connections start mid-stream too */
+	/* nest: u32 seconds (1 to MMB_TIMEOUT_MAX) of type state + 1 */
+	MMB_SET_A_TIMEOUTS,
+	MMB_SET_A_CONN_COUNT,	/* u32, answers only: connections now */
+	MMB_SET_A_CONN_SIZE,	/* u32, answers only: bytes per connection */
+	MMB_SET_A_CONN_STATS,	/* nest of enum mmb_conn_stats_attr, answers only */
+	__MMB_SET_A_MAX
+};
+
+#define MMB_SET_A_MAX (__MMB_SET_A_MAX - 1)
+
+enum mmb_conn_stats_attr {
+	MMB_CONN_STATS_A_UNSPEC,
+	MMB_CONN_STATS_A_PAD,
+	MMB_CONN_STATS_A_CREATED,	/* u64 */
+	MMB_CONN_STATS_A_EVICTED,	/* u64: unassured or closing ones, for new ones */
+	MMB_CONN_STATS_A_REFUSED,	/* u64: new ones, the table being full */
+	MMB_CONN_STATS_A_EXPIRED,	/* u64 */
+	MMB_CONN_STATS_A_ENDED,		/* u64: by flush or their rule's end */
+	MMB_CONN_STATS_A_NOMEM,		/* u64: new ones, no memory */
+	__MMB_CONN_STATS_A_MAX
+};
+
+#define MMB_CONN_STATS_A_MAX (__MMB_CONN_STATS_A_MAX - 1)
 
 #endif /* _UAPI_LINUX_MMB_H */

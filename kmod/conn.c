@@ -1,0 +1,663 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the connection table (conn.h draws it): tuples, lookup, creation,
+ * the end of connections, eviction when the table is full, and the GC
+ * worker. What a packet does to a connection's state: connstate.c.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/mm.h>
+#include <linux/siphash.h>
+#include <linux/slab.h>
+#include <net/ip.h>
+
+#include "conn.h"
+#include "test.h"
+
+static struct kmem_cache *mmb_conn_cache __read_mostly;
+static siphash_key_t mmb_conn_secret __read_mostly;
+
+#define MMB_CONN_MIN_BUCKETS	256
+#define MMB_EVICT_BUCKETS	8	/* scanned for a connection to evict */
+#define MMB_GC_SLICE		1024	/* table nodes per run of the GC */
+#define MMB_GC_INTERVAL		(5 * HZ)	/* between two walks of the table */
+
+u32 mmb_conn_now(void)
+{
+	u32 now;
+
+	return mmb_test_now(&now) ? now : (u32)jiffies;
+}
+
+static u32 mmb_tuple_hashfn(const void *data, u32 len, u32 seed)
+{
+	siphash_key_t key = mmb_conn_secret;
+
+	key.key[0] ^= seed;
+	return siphash(data, MMB_TUPLE_LEN, &key);
+}
+
+/* The bucket hash of @t in a table of seed @seed. */
+u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed)
+{
+	return mmb_tuple_hashfn(t, MMB_TUPLE_LEN, seed);
+}
+
+/* The identity of two tuples: four words and the first six bytes of the fifth. */
+static inline bool mmb_tuple_equal(const struct mmb_tuple *a, const struct mmb_tuple *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+#ifdef __LITTLE_ENDIAN
+	const u64 tail = 0x0000ffffffffffffULL;
+#else
+	const u64 tail = 0xffffffffffff0000ULL;
+#endif
+
+	BUILD_BUG_ON(sizeof(struct mmb_tuple) != 40 || MMB_TUPLE_LEN != 38);
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		 ((x[4] ^ y[4]) & tail));
+}
+
+static int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct mmb_conn_node *n = obj;
+
+	return !mmb_tuple_equal(arg->key, &n->t);
+}
+
+static const struct rhashtable_params mmb_conn_params = {
+	.head_offset = offsetof(struct mmb_conn_node, node),
+	.key_offset = offsetof(struct mmb_conn_node, t),
+	.key_len = MMB_TUPLE_LEN,
+	.hashfn = mmb_tuple_hashfn,
+	.obj_cmpfn = mmb_tuple_cmpfn,
+	.min_size = MMB_CONN_MIN_BUCKETS,
+	.max_size = MMB_CONN_MAX_LIMIT,		/* twice as many nodes */
+	.automatic_shrinking = true,
+};
+
+/* --- tuples ---------------------------------------------------------------- */
+
+static void mmb_tuple_addrs(const u8 *img, struct mmb_tuple *t)
+{
+	if (t->family == 4) {
+		memset(&t->src, 0, sizeof(t->src));
+		memset(&t->dst, 0, sizeof(t->dst));
+		memcpy(&t->src.ip, img + MMB_IMG_IP4 + 12, 4);
+		memcpy(&t->dst.ip, img + MMB_IMG_IP4 + 16, 4);
+	} else {
+		memcpy(&t->src.in6, img + MMB_IMG_IP6 + 8, 16);
+		memcpy(&t->dst.in6, img + MMB_IMG_IP6 + 24, 16);
+	}
+}
+
+/*
+ * The ports of an ICMP or ICMPv6 echo: its identifier as the source port
+ * of a request, the destination port of a reply, so that a reply's tuple
+ * is its request's inverted. False for any other ICMP message.
+ */
+static bool mmb_tuple_echo(struct mmb_tuple *t, u8 type, const u8 *id)
+{
+	u8 request = t->family == 4 ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
+	u8 reply = t->family == 4 ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY;
+
+	if (t->proto != (t->family == 4 ? IPPROTO_ICMP : IPPROTO_ICMPV6))
+		return false;
+	if (type == request) {
+		memcpy(&t->sport, id, 2);
+		t->dport = 0;
+	} else if (type == reply) {
+		t->sport = 0;
+		memcpy(&t->dport, id, 2);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+/* The ports of L4 header @l4 (8 bytes) of protocol t->proto. */
+static bool mmb_tuple_ports(struct mmb_tuple *t, const u8 *l4, const u8 *l4_hi)
+{
+	switch (t->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+		memcpy(&t->sport, l4, 2);
+		memcpy(&t->dport, l4 + 2, 2);
+		return true;
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return mmb_tuple_echo(t, l4[0], l4_hi);
+	}
+	return false;
+}
+
+/* The tuple of @pkt: false for a packet no connection is kept for. */
+bool mmb_conn_tuple(const struct mmb_pkt *pkt, struct mmb_tuple *t)
+{
+	const u8 *b = pkt->key.b;
+
+	if ((b[MMB_IMG_FLAGS] & (MMB_KF_L4 | MMB_KF_LATER)) != MMB_KF_L4)
+		return false;
+	t->family = b[MMB_IMG_FAMILY];
+	t->proto = b[MMB_IMG_L4PROTO];
+	t->dir = MMB_DIR_ORIG;
+	t->pad = 0;
+	if (!mmb_tuple_ports(t, &b[MMB_IMG_L4_LO], &b[MMB_IMG_L4_HI]))
+		return false;
+	mmb_tuple_addrs(b, t);
+	return true;
+}
+
+void mmb_tuple_invert(const struct mmb_tuple *t, struct mmb_tuple *r)
+{
+	*r = *t;
+	r->src = t->dst;
+	r->dst = t->src;
+	r->sport = t->dport;
+	r->dport = t->sport;
+}
+
+/* The quoted packet's L4 ports at @off, the quote ending at @end. */
+static bool mmb_quote_ports(const struct sk_buff *skb, unsigned int off, unsigned int end,
+			    struct mmb_tuple *t)
+{
+	u8 buf[8] __uninitialized;
+	const u8 *h;
+
+	if (off + 8 > end)
+		return false;
+	h = skb_header_pointer(skb, off, 8, buf);
+	return h && mmb_tuple_ports(t, h, h + 4);
+}
+
+static bool mmb_quote_ipv4(const struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   unsigned int off, struct mmb_tuple *t)
+{
+	struct iphdr buf __uninitialized;
+	const struct iphdr *iph;
+
+	if (off + sizeof(buf) > pkt->end)
+		return false;
+	iph = skb_header_pointer(skb, off, sizeof(buf), &buf);
+	/* A fragment other than the first quotes no ports. */
+	if (!iph || iph->version != 4 || iph->ihl < 5 || iph->frag_off & htons(IP_OFFSET))
+		return false;
+	/* The error goes back to whoever sent the quoted packet. */
+	if (memcmp(&iph->saddr, &pkt->key.b[MMB_IMG_IP4 + 16], 4))
+		return false;
+	t->proto = iph->protocol;
+	memset(&t->src, 0, sizeof(t->src));
+	memset(&t->dst, 0, sizeof(t->dst));
+	t->src.ip = iph->saddr;
+	t->dst.ip = iph->daddr;
+	return mmb_quote_ports(skb, off + iph->ihl * 4, pkt->end, t);
+}
+
+static bool mmb_quote_ipv6(const struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   unsigned int off, struct mmb_tuple *t)
+{
+	struct ipv6hdr buf __uninitialized;
+	const struct ipv6hdr *ip6;
+
+	if (off + sizeof(buf) > pkt->end)
+		return false;
+	ip6 = skb_header_pointer(skb, off, sizeof(buf), &buf);
+	if (!ip6 || ip6->version != 6 ||
+	    memcmp(&ip6->saddr, &pkt->key.b[MMB_IMG_IP6 + 24], 16))
+		return false;
+	/* Quoted extension headers are not walked: no connection is found. */
+	t->proto = ip6->nexthdr;
+	t->src.in6 = ip6->saddr;
+	t->dst.in6 = ip6->daddr;
+	return mmb_quote_ports(skb, off + sizeof(*ip6), pkt->end, t);
+}
+
+/*
+ * For an ICMP or ICMPv6 error (unreachable, too big, time exceeded,
+ * parameter problem), the tuple of the packet it quotes.
+ */
+bool mmb_conn_related_tuple(const struct sk_buff *skb, const struct mmb_pkt *pkt,
+			    struct mmb_tuple *t)
+{
+	const u8 *b = pkt->key.b;
+	u8 type = b[MMB_IMG_L4_LO];
+
+	if ((b[MMB_IMG_FLAGS] & (MMB_KF_L4 | MMB_KF_LATER)) != MMB_KF_L4)
+		return false;
+	t->family = b[MMB_IMG_FAMILY];
+	t->dir = MMB_DIR_ORIG;
+	t->pad = 0;
+	if (t->family == 4 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMP &&
+	    (type == ICMP_DEST_UNREACH || type == ICMP_TIME_EXCEEDED ||
+	     type == ICMP_PARAMETERPROB))
+		return mmb_quote_ipv4(skb, pkt, pkt->l4off + 8, t);
+	if (t->family == 6 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMPV6 &&
+	    type >= ICMPV6_DEST_UNREACH && type <= ICMPV6_PARAMPROB)
+		return mmb_quote_ipv6(skb, pkt, pkt->l4off + 8, t);
+	return false;
+}
+
+/* --- lookup and the end of connections ------------------------------------ */
+
+/* The connection with tuple @t, and the direction @t is in it; under RCU. */
+struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, u8 *dir)
+{
+	struct mmb_conn_node *n = rhashtable_lookup(&mc->ht, t, mmb_conn_params);
+
+	if (!n)
+		return NULL;
+	*dir = n->t.dir;
+	return mmb_conn_of(n);
+}
+
+static void mmb_conn_free(struct mmb_conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nrules; i++)
+		mmb_rule_put((struct mmb_rule *)c->rules[i]);
+	kmem_cache_free(mmb_conn_cache, c);
+}
+
+static void mmb_conn_free_rcu(struct rcu_head *head)
+{
+	mmb_conn_free(container_of(head, struct mmb_conn, rcu));
+}
+
+/* Take @c out of the table; it is freed after a grace period. */
+static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	rhashtable_remove_fast(&mc->ht, &c->tuple[MMB_DIR_ORIG].node, mmb_conn_params);
+	rhashtable_remove_fast(&mc->ht, &c->tuple[MMB_DIR_REPLY].node, mmb_conn_params);
+	atomic_dec(&mc->count);
+	call_rcu(&c->rcu, mmb_conn_free_rcu);
+}
+
+/* End @c (once, whoever asks first), counted as @why. */
+void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why)
+{
+	if (test_and_set_bit(MMB_CONN_DYING, &c->status))
+		return;
+	mmb_conn_stat(mc, why);
+	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
+	mmb_conn_unlink(mc, c);
+}
+
+/* One of the rules @c keeps has ended. */
+static bool mmb_conn_orphan(const struct mmb_conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nrules; i++)
+		if (READ_ONCE(c->rules[i]->dead))
+			return true;
+	return false;
+}
+
+/* May a packet use @c now? If not, it ends, unless it is ending already. */
+static bool mmb_conn_alive(struct mmb_conns *mc, struct mmb_conn *c, u32 now)
+{
+	if (test_bit(MMB_CONN_DYING, &c->status))
+		return false;
+	if (mmb_conn_expired(c, now)) {
+		mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
+		return false;
+	}
+	if (mmb_conn_orphan(c)) {
+		mmb_conn_kill(mc, c, MMB_CSTAT_ENDED);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Make room for @t: end an expired or evictable connection among those of
+ * the buckets from @t's on (as nf_conntrack's early drop does).
+ */
+static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 now)
+{
+	struct bucket_table *tbl = rht_dereference_rcu(mc->ht.tbl, &mc->ht);
+	unsigned int hash = rht_key_hashfn(&mc->ht, tbl, t, mmb_conn_params), i;
+	struct mmb_conn_node *n;
+	struct rhash_head *pos;
+
+	for (i = 0; i < MMB_EVICT_BUCKETS; i++) {
+		rht_for_each_entry_rcu(n, pos, tbl, (hash + i) & (tbl->size - 1), node) {
+			struct mmb_conn *c = mmb_conn_of(n);
+
+			if (test_bit(MMB_CONN_DYING, &c->status))
+				continue;
+			if (mmb_conn_expired(c, now)) {
+				mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
+				return true;
+			}
+			if (mmb_conn_evictable(c)) {
+				mmb_conn_kill(mc, c, MMB_CSTAT_EVICTED);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* --- the datapath ------------------------------------------------------------ */
+
+/*
+ * Before classification: the connection @pkt belongs to, or the one an
+ * ICMP error quotes a packet of, in @v.
+ */
+void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	struct mmb_tuple t __uninitialized;
+	struct mmb_conn *c;
+	bool related = false;
+	u8 dir;
+
+	if (!mmb_conn_tuple(pkt, &t)) {
+		if (!mmb_conn_related_tuple(skb, pkt, &t))
+			return;
+		related = true;
+	}
+	c = mmb_conn_find(mc, &t, &dir);
+	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
+		return;
+	v->conn = c;
+	v->dir = dir;
+	v->related = related;
+}
+
+/* A new connection for @t, starting in @state, with the rules of @v. */
+static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct mmb_verdict *v,
+				       u8 state, u8 fin)
+{
+	struct mmb_conn *c = kmem_cache_alloc(mmb_conn_cache, GFP_ATOMIC | __GFP_NOWARN);
+	unsigned int i;
+
+	if (!c)
+		return NULL;
+	c->tuple[MMB_DIR_ORIG].t = *t;
+	mmb_tuple_invert(t, &c->tuple[MMB_DIR_REPLY].t);
+	c->tuple[MMB_DIR_REPLY].t.dir = MMB_DIR_REPLY;
+	c->state = state;
+	c->fin = fin;
+	c->status = 0;
+	spin_lock_init(&c->lock);
+	for (i = 0; i < 2; i++) {
+		atomic64_set(&c->packets[i], 0);
+		atomic64_set(&c->bytes[i], 0);
+	}
+	/* A rule being deleted may be down to no reference: it ends anyway. */
+	for (c->nrules = 0; c->nrules < v->nsf; c->nrules++) {
+		struct mmb_rule *rule = (struct mmb_rule *)v->sf[c->nrules];
+
+		if (!refcount_inc_not_zero(&rule->ref)) {
+			mmb_conn_free(c);
+			return NULL;
+		}
+		c->rules[c->nrules] = rule;
+	}
+	return c;
+}
+
+/*
+ * Publish @c, both ways. If another CPU published the same connection
+ * first, -EEXIST: @c is dropped, and the packet joins the other one.
+ */
+static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	int err;
+
+	err = rhashtable_lookup_insert_fast(&mc->ht, &c->tuple[MMB_DIR_ORIG].node,
+					    mmb_conn_params);
+	if (err) {
+		atomic_dec(&mc->count);
+		mmb_conn_free(c);	/* no reader ever saw it */
+		return err;
+	}
+	err = rhashtable_lookup_insert_fast(&mc->ht, &c->tuple[MMB_DIR_REPLY].node,
+					    mmb_conn_params);
+	if (err) {
+		set_bit(MMB_CONN_DYING, &c->status);
+		mmb_conn_unlink(mc, c);
+	}
+	return err;
+}
+
+/* The first packet of a connection: create it, or join a racing CPU's. */
+static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			   const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	struct mmb_tuple t __uninitialized;
+	u32 now = mmb_conn_now();
+	struct mmb_conn *c;
+	int state, err;
+	u8 fin = 0, dir;
+
+	if (!mmb_conn_tuple(pkt, &t))
+		return 0;	/* not tracked: its rules applied to it alone */
+	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
+	if (state < 0)
+		return 0;
+	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, &t, now)) {
+		atomic_dec(&mc->count);
+		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
+		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
+		return -ENOSPC;
+	}
+	c = mmb_conn_alloc(&t, v, state, fin);
+	if (!c) {
+		atomic_dec(&mc->count);
+		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
+		return -ENOMEM;
+	}
+	c->timeout = now + READ_ONCE(mc->timeouts[state]);
+	err = mmb_conn_insert(mc, c);
+	if (err == -EEXIST) {
+		c = mmb_conn_find(mc, &t, &dir);
+		if (c && mmb_conn_alive(mc, c, now))
+			mmb_conn_update(mc, c, dir, pkt, skb);
+		return 0;
+	}
+	if (err) {
+		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
+		return -ENOMEM;
+	}
+	mmb_conn_stat(mc, MMB_CSTAT_CREATED);
+	mmb_conn_count(c, MMB_DIR_ORIG, skb);
+	mmb_conn_event(mc, c, MMB_CMD_CONN_NEW);
+	if (!delayed_work_pending(&mc->gc))
+		queue_delayed_work(system_power_efficient_wq, &mc->gc, MMB_GC_INTERVAL);
+	v->conn = c;
+	v->dir = MMB_DIR_ORIG;
+	return 0;
+}
+
+/*
+ * After classification: a packet of a known connection gets its rules and
+ * moves its state on; one that matched stateful rules starts one. 0, or
+ * -ENOSPC (the table is full) or -ENOMEM: the packet is to be dropped.
+ */
+int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	struct mmb_conn *c = v->conn;
+	unsigned int i;
+
+	if (!c)
+		return v->nsf ? mmb_conn_create(mc, pkt, skb, v) : 0;
+	for (i = 0; i < c->nrules; i++) {
+		mmb_stats_count(c->rules[i]->stats, skb);
+		if (v->related)
+			mmb_verdict_judge(v, c->rules[i]);
+		else
+			mmb_verdict_add(v, c->rules[i]);
+	}
+	if (!v->related)
+		mmb_conn_update(mc, c, v->dir, pkt, skb);
+	return 0;
+}
+
+/* --- the table's life, flush and GC ---------------------------------------- */
+
+/* End the connections that are expired or lost a rule, or, with @all, every one. */
+static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
+{
+	struct rhashtable_iter iter;
+	struct mmb_conn_node *n;
+	unsigned int i;
+
+	rhashtable_walk_enter(&mc->ht, &iter);
+	do {
+		rhashtable_walk_start(&iter);
+		for (i = 0; i < MMB_GC_SLICE; i++) {
+			n = rhashtable_walk_next(&iter);
+			if (IS_ERR(n))
+				continue;	/* -EAGAIN: a resize; the walk goes on */
+			if (!n)
+				break;
+			if (all)
+				mmb_conn_kill(mc, mmb_conn_of(n), MMB_CSTAT_ENDED);
+			else
+				mmb_conn_alive(mc, mmb_conn_of(n), mmb_conn_now());
+		}
+		rhashtable_walk_stop(&iter);
+		cond_resched();
+	} while (n);
+	rhashtable_walk_exit(&iter);
+}
+
+void mmb_conns_flush(struct mmb_conns *mc)
+{
+	mmb_conns_sweep(mc, true);
+}
+
+/* Rules ended: so do their connections, now. */
+void mmb_conns_kick(struct mmb_conns *mc)
+{
+	mmb_conns_sweep(mc, false);
+}
+
+/*
+ * One run of the GC: up to @budget nodes of the table, from where the last
+ * run stopped. True when it reached the end of the table.
+ */
+static bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget)
+{
+	struct mmb_conn_node *n = NULL;
+	u32 now = mmb_conn_now();
+
+	rhashtable_walk_start(&mc->gc_iter);
+	while (budget--) {
+		n = rhashtable_walk_next(&mc->gc_iter);
+		if (IS_ERR(n))
+			continue;
+		if (!n)
+			break;
+		mmb_conn_alive(mc, mmb_conn_of(n), now);
+	}
+	rhashtable_walk_stop(&mc->gc_iter);
+	if (n)
+		return false;
+	rhashtable_walk_exit(&mc->gc_iter);
+	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
+	return true;
+}
+
+/* Walk the whole table once, in runs of @budget nodes (tests). */
+void mmb_conns_gc(struct mmb_conns *mc, unsigned int budget)
+{
+	mutex_lock(&mc->lock);
+	while (!mmb_conns_gc_run(mc, budget))
+		cond_resched();
+	mutex_unlock(&mc->lock);
+}
+
+static void mmb_conns_gc_work(struct work_struct *work)
+{
+	struct mmb_conns *mc = container_of(to_delayed_work(work), struct mmb_conns, gc);
+	bool end;
+
+	mutex_lock(&mc->lock);
+	end = mmb_conns_gc_run(mc, MMB_GC_SLICE);
+	mutex_unlock(&mc->lock);
+	/* Never for long at a time; idle once the table is empty. */
+	if (!end)
+		queue_delayed_work(system_power_efficient_wq, &mc->gc, 1);
+	else if (atomic_read(&mc->count))
+		queue_delayed_work(system_power_efficient_wq, &mc->gc, MMB_GC_INTERVAL);
+}
+
+void mmb_conns_stats(struct mmb_conns *mc, u64 *n)
+{
+	unsigned int i;
+	int cpu;
+
+	memset(n, 0, MMB_CSTAT_MAX * sizeof(*n));
+	for_each_possible_cpu(cpu)
+		for (i = 0; i < MMB_CSTAT_MAX; i++)
+			n[i] += READ_ONCE(per_cpu_ptr(mc->stats, cpu)->n[i]);
+}
+
+/* The default limit: 1/32768 of memory, as many as a 256-byte entry takes 1/128 of. */
+static u32 mmb_conns_default_max(void)
+{
+	u64 n = ((u64)totalram_pages() << PAGE_SHIFT) >> 15;
+
+	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
+}
+
+int mmb_conns_init(struct mmb_conns *mc, struct net *net)
+{
+	int err;
+
+	mc->stats = alloc_percpu(struct mmb_conn_stats);
+	if (!mc->stats)
+		return -ENOMEM;
+	err = rhashtable_init(&mc->ht, &mmb_conn_params);
+	if (err) {
+		free_percpu(mc->stats);
+		return err;
+	}
+	atomic_set(&mc->count, 0);
+	mc->max = mmb_conns_default_max();
+	mc->tcp_loose = true;
+	mmb_conn_timeouts_init(mc->timeouts);
+	mc->net = net;
+	mutex_init(&mc->lock);
+	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);
+	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
+	return 0;
+}
+
+/* Once no device reaches the table: nothing creates connections any more. */
+void mmb_conns_exit(struct mmb_conns *mc)
+{
+	cancel_delayed_work_sync(&mc->gc);
+	mmb_conns_flush(mc);
+	rhashtable_walk_exit(&mc->gc_iter);
+	rhashtable_destroy(&mc->ht);
+	mutex_destroy(&mc->lock);
+	free_percpu(mc->stats);
+}
+
+int __init mmb_conn_cache_init(void)
+{
+	get_random_bytes(&mmb_conn_secret, sizeof(mmb_conn_secret));
+	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0, 0, NULL);
+	return mmb_conn_cache ? 0 : -ENOMEM;
+}
+
+/* Bytes a connection takes in its slab (the table's buckets aside). */
+unsigned int mmb_conn_size(void)
+{
+	return kmem_cache_size(mmb_conn_cache);
+}
+
+/* After every connection is freed (rcu_barrier()). */
+void mmb_conn_cache_exit(void)
+{
+	kmem_cache_destroy(mmb_conn_cache);
+}

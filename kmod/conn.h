@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: the connection table of a namespace (conn.c), the life of a
+ * connection (connstate.c) and its part in a packet's verdict.
+ *
+ *   mmb_conns ─ ht (rhashtable) ─ node: tuple[ORIG] ─┐
+ *       │                       └ node: tuple[REPLY] ─┴─ mmb_conn ─ rules[] ─ rule
+ *       ├─ count, max, timeouts[state], tcp_loose
+ *       └─ gc: a delayed work that walks the table in slices
+ *
+ * A connection is in the table twice, under the tuple of each direction,
+ * so that a packet finds it, and its direction, with one lookup. Lookups
+ * run under RCU without a lock; inserts and removals take the table's
+ * bucket locks (rhashtable), and the one of two CPUs that loses the race to
+ * create a connection uses the winner's. A connection's state changes
+ * under its own spinlock, taken only when a packet changes it. It ends
+ * when it expires (checked on every lookup: an expired connection is never
+ * used), when one of its rules ends, or on a flush; it is freed a grace
+ * period after it left the table.
+ *
+ * The hash is SipHash, keyed by a boot-time secret mixed with the table's
+ * own random seed (rhashtable's, new for every namespace and on every
+ * rehash): remote senders cannot aim tuples at one bucket.
+ */
+#ifndef _MMB_CONN_H
+#define _MMB_CONN_H
+
+#include <linux/rhashtable.h>
+#include <linux/workqueue.h>
+
+#include "ruleset.h"
+
+enum {
+	MMB_DIR_ORIG,		/* as the first packet went */
+	MMB_DIR_REPLY,
+};
+
+/*
+ * What identifies a direction of a connection: addresses, ports (an echo's
+ * identifier as the source port of requests and the destination port of
+ * replies), family and protocol; MMB_TUPLE_LEN bytes, zero-padded. @dir
+ * is not part of it: it says which of its connection's tuples this is.
+ */
+struct mmb_tuple {
+	union {
+		__be32 ip;
+		struct in6_addr in6;
+	} src, dst;
+	__be16 sport;
+	__be16 dport;
+	u8 family;		/* 4 or 6 */
+	u8 proto;
+	u8 dir;			/* MMB_DIR_* */
+	u8 pad;
+};
+
+#define MMB_TUPLE_LEN	offsetof(struct mmb_tuple, dir)
+
+struct mmb_conn_node {
+	struct rhash_head node;
+	struct mmb_tuple t;
+};
+
+/* Bits of mmb_conn.status. */
+enum {
+	MMB_CONN_DYING,		/* leaving the table: no packet may use it */
+	MMB_CONN_SEEN_REPLY,	/* a packet went the other way */
+	MMB_CONN_ASSURED,	/* seen both ways and, TCP, established once */
+};
+
+/*
+ * mmb_conn.fin of a TCP connection: BIT(dir) for each direction that sent
+ * a FIN, and MMB_FIN_LAST if the second one came from the reply direction.
+ */
+#define MMB_FIN_LAST	0x4
+
+struct mmb_conn {
+	struct mmb_conn_node tuple[2];	/* MMB_DIR_ORIG, MMB_DIR_REPLY */
+	u32 timeout;			/* jiffies at which it expires */
+	u8 state;			/* enum mmb_conn_state */
+	u8 fin;				/* TCP: BIT(dir) per FIN, MMB_FIN_LAST */
+	u8 nrules;
+	unsigned long status;		/* MMB_CONN_* bits */
+	spinlock_t lock;		/* changes of state and fin */
+	atomic64_t packets[2];		/* by direction */
+	atomic64_t bytes[2];
+	struct mmb_rule *rules[MMB_CONN_RULES];	/* references held */
+	struct rcu_head rcu;
+};
+
+/* Counters of a connection table, per CPU. */
+enum mmb_conn_stat {
+	MMB_CSTAT_CREATED,
+	MMB_CSTAT_EVICTED,
+	MMB_CSTAT_REFUSED,
+	MMB_CSTAT_EXPIRED,
+	MMB_CSTAT_ENDED,
+	MMB_CSTAT_NOMEM,
+	MMB_CSTAT_MAX
+};
+
+struct mmb_conn_stats {
+	u64 n[MMB_CSTAT_MAX];
+};
+
+struct mmb_conns {
+	struct rhashtable ht;
+	atomic_t count;
+	u32 max;			/* READ_ONCE: settings change it */
+	bool tcp_loose;
+	u32 timeouts[__MMB_CONN_STATE_MAX];	/* jiffies */
+	struct mmb_conn_stats __percpu *stats;
+	struct net *net;
+	struct mutex lock;		/* settings, flush, GC's walk */
+	struct delayed_work gc;
+	struct rhashtable_iter gc_iter;
+};
+
+int __init mmb_conn_cache_init(void);
+void mmb_conn_cache_exit(void);
+int mmb_conns_init(struct mmb_conns *mc, struct net *net);
+void mmb_conns_exit(struct mmb_conns *mc);
+void mmb_conns_flush(struct mmb_conns *mc);
+void mmb_conns_kick(struct mmb_conns *mc);
+void mmb_conns_gc(struct mmb_conns *mc, unsigned int budget);
+void mmb_conns_stats(struct mmb_conns *mc, u64 *n);
+
+static inline void mmb_conn_stat(struct mmb_conns *mc, enum mmb_conn_stat what)
+{
+	this_cpu_inc(mc->stats->n[what]);
+}
+
+/* Now, for timeouts: jiffies, or the KUnit tests' clock. */
+u32 mmb_conn_now(void);
+
+static inline bool mmb_conn_expired(const struct mmb_conn *c, u32 now)
+{
+	return (s32)(READ_ONCE(c->timeout) - now) <= 0;
+}
+
+static inline struct mmb_conn *mmb_conn_of(struct mmb_conn_node *n)
+{
+	return container_of(n - n->t.dir, struct mmb_conn, tuple[0]);
+}
+
+unsigned int mmb_conn_size(void);
+u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed);
+bool mmb_conn_tuple(const struct mmb_pkt *pkt, struct mmb_tuple *t);
+bool mmb_conn_related_tuple(const struct sk_buff *skb, const struct mmb_pkt *pkt,
+			    struct mmb_tuple *t);
+void mmb_tuple_invert(const struct mmb_tuple *t, struct mmb_tuple *r);
+struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, u8 *dir);
+void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why);
+
+/* The datapath's steps, before and after classification (conn.c). */
+void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb, struct mmb_verdict *v);
+int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		     const struct sk_buff *skb, struct mmb_verdict *v);
+
+/* connstate.c: what a packet does to a connection's state. */
+void mmb_conn_timeouts_init(u32 *timeouts);
+int mmb_conn_first_state(const struct mmb_pkt *pkt, bool loose, u8 *fin);
+void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb);
+void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
+		     const struct mmb_pkt *pkt, const struct sk_buff *skb);
+bool mmb_conn_evictable(const struct mmb_conn *c);
+u8 mmb_tcp_step(u8 state, u8 *fin, u8 dir, u8 flags);
+
+/* nlconn.c: events for the monitor group. */
+void mmb_conn_event(struct mmb_conns *mc, const struct mmb_conn *c, u8 cmd);
+
+#endif /* _MMB_CONN_H */

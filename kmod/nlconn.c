@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: the connection and settings commands of the generic netlink
+ * family: dump and flush the connection table, change and read the
+ * settings, and the events of the monitor group.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/slab.h>
+#include <net/sock.h>
+
+#include "nl.h"
+
+/* Not const: 6.1's policy takes a plain pointer. */
+static struct netlink_range_validation mmb_conn_max_range = {
+	.min = 1,
+	.max = MMB_CONN_MAX_LIMIT,
+};
+
+static struct netlink_range_validation mmb_timeout_range = {
+	.min = 1,
+	.max = MMB_TIMEOUT_MAX,
+};
+
+#define MMB_TIMEOUT_POLICY(state) \
+	[(state) + 1] = NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_timeout_range)
+
+static const struct nla_policy mmb_timeouts_policy[__MMB_CONN_STATE_MAX + 1] = {
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_SYN_SENT),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_SYN_RECV),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_ESTABLISHED),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_FIN_WAIT),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_CLOSE_WAIT),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_LAST_ACK),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_TIME_WAIT),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_CLOSE),
+	MMB_TIMEOUT_POLICY(MMB_CONN_TCP_SYN_SENT2),
+	MMB_TIMEOUT_POLICY(MMB_CONN_UDP_UNREPLIED),
+	MMB_TIMEOUT_POLICY(MMB_CONN_UDP_REPLIED),
+	MMB_TIMEOUT_POLICY(MMB_CONN_ICMP),
+};
+
+static const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1] = {
+	[MMB_SET_A_CONN_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_conn_max_range),
+	[MMB_SET_A_TCP_LOOSE]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[MMB_SET_A_TIMEOUTS]	= NLA_POLICY_NESTED(mmb_timeouts_policy),
+	[MMB_SET_A_CONN_COUNT]	= { .type = NLA_REJECT, .reject_message = "read only" },
+	[MMB_SET_A_CONN_SIZE]	= { .type = NLA_REJECT, .reject_message = "read only" },
+	[MMB_SET_A_CONN_STATS]	= { .type = NLA_REJECT, .reject_message = "read only" },
+};
+
+const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1] = {
+	[MMB_A_SETTINGS]	= NLA_POLICY_NESTED(mmb_set_policy),
+};
+
+/* --- connections as attributes ------------------------------------------- */
+
+static int mmb_nl_put_ports(struct sk_buff *skb, const struct mmb_tuple *t)
+{
+	u8 request = t->family == 4 ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
+	u8 reply = t->family == 4 ? ICMP_ECHOREPLY : ICMPV6_ECHO_REPLY;
+
+	if (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP)
+		return nla_put_be16(skb, MMB_TUPLE_A_SPORT, t->sport) ||
+		       nla_put_be16(skb, MMB_TUPLE_A_DPORT, t->dport);
+	/* An echo's identifier: the source port of requests (conn.c). */
+	return nla_put_be16(skb, MMB_TUPLE_A_ICMP_ID, t->sport ?: t->dport) ||
+	       nla_put_u8(skb, MMB_TUPLE_A_ICMP_TYPE, t->dport ? reply : request);
+}
+
+static int mmb_nl_put_tuple(struct sk_buff *skb, int type, const struct mmb_tuple *t)
+{
+	unsigned int alen = t->family == 4 ? 4 : 16;
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put(skb, MMB_TUPLE_A_SADDR, alen, &t->src) ||
+	    nla_put(skb, MMB_TUPLE_A_DADDR, alen, &t->dst) ||
+	    mmb_nl_put_ports(skb, t)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mmb_nl_put_conn_stats(struct sk_buff *skb, int type, const struct mmb_conn *c,
+				 u8 dir)
+{
+	struct nlattr *nest = nla_nest_start(skb, type);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, atomic64_read(&c->packets[dir]),
+			      MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, atomic64_read(&c->bytes[dir]),
+			      MMB_STATS_A_PAD)) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mmb_nl_put_conn_rules(struct sk_buff *skb, const struct mmb_conn *c)
+{
+	struct nlattr *nest = nla_nest_start(skb, MMB_CONN_A_RULES);
+	unsigned int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < c->nrules; i++) {
+		if (nla_put_u32(skb, i + 1, c->rules[i]->handle)) {
+			nla_nest_cancel(skb, nest);
+			return -EMSGSIZE;
+		}
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* MMB_A_CONN of @c, at @now. */
+static int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now)
+{
+	const struct mmb_tuple *t = &c->tuple[MMB_DIR_ORIG].t;
+	s32 left = max_t(s32, (s32)(READ_ONCE(c->timeout) - now), 0);
+	struct nlattr *nest = nla_nest_start(skb, MMB_A_CONN);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u8(skb, MMB_CONN_A_FAMILY, t->family) ||
+	    nla_put_u8(skb, MMB_CONN_A_PROTO, t->proto) ||
+	    nla_put_u8(skb, MMB_CONN_A_STATE, READ_ONCE(c->state)) ||
+	    mmb_nl_put_tuple(skb, MMB_CONN_A_ORIG, t) ||
+	    mmb_nl_put_tuple(skb, MMB_CONN_A_REPLY, &c->tuple[MMB_DIR_REPLY].t) ||
+	    nla_put_u32(skb, MMB_CONN_A_TIMEOUT, DIV_ROUND_UP(left, HZ)) ||
+	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_ORIG, c, MMB_DIR_ORIG) ||
+	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_REPLY, c, MMB_DIR_REPLY) ||
+	    mmb_nl_put_conn_rules(skb, c) ||
+	    (test_bit(MMB_CONN_ASSURED, &c->status) && nla_put_flag(skb, MMB_CONN_A_ASSURED))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* Tell the monitor group what happened to @c: @cmd, MMB_CMD_CONN_*. */
+void mmb_conn_event(struct mmb_conns *mc, const struct mmb_conn *c, u8 cmd)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!genl_has_listeners(&mmb_genl_family, mc->net, MMB_MCGRP_EVENTS))
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &mmb_genl_family, 0, cmd);
+	if (!hdr || mmb_nl_put_conn(skb, c, mmb_conn_now())) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast_netns(&mmb_genl_family, mc->net, skb, 0, MMB_MCGRP_EVENTS,
+				GFP_ATOMIC);
+}
+
+/* --- commands -------------------------------------------------------------- */
+
+int mmb_nl_conn_dump_start(struct netlink_callback *cb)
+{
+	struct mmb_net *mn = mmb_pernet(sock_net(cb->skb->sk));
+	struct rhashtable_iter *iter = kmalloc(sizeof(*iter), GFP_KERNEL);
+
+	if (!iter)
+		return -ENOMEM;
+	rhashtable_walk_enter(&mn->conns.ht, iter);
+	cb->args[0] = (long)iter;
+	return 0;
+}
+
+int mmb_nl_conn_dump_done(struct netlink_callback *cb)
+{
+	struct rhashtable_iter *iter = (struct rhashtable_iter *)cb->args[0];
+
+	if (iter) {
+		rhashtable_walk_exit(iter);
+		kfree(iter);
+	}
+	return 0;
+}
+
+/*
+ * Each connection once (its original direction's node), live ones only.
+ * A connection that did not fit is the walk's current one: the next call
+ * starts with it.
+ */
+int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct rhashtable_iter *iter = (struct rhashtable_iter *)cb->args[0];
+	u32 now = mmb_conn_now();
+	struct mmb_conn_node *n;
+	struct mmb_conn *c;
+	void *hdr;
+
+	rhashtable_walk_start(iter);
+	for (n = rhashtable_walk_peek(iter); n; n = rhashtable_walk_next(iter)) {
+		if (IS_ERR(n))
+			continue;	/* -EAGAIN: a resize; the walk goes on */
+		c = mmb_conn_of(n);
+		if (n->t.dir != MMB_DIR_ORIG || test_bit(MMB_CONN_DYING, &c->status) ||
+		    mmb_conn_expired(c, now))
+			continue;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_CONN_GET);
+		if (!hdr)
+			break;
+		if (mmb_nl_put_conn(skb, c, now)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	rhashtable_walk_stop(iter);
+	return skb->len;
+}
+
+int mmb_nl_conn_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	mmb_conns_flush(&mmb_pernet(genl_info_net(info))->conns);
+	return 0;
+}
+
+/* All of a set's attributes were checked by the policy: none can fail now. */
+int mmb_nl_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_conns *mc = &mmb_pernet(genl_info_net(info))->conns;
+	struct nlattr *tb[MMB_SET_A_MAX + 1], *tt[__MMB_CONN_STATE_MAX + 1];
+	unsigned int i;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_SETTINGS))
+		return -EINVAL;
+	err = mmb_nla_nested(tb, MMB_SET_A_MAX, info->attrs[MMB_A_SETTINGS], info->extack);
+	if (err)
+		return err;
+	if (tb[MMB_SET_A_TIMEOUTS]) {
+		err = mmb_nla_nested(tt, __MMB_CONN_STATE_MAX, tb[MMB_SET_A_TIMEOUTS],
+				     info->extack);
+		if (err)
+			return err;
+	}
+	mutex_lock(&mc->lock);
+	if (tb[MMB_SET_A_CONN_MAX])
+		WRITE_ONCE(mc->max, nla_get_u32(tb[MMB_SET_A_CONN_MAX]));
+	if (tb[MMB_SET_A_TCP_LOOSE])
+		WRITE_ONCE(mc->tcp_loose, nla_get_u8(tb[MMB_SET_A_TCP_LOOSE]));
+	for (i = 0; tb[MMB_SET_A_TIMEOUTS] && i < __MMB_CONN_STATE_MAX; i++)
+		if (tt[i + 1])
+			WRITE_ONCE(mc->timeouts[i], nla_get_u32(tt[i + 1]) * HZ);
+	mutex_unlock(&mc->lock);
+	return 0;
+}
+
+static int mmb_nl_put_conn_counters(struct sk_buff *skb, struct mmb_conns *mc)
+{
+	struct nlattr *nest = nla_nest_start(skb, MMB_SET_A_CONN_STATS);
+	u64 n[MMB_CSTAT_MAX];
+	unsigned int i;
+
+	BUILD_BUG_ON(MMB_CONN_STATS_A_NOMEM - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_NOMEM);
+	if (!nest)
+		return -EMSGSIZE;
+	mmb_conns_stats(mc, n);
+	for (i = 0; i < MMB_CSTAT_MAX; i++)
+		if (nla_put_u64_64bit(skb, MMB_CONN_STATS_A_CREATED + i, n[i],
+				      MMB_CONN_STATS_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int mmb_nl_put_settings(struct sk_buff *skb, struct mmb_conns *mc)
+{
+	struct nlattr *nest = nla_nest_start(skb, MMB_A_SETTINGS), *tn;
+	unsigned int i;
+
+	if (!nest ||
+	    nla_put_u32(skb, MMB_SET_A_CONN_MAX, READ_ONCE(mc->max)) ||
+	    nla_put_u8(skb, MMB_SET_A_TCP_LOOSE, READ_ONCE(mc->tcp_loose)) ||
+	    nla_put_u32(skb, MMB_SET_A_CONN_COUNT, atomic_read(&mc->count)) ||
+	    nla_put_u32(skb, MMB_SET_A_CONN_SIZE, mmb_conn_size()))
+		return -EMSGSIZE;
+	tn = nla_nest_start(skb, MMB_SET_A_TIMEOUTS);
+	if (!tn)
+		return -EMSGSIZE;
+	for (i = 0; i < __MMB_CONN_STATE_MAX; i++)
+		if (nla_put_u32(skb, i + 1, READ_ONCE(mc->timeouts[i]) / HZ))
+			return -EMSGSIZE;
+	nla_nest_end(skb, tn);
+	if (mmb_nl_put_conn_counters(skb, mc))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+int mmb_nl_settings_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_conns *mc = &mmb_pernet(genl_info_net(info))->conns;
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mmb_genl_family, 0, MMB_CMD_SETTINGS_GET);
+	if (!hdr || mmb_nl_put_settings(msg, mc)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}

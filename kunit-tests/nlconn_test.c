@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: connections and settings over the generic netlink family.
+ * Settings are checked whole before any applies; a stateful rule's flag
+ * goes in and comes back; packets through a device's hook create
+ * connections that the dump shows, field by field, and the monitor group
+ * hears of; a flush and a rule's deletion end them.
+ */
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <net/genetlink.h>
+#include <net/netlink.h>
+#include <net/tcp.h>
+
+#include "../kmod/mmb.h"
+#include "nlt.h"
+#include "util.h"
+
+static struct mmb_conns *nlc_conns(void)
+{
+	return &mmb_pernet(&init_net)->conns;
+}
+
+/* The settings, from a MMB_CMD_SETTINGS_GET: @tb indexed by MMB_SET_A_*. */
+static void nlc_settings(struct nlt *t, struct nlattr **tb, struct nlattr **timeouts)
+{
+	struct nlattr *s;
+
+	nlt_begin(t, t->family, MMB_CMD_SETTINGS_GET);
+	KUNIT_ASSERT_EQ(t->test, nlt_send(t), 0);
+	KUNIT_ASSERT_GT(t->test, t->reply_len, 0);
+	s = nlmsg_find_attr((struct nlmsghdr *)t->reply, GENL_HDRLEN, MMB_A_SETTINGS);
+	KUNIT_ASSERT_NOT_NULL(t->test, s);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(tb, MMB_SET_A_MAX, s, NULL, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(t->test, tb[MMB_SET_A_TIMEOUTS]);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(timeouts, __MMB_CONN_STATE_MAX,
+						  tb[MMB_SET_A_TIMEOUTS], NULL, NULL), 0);
+}
+
+/* A set of one timeout; returns the offset of its value. */
+static unsigned int nlc_timeout(struct nlt *t, int state, u32 secs)
+{
+	unsigned int set = nlt_nest(t, MMB_A_SETTINGS), nest, off;
+
+	nest = nlt_nest(t, MMB_SET_A_TIMEOUTS);
+	off = nlt_u32(t, state + 1, secs);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, set);
+	return off;
+}
+
+/*
+ * The defaults are nf_conntrack's; a set changes what it names; one bad
+ * value refuses the whole set, the ACK pointing at it, and nothing changes.
+ */
+static void nlconn_settings_test(struct kunit *test)
+{
+	struct nlattr *tb[MMB_SET_A_MAX + 1], *to[__MMB_CONN_STATE_MAX + 1];
+	struct mmb_conns *mc = nlc_conns();
+	u32 max = READ_ONCE(mc->max);
+	unsigned int set, nest, off;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	nlc_settings(&t, tb, to);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[MMB_SET_A_CONN_MAX]), max);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[MMB_SET_A_TCP_LOOSE]), 1);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(to[MMB_CONN_TCP_ESTABLISHED + 1]), 432000);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(to[MMB_CONN_UDP_UNREPLIED + 1]), 30);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(to[MMB_CONN_ICMP + 1]), 30);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[MMB_SET_A_CONN_SIZE]), mmb_conn_size());
+
+	/* Everything at once. */
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	set = nlt_nest(&t, MMB_A_SETTINGS);
+	nlt_u32(&t, MMB_SET_A_CONN_MAX, 77);
+	nlt_u8(&t, MMB_SET_A_TCP_LOOSE, 0);
+	off = nlt_nest(&t, MMB_SET_A_TIMEOUTS);
+	nlt_u32(&t, MMB_CONN_UDP_REPLIED + 1, 7);
+	nlt_u32(&t, MMB_CONN_TCP_CLOSE + 1, MMB_TIMEOUT_MAX);
+	nlt_nest_end(&t, off);
+	nlt_nest_end(&t, set);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	nlc_settings(&t, tb, to);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(tb[MMB_SET_A_CONN_MAX]), 77);
+	KUNIT_EXPECT_EQ(test, nla_get_u8(tb[MMB_SET_A_TCP_LOOSE]), 0);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(to[MMB_CONN_UDP_REPLIED + 1]), 7);
+	KUNIT_EXPECT_EQ(test, nla_get_u32(to[MMB_CONN_TCP_CLOSE + 1]), MMB_TIMEOUT_MAX);
+	KUNIT_EXPECT_EQ(test, mc->timeouts[MMB_CONN_UDP_REPLIED], 7 * HZ);
+
+	/* A bad timeout among good settings: none applies. */
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	set = nlt_nest(&t, MMB_A_SETTINGS);
+	nlt_u32(&t, MMB_SET_A_CONN_MAX, 99);
+	nest = nlt_nest(&t, MMB_SET_A_TIMEOUTS);
+	nlt_u32(&t, MMB_CONN_UDP_REPLIED + 1, 9);
+	off = nlt_u32(&t, MMB_CONN_ICMP + 1, 0);
+	nlt_nest_end(&t, nest);
+	nlt_nest_end(&t, set);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 77);
+	KUNIT_EXPECT_EQ(test, mc->timeouts[MMB_CONN_UDP_REPLIED], 7 * HZ);
+
+	/* Out of range, unknown, read only. */
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	off = nlc_timeout(&t, MMB_CONN_ICMP, MMB_TIMEOUT_MAX + 1);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	off = nlc_timeout(&t, __MMB_CONN_STATE_MAX, 5);
+	KUNIT_EXPECT_NE(test, nlt_send(&t), 0);
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	set = nlt_nest(&t, MMB_A_SETTINGS);
+	off = nlt_u32(&t, MMB_SET_A_CONN_MAX, MMB_CONN_MAX_LIMIT + 1);
+	nlt_nest_end(&t, set);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	set = nlt_nest(&t, MMB_A_SETTINGS);
+	off = nlt_u32(&t, MMB_SET_A_CONN_COUNT, 1);
+	nlt_nest_end(&t, set);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_STREQ(test, t.msg, "read only");
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);	/* no MMB_A_SETTINGS */
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 77);
+
+	/* Back as it was. */
+	nlt_begin(&t, t.family, MMB_CMD_SET);
+	set = nlt_nest(&t, MMB_A_SETTINGS);
+	nlt_u32(&t, MMB_SET_A_CONN_MAX, max);
+	nlt_u8(&t, MMB_SET_A_TCP_LOOSE, 1);
+	off = nlt_nest(&t, MMB_SET_A_TIMEOUTS);
+	nlt_u32(&t, MMB_CONN_UDP_REPLIED + 1, 120);
+	nlt_u32(&t, MMB_CONN_TCP_CLOSE + 1, 10);
+	nlt_nest_end(&t, off);
+	nlt_nest_end(&t, set);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	nlt_close(&t);
+}
+
+/*
+ * A request to add a stateful rule, udp-dport @port accept (or mod of
+ * @mod_field, then the offset of that field is returned).
+ */
+static unsigned int nlc_stateful(struct nlt *t, u16 port, u16 mod_field)
+{
+	unsigned int rule, list, nest, off = 0;
+	__be16 p = htons(port);
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	if (mod_field) {
+		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MOD);
+		off = nlt_u16(t, MMB_TARGET_A_FIELD, mod_field);
+		nlt_put(t, MMB_TARGET_A_VALUE, "\x0a\0\0\x09", 4);
+	} else {
+		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ACCEPT);
+	}
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_put(t, MMB_RULE_A_STATEFUL, NULL, 0);
+	nlt_nest_end(t, rule);
+	return off;
+}
+
+/* What a dump of connections found. */
+struct nlc_seen {
+	unsigned int n;
+	u8 proto, state;
+	__be32 saddr, daddr;
+	__be16 sport, dport, reply_sport;
+	u64 packets, reply_packets;
+	u32 rule;
+};
+
+static void nlc_conn_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *tb[MMB_CONN_A_MAX + 1], *tu[MMB_TUPLE_A_MAX + 1], *ts[MMB_STATS_A_MAX + 1];
+	struct nlattr *a = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_CONN), *r;
+	struct nlc_seen *s = arg;
+
+	s->n++;
+	KUNIT_ASSERT_NOT_NULL(t->test, a);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(tb, MMB_CONN_A_MAX, a, NULL, NULL), 0);
+	s->proto = nla_get_u8(tb[MMB_CONN_A_PROTO]);
+	s->state = nla_get_u8(tb[MMB_CONN_A_STATE]);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(tu, MMB_TUPLE_A_MAX, tb[MMB_CONN_A_ORIG],
+						  NULL, NULL), 0);
+	s->saddr = nla_get_in_addr(tu[MMB_TUPLE_A_SADDR]);
+	s->daddr = nla_get_in_addr(tu[MMB_TUPLE_A_DADDR]);
+	s->sport = nla_get_be16(tu[MMB_TUPLE_A_SPORT]);
+	s->dport = nla_get_be16(tu[MMB_TUPLE_A_DPORT]);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(tu, MMB_TUPLE_A_MAX, tb[MMB_CONN_A_REPLY],
+						  NULL, NULL), 0);
+	s->reply_sport = nla_get_be16(tu[MMB_TUPLE_A_SPORT]);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(ts, MMB_STATS_A_MAX,
+						  tb[MMB_CONN_A_STATS_ORIG], NULL, NULL), 0);
+	s->packets = nla_get_u64(ts[MMB_STATS_A_PACKETS]);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(ts, MMB_STATS_A_MAX,
+						  tb[MMB_CONN_A_STATS_REPLY], NULL, NULL), 0);
+	s->reply_packets = nla_get_u64(ts[MMB_STATS_A_PACKETS]);
+	r = nla_find_nested(tb[MMB_CONN_A_RULES], 1);
+	s->rule = r ? nla_get_u32(r) : 0;
+}
+
+static struct nlc_seen nlc_dump(struct nlt *t)
+{
+	struct nlc_seen s = {};
+
+	KUNIT_EXPECT_EQ(t->test, nlt_dump_each(t, MMB_CMD_CONN_GET, nlc_conn_cb, &s), s.n);
+	return s;
+}
+
+/* Receive a UDP packet on @dev from 10.0.0.1:@sport to 10.0.1.1:@dport. */
+static void nlc_udp(struct net_device *dev, u16 sport, u16 dport)
+{
+	struct mmbt_pkt_desc d = {
+		.proto = IPPROTO_UDP, .ttl = 64, .sport = sport, .dport = dport,
+		.saddr = { 10, 0, 0, 1 }, .daddr = { 10, 0, 1, 1 }, .payload_len = 4,
+	};
+	struct sk_buff *skb = mmbt_pkt_build(dev, &d);
+
+	if (skb)
+		mmbt_receive(mmbt_frame(dev, skb));
+}
+
+static bool nlc_has_flag(struct nlt *t, const struct nlmsghdr *nlh)
+{
+	struct nlattr *a = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_RULE);
+
+	return a && nla_find_nested(a, MMB_RULE_A_STATEFUL);
+}
+
+static void nlc_rule_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
+{
+	*(unsigned int *)arg += nlc_has_flag(t, nlh);
+}
+
+/* One event from the monitor group: its command, and its connection's state. */
+static u8 nlc_event(struct nlt *t, u8 *state)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)t->rx;
+	struct nlattr *a, *s;
+
+	KUNIT_ASSERT_GT(t->test, nlt_rx(t), 0);
+	a = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_CONN);
+	KUNIT_ASSERT_NOT_NULL(t->test, a);
+	s = nla_find_nested(a, MMB_CONN_A_STATE);
+	*state = s ? nla_get_u8(s) : 0xff;
+	return ((struct genlmsghdr *)nlmsg_data(nlh))->cmd;
+}
+
+/*
+ * Through a device's hook: connections appear in the dump with their
+ * tuples, counters and rule, the monitor hears of them, a flush and the
+ * deletion of their rule end them. A stateful NAT is refused.
+ */
+static void nlconn_dump_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct nlt t, *ev = kunit_kzalloc(test, sizeof(*ev), GFP_KERNEL);
+	unsigned int flags = 0, attr;
+	struct nlc_seen s;
+	u32 handle;
+	u8 state;
+
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	nlt_open(test, &t);
+	nlt_open(test, ev);
+	KUNIT_ASSERT_NE(test, ev->events, 0);
+	KUNIT_ASSERT_EQ(test, nlt_join_events(ev), 0);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	nlc_stateful(&t, 53, 0);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	handle = t.handle;
+	nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_rule_cb, &flags);
+	KUNIT_EXPECT_EQ(test, flags, 1);
+
+	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	nlc_udp(dev, 5000, 53);
+	KUNIT_EXPECT_EQ(test, nlc_event(ev, &state), MMB_CMD_CONN_NEW);
+	KUNIT_EXPECT_EQ(test, state, MMB_CONN_UDP_UNREPLIED);
+	nlc_udp(dev, 5000, 53);
+	s = nlc_dump(&t);
+	KUNIT_EXPECT_EQ(test, s.n, 1);
+	KUNIT_EXPECT_EQ(test, s.proto, IPPROTO_UDP);
+	KUNIT_EXPECT_EQ(test, s.state, MMB_CONN_UDP_UNREPLIED);
+	KUNIT_EXPECT_EQ(test, s.saddr, htonl(0x0a000001));
+	KUNIT_EXPECT_EQ(test, s.daddr, htonl(0x0a000101));
+	KUNIT_EXPECT_EQ(test, s.sport, htons(5000));
+	KUNIT_EXPECT_EQ(test, s.dport, htons(53));
+	KUNIT_EXPECT_EQ(test, s.reply_sport, htons(53));
+	KUNIT_EXPECT_EQ(test, s.packets, 2);
+	KUNIT_EXPECT_EQ(test, s.reply_packets, 0);
+	KUNIT_EXPECT_EQ(test, s.rule, handle);
+
+	/* A flush of connections: the rule stays, the connection goes. */
+	nlt_begin(&t, t.family, MMB_CMD_CONN_FLUSH);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlc_event(ev, &state), MMB_CMD_CONN_DESTROY);
+	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 0);
+	for (s.n = 0; s.n < 3; s.n++)
+		nlc_udp(dev, 6000 + s.n, 53);
+	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 3);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nlc_conns()->count), 3);
+
+	/* The rule's deletion ends them at once. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_DEL);
+	attr = nlt_nest(&t, MMB_A_RULE);
+	nlt_u32(&t, MMB_RULE_A_HANDLE, handle);
+	nlt_nest_end(&t, attr);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&nlc_conns()->count), 0);
+
+	/* NAT is the next step: refused, the ACK at the target's field. */
+	attr = nlc_stateful(&t, 53, MMB_FIELD_IP_SADDR);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, t.offs, attr);
+
+	nlt_begin(&t, t.family, MMB_CMD_DEV_DISABLE);
+	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	nlt_close(ev);
+	nlt_close(&t);
+}
+
+static struct kunit_case mmb_nlconn_cases[] = {
+	KUNIT_CASE(nlconn_settings_test),
+	KUNIT_CASE(nlconn_dump_test),
+	{}
+};
+
+static struct kunit_suite mmb_nlconn_suite = {
+	.name = "mmb-nlconn",
+	.test_cases = mmb_nlconn_cases,
+};
+
+kunit_test_suites(&mmb_nlconn_suite);
