@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmbctl -f FILE: a file of add, del and flush commands applied as one
+ * mmbctl -f FILE: a file of add, add-stateful, del and flush commands applied as one
  * transaction. Every line is parsed first; an error anywhere names the file,
  * line and word, and nothing is sent. Then one MMB_CMD_RULE_BATCH carries
  * them all, one MMB_A_OP attribute each (an attribute holds at most 64 KiB,
@@ -170,8 +170,9 @@ static int encode(struct batch *b, struct mmb_req *req, int n, uint8_t *cmd)
 {
 	char **w = b->w;
 
-	if (!strcmp(w[0], "add")) {
+	if (!strcmp(w[0], "add") || !strcmp(w[0], "add-stateful")) {
 		*cmd = MMB_CMD_RULE_ADD;
+		b->r->stateful = w[0][3] == '-';
 		if (urule_parse(n, w, 1, b->r))
 			return EXIT_USAGE;
 		urule_put(req, b->r);
@@ -185,7 +186,7 @@ static int encode(struct batch *b, struct mmb_req *req, int n, uint8_t *cmd)
 		*cmd = MMB_CMD_RULE_FLUSH;
 		return n > 1 ? err_word(1, "unexpected word after flush") : 0;
 	}
-	return err_word(0, "a file holds add, del and flush commands");
+	return err_word(0, "a file holds add, add-stateful, del and flush commands");
 }
 
 /* The most a command's attributes take: 32 matches, 16 targets. */

@@ -69,6 +69,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("fragment", " fragment %llu", attr_u64(st.tb[MMB_STATS_A_DROP_FRAGMENT]));
 	print_u64("header", " header %llu", attr_u64(st.tb[MMB_STATS_A_DROP_HEADER]));
 	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_STATS_A_DROP_NOMEM]));
+	print_u64("conn", " conn %llu", attr_u64(st.tb[MMB_STATS_A_DROP_CONN]));
 	print_close_object();
 	print_close_object();
 	print_close_object();

@@ -70,6 +70,14 @@ static bool starts_match(const char *w)
 	return islower((unsigned char)w[0]) && (field_lookup(w) >= 0 || ecn_alias(w) >= 0);
 }
 
+/* A field of a connection's tuple: rewriting it per connection is NAT. */
+static bool field_is_endpoint(int f)
+{
+	return f == MMB_FIELD_IP_SADDR || f == MMB_FIELD_IP_DADDR || f == MMB_FIELD_IP6_SADDR ||
+	       f == MMB_FIELD_IP6_DADDR || f == MMB_FIELD_TCP_SPORT || f == MMB_FIELD_TCP_DPORT ||
+	       f == MMB_FIELD_UDP_SPORT || f == MMB_FIELD_UDP_DPORT;
+}
+
 /* Can @w be a match's value, rather than what comes after the match? */
 static bool is_value(const char *w)
 {
@@ -207,6 +215,9 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 	err = k->parse(argc, argv, pi, t);
 	if (err)
 		return err;
+	if (r->stateful && t->type == MMB_TARGET_MOD && field_is_endpoint(t->field))
+		return err_word(t->fargi,
+				"a stateful mod of an address or port is NAT: not supported yet");
 	r->nt++;
 	return 0;
 }

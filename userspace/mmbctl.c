@@ -19,11 +19,13 @@ static void usage(FILE *f)
 "Usage: mmbctl [ OPTIONS ] COMMAND\n"
 "       mmbctl [ OPTIONS ] -f FILE\n"
 "\n"
-"COMMAND := { enable IFACE | disable IFACE | add RULE | del HANDLE | flush |\n"
-"             list | show { interfaces | tables } | help }\n"
+"COMMAND := { enable IFACE | disable IFACE | add RULE | add-stateful RULE |\n"
+"             del HANDLE | flush [ connections ] | list | set SETTING... |\n"
+"             show { interfaces | tables | connections | settings } |\n"
+"             monitor | help }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
 "\n"
-"  -f FILE           apply a file of add, del and flush commands (one per\n"
+"  -f FILE           apply a file of add, add-stateful, del and flush commands (one per\n"
 "                    line, # comments) as one transaction: all or nothing;\n"
 "                    -f - reads standard input\n"
 "\n"
@@ -44,16 +46,29 @@ static void usage(FILE *f)
 "             tcp-opt [ KIND ] }\n"
 "VALUE   := { NUMBER | 0xHEX | ADDRESS[/PREFIX] | tcp | udp | icmp | icmp6 |\n"
 "             not-ect | ect0 | ect1 | ce | ip4 | ip6 | IFACE }\n"
+"SETTING := { timeout STATE SECONDS | conn-max N | tcp-loose { on | off } }\n"
+"STATE   := { tcp-{syn-sent,syn-recv,established,fin-wait,close-wait,last-ack,\n"
+"             time-wait,close,syn-sent2} | udp-{unreplied,replied} | icmp }\n"
 "\n"
 "  enable IFACE      classify what IFACE receives (ingress hook)\n"
 "  disable IFACE     stop classifying on IFACE\n"
 "  add RULE          every rule a packet matches applies: accept beats\n"
 "                    drop, drop beats mod, mods apply in rule order\n"
-"  del HANDLE        remove the rule with that handle (see list)\n"
-"  flush             remove every rule\n"
+"  add-stateful RULE a packet of no known connection that matches it starts\n"
+"                    one (TCP, UDP, ICMP echo): the connection's packets both\n"
+"                    ways get the rule's targets; ICMP errors about it its verdict\n"
+"  del HANDLE        remove the rule with that handle (see list); the\n"
+"                    connections of a stateful rule end with it\n"
+"  flush             remove every rule (and so every connection)\n"
+"  flush connections end every connection; the rules stay\n"
+"  set SETTING...    connection timeouts, the table's size, whether TCP\n"
+"                    connections may start mid-stream (tcp-loose)\n"
 "  list              rules, as the commands that re-create them\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
 "  show tables       the per-mask hash tables: fields, entries, rules, hits\n"
+"  show connections  the connection table: both directions, state, timeout\n"
+"  show settings     the settings and the connection table's counters\n"
+"  monitor           connection events (new, update, destroy) as they happen\n"
 "\n"
 "Bare one-bit fields mean \"is set\"; a prefix applies to == and !=;\n"
 "payloads compare 0xHEX bytes at the start of the payload. A bare TCP\n"
@@ -73,13 +88,25 @@ static int do_help(int argc, char **argv)
 
 static int do_show(int argc, char **argv)
 {
+	static const struct cmd {
+		const char *name;
+		int (*fn)(int argc, char **argv);
+	} objs[] = {
+		{ "interfaces",		do_show_interfaces },
+		{ "tables",		do_show_tables },
+		{ "connections",	do_show_connections },
+		{ "settings",		do_show_settings },
+	};
+	unsigned int i;
+
 	if (argc < 2)
-		return err_word(AT(argv + 1), "show what? { interfaces | tables }");
-	if (!strcmp(argv[1], "interfaces"))
-		return do_show_interfaces(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "tables"))
-		return do_show_tables(argc - 1, argv + 1);
-	return err_word(AT(argv + 1), "unknown object \"%s\", try: interfaces, tables",
+		return err_word(AT(argv + 1),
+				"show what? { interfaces | tables | connections | settings }");
+	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
+		if (!strcmp(argv[1], objs[i].name))
+			return objs[i].fn(argc - 1, argv + 1);
+	return err_word(AT(argv + 1),
+			"unknown object \"%s\", try: interfaces, tables, connections, settings",
 			argv[1]);
 }
 
@@ -90,10 +117,13 @@ static const struct cmd {
 	{ "enable",	do_enable },
 	{ "disable",	do_disable },
 	{ "add",	do_add },
+	{ "add-stateful", do_add },
 	{ "del",	do_del },
 	{ "flush",	do_flush },
 	{ "list",	do_list },
 	{ "show",	do_show },
+	{ "set",	do_set },
+	{ "monitor",	do_monitor },
 	{ "help",	do_help },
 };
 

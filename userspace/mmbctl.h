@@ -54,5 +54,14 @@ int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
 int do_show_tables(int argc, char **argv);
+int do_show_connections(int argc, char **argv);
+int do_flush_connections(int argc, char **argv);
+int do_monitor(int argc, char **argv);
+int do_set(int argc, char **argv);
+int do_show_settings(int argc, char **argv);
+
+/* Connection states by their words in "set timeout" (conns.c). */
+int conn_state_lookup(const char *w);
+const char *conn_state_setting(int state);
 
 #endif /* MMBCTL_H */

@@ -19,12 +19,36 @@
 
 static struct mnl_socket *sock;
 static uint16_t family_id;
+static uint32_t events_group;	/* 0 until the family says */
+
+/* One multicast group of the family: the events group's id, if it is. */
+static int group_cb(const struct nlattr *attr, void *data)
+{
+	const struct nlattr *a, *name = NULL, *id = NULL;
+
+	mnl_attr_for_each_nested(a, attr) {
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_NAME &&
+		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			name = a;
+		if (mnl_attr_get_type(a) == CTRL_ATTR_MCAST_GRP_ID &&
+		    !mnl_attr_validate(a, MNL_TYPE_U32))
+			id = a;
+	}
+	if (name && id && !strcmp(mnl_attr_get_str(name), MMB_GENL_MCGRP_EVENTS))
+		events_group = mnl_attr_get_u32(id);
+	return MNL_CB_OK;
+}
 
 static int family_attr_cb(const struct nlattr *attr, void *data)
 {
+	const struct nlattr *g;
+
 	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_ID &&
 	    mnl_attr_validate(attr, MNL_TYPE_U16) == 0)
 		*(uint16_t *)data = mnl_attr_get_u16(attr);
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_MCAST_GROUPS)
+		mnl_attr_for_each_nested(g, attr)
+			group_cb(g, NULL);
 	return MNL_CB_OK;
 }
 
@@ -301,6 +325,64 @@ static int dump_copy_cb(const struct nlmsghdr *nlh, void *data)
 	memcpy(d->buf + d->len, nlh, nlh->nlmsg_len);
 	d->len += need;
 	return MNL_CB_OK;
+}
+
+/*
+ * Dump @req and run @cb on each answer as it comes: for dumps the kernel
+ * does not promise to be one state of (connections), which can be large.
+ */
+int mmb_nl_dump_stream(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
+		       struct mmb_nl_err *err)
+{
+	if (nl_ready(err))
+		return -1;
+	req->nlh->nlmsg_type = family_id;
+	return talk(req, cb, data, err, NULL);
+}
+
+/*
+ * Join the events group and run @cb on every event until it says stop,
+ * or an error: 0, or -1 with @err filled in.
+ */
+int mmb_nl_monitor(mmb_nl_data_cb cb, void *data, struct mmb_nl_err *err)
+{
+	char buf[32768];
+	ssize_t n;
+	int ret;
+
+	if (nl_ready(err))
+		return -1;
+	if (!events_group) {
+		err->error = ENOENT;
+		err->local = true;
+		snprintf(err->msg, sizeof(err->msg),
+			 "this mmb module has no \"%s\" group", MMB_GENL_MCGRP_EVENTS);
+		return -1;
+	}
+	if (mnl_socket_setsockopt(sock, NETLINK_ADD_MEMBERSHIP, &events_group,
+				  sizeof(events_group))) {
+		err->error = errno;
+		return -1;
+	}
+	for (;;) {
+		n = mnl_socket_recvfrom(sock, buf, sizeof(buf));
+		if (n < 0 && errno == ENOBUFS) {
+			fprintf(stderr, "Warning: events were lost (ENOBUFS): the socket overflowed\n");
+			continue;
+		}
+		if (n < 0) {
+			err->error = errno;
+			return -1;
+		}
+		ret = mnl_cb_run(buf, n, 0, 0, cb, data);
+		if (ret <= 0)
+			break;
+	}
+	if (ret < 0) {
+		err->error = errno ?: EIO;
+		return -1;
+	}
+	return 0;
 }
 
 #define MMB_DUMP_TRIES 16

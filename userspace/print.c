@@ -137,6 +137,17 @@ void print_element(const char *fmt, const char *val)
 	}
 }
 
+/* A number element of an array. */
+void print_element_u64(const char *fmt, uint64_t val)
+{
+	if (json) {
+		member(NULL);
+		fprintf(out, "%llu", (unsigned long long)val);
+	} else if (fmt) {
+		fprintf(out, fmt, (unsigned long long)val);
+	}
+}
+
 void print_u64(const char *key, const char *fmt, uint64_t val)
 {
 	if (json) {

@@ -19,6 +19,7 @@ void print_open_object(const char *key);
 void print_close_object(void);
 void print_string(const char *key, const char *fmt, const char *val);
 void print_element(const char *fmt, const char *val);
+void print_element_u64(const char *fmt, uint64_t val);
 void print_u64(const char *key, const char *fmt, uint64_t val);
 void print_bool(const char *key, const char *fmt, bool val);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

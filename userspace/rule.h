@@ -6,6 +6,7 @@
 #ifndef MMBCTL_RULE_H
 #define MMBCTL_RULE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -39,6 +40,7 @@ struct utarget {
 
 struct urule {
 	int nm, nt;
+	bool stateful;		/* add-stateful */
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
 };
@@ -86,7 +88,10 @@ const struct target_kind *target_by_type(int type);
 const char *target_names(void);
 
 /* Words to a rule and back: lang.c. */
-/* 0, or an exit code after printing an error at the offending word. */
+/*
+ * 0, or an exit code after printing an error at the offending word. The
+ * caller sets r->stateful first.
+ */
 int urule_parse(int argc, char **argv, int argi0, struct urule *r);
 void urule_format(const struct urule *r, char *buf, size_t len);
 

@@ -57,6 +57,8 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 	for (i = 0; i < r->nt; i++)
 		target_put(req, &r->t[i], i + 1);
 	mnl_attr_nest_end(req->nlh, list);
+	if (r->stateful)
+		mnl_attr_put(req->nlh, MMB_RULE_A_STATEFUL, 0, NULL);
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -109,6 +111,7 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 	    !ra.tb[MMB_RULE_A_TARGETS])
 		return -1;
 	*handle = mnl_attr_get_u32(ra.tb[MMB_RULE_A_HANDLE]);
+	r->stateful = ra.tb[MMB_RULE_A_STATEFUL] != NULL;
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))
 			return -1;

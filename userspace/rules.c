@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmbctl add|del|flush|list: the rule commands. The words are read by
- * lang.c and turned into attributes by rule_nl.c.
+ * mmbctl add|add-stateful|del|flush|list: the rule commands. The words
+ * are read by lang.c and turned into attributes by rule_nl.c.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -41,6 +41,7 @@ int do_add(int argc, char **argv)
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return err_sys("allocating a rule", ENOMEM);
+	r->stateful = !strcmp(argv[0], "add-stateful");
 	ret = urule_parse(argc, argv, 1, r);
 	if (ret)
 		goto out;
@@ -114,8 +115,10 @@ int do_flush(int argc, char **argv)
 	struct mmb_req *req;
 	int ret;
 
+	if (argc > 1 && !strcmp(argv[1], "connections"))
+		return do_flush_connections(argc - 1, argv + 1);
 	if (argc > 1)
-		return err_word(AT(argv + 1), "unexpected word");
+		return err_word(AT(argv + 1), "unexpected word (flush, or flush connections)");
 	req = mmb_req_new(MMB_CMD_RULE_FLUSH, NLM_F_ACK);
 	if (!req)
 		return err_sys("allocating a request", ENOMEM);
@@ -173,7 +176,8 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	urule_format(r, text, sizeof(text));
 	print_open_object(NULL);
 	print_u64("handle", NULL, handle);
-	print_string("rule", "add %s", text);
+	print_string("rule", r->stateful ? "add-stateful %s" : "add %s", text);
+	print_bool("stateful", NULL, r->stateful);
 	print_u64(NULL, " # handle %llu", handle);
 	print_open_object("stats");
 	print_u64("packets", " packets %llu", attr_u64(stats.tb[MMB_STATS_A_PACKETS]));

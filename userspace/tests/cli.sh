@@ -46,10 +46,50 @@ mmbctl enable eth0 eth1
                    ^~~~' -- enable eth0 eth1
 t "disable without IFACE" 2 "" -- disable
 t "show without object" 2 "" -- show
-t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces, tables
+t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces, tables, connections, settings
 mmbctl show tables!
             ^~~~~~~' -- show tables!
 t "show interfaces with an extra word" 2 "" -- show interfaces now
+
+# Connections and settings: the words are checked before the kernel is asked.
+t "set without a setting points past the end" 2 'Error: missing SETTING: timeout, conn-max or tcp-loose
+mmbctl set
+           ^' -- set
+t "set of an unknown setting points at it" 2 'Error: unknown setting "timeouts": timeout, conn-max or tcp-loose
+mmbctl set timeouts udp-replied 5
+           ^~~~~~~~' -- set timeouts udp-replied 5
+t "set timeout of an unknown state points at it" 2 'Error: unknown state "tcp-established2" ("mmbctl show settings" lists them)
+mmbctl set timeout tcp-established2 5
+                   ^~~~~~~~~~~~~~~~' -- set timeout tcp-established2 5
+t "set timeout 0 is refused" 2 'Error: a timeout is a number from 1 to 1000000
+mmbctl set timeout icmp 0
+                        ^' -- set timeout icmp 0
+t "set timeout without seconds" 2 'Error: missing SECONDS of udp-replied
+mmbctl set timeout udp-replied
+                               ^' -- set timeout udp-replied
+t "set conn-max past the limit" 2 'Error: conn-max is a number from 1 to 4194304
+mmbctl set conn-max 4194305
+                    ^~~~~~~' -- set conn-max 4194305
+t "set conn-max of a negative number" 2 "" -- set conn-max -1
+t "set conn-max of 0x10 (decimal only)" 2 "" -- set conn-max 0x10
+t "set tcp-loose takes on or off" 2 'Error: tcp-loose is on or off
+mmbctl set tcp-loose yes
+                     ^~~' -- set tcp-loose yes
+t "flush connections takes no more words" 2 'Error: unexpected word
+mmbctl flush connections now
+                         ^~~' -- flush connections now
+t "flush of something else points at it" 2 'Error: unexpected word (flush, or flush connections)
+mmbctl flush rules
+             ^~~~~' -- flush rules
+t "monitor takes no word" 2 "" -- monitor now
+t "show connections takes no word" 2 "" -- show connections all
+t "add-stateful parses as add does" 2 'Error: unknown field "tcp-dprot"
+mmbctl add-stateful tcp-dprot 80 accept
+                    ^~~~~~~~~' -- add-stateful tcp-dprot 80 accept
+t "a stateful NAT is refused before it is sent" 2 'Error: a stateful mod of an address or port is NAT: not supported yet
+mmbctl add-stateful tcp-dport 80 mod ip-saddr 10.0.0.1
+                                     ^~~~~~~~' -- add-stateful tcp-dport 80 mod ip-saddr 10.0.0.1
+t "a stateless mod of an address is fine" 1 "" -- add tcp-dport 80 mod ip-saddr 10.0.0.1
 
 # -f reads the whole file before it talks to the kernel: errors in it name
 # the file, the line and the word, whatever the line endings and comments.
@@ -60,7 +100,7 @@ t "-f: an error names file, line and word" 2 "Error: 999 does not fit in ip-ttl 
 $tmp/bad:5: add ip-ttl 999 drop
 $(printf '%*s' $((${#tmp} + 19)) '')^~~" -- -f "$tmp/bad"
 printf 'add ip-ttl 1 drop\nfrob\n' > "$tmp/cmd"
-t "-f: only add, del and flush" 2 "Error: a file holds add, del and flush commands
+t "-f: only add, add-stateful, del and flush" 2 "Error: a file holds add, add-stateful, del and flush commands
 $tmp/cmd:2: frob
 $(printf '%*s' $((${#tmp} + 8)) '')^~~~" -- -f "$tmp/cmd"
 printf 'flush x\n' > "$tmp/flush"

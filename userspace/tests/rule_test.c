@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <arpa/inet.h>
 #include <unistd.h>
+#include <linux/genetlink.h>
 
 #include "mmbctl.h"
 #include "rule.h"
@@ -40,6 +41,8 @@ static int split(char *line, char **w, int max)
 		w[c++] = tok;
 	return c;
 }
+
+static bool a_stateful;	/* bad() parses as add-stateful */
 
 static int parse(const char *text, struct urule *r)
 {
@@ -101,6 +104,7 @@ static void bad(const char *text, int status, int word)
 
 	dup2(devnull, 2);	/* the message itself is checked by cli.sh */
 	cur.err_argi = -1;
+	r.stateful = a_stateful;
 	got = parse(text, &r);
 	dup2(saved, 2);
 	close(devnull);
@@ -108,6 +112,42 @@ static void bad(const char *text, int status, int word)
 	if (got == status && cur.err_argi != word)
 		printf("#   blamed word %d, not %d\n", cur.err_argi, word);
 	result(got == status && cur.err_argi == word, "refused at the right word: %s", text);
+}
+
+/*
+ * @text as add (or add-stateful, @stateful) goes into attributes, and the
+ * kernel's answer built from them (a handle first) decodes to the same rule.
+ */
+static void wire(const char *text, bool stateful)
+{
+	static struct urule a, b;
+	const struct nlattr *put, *attr;
+	struct mmb_req *req = mmb_req_new(MMB_CMD_RULE_ADD, NLM_F_ACK);
+	struct mmb_req *ans = mmb_req_new(MMB_CMD_RULE_GET, 0);
+	struct nlattr *nest;
+	uint32_t handle = 0;
+	struct attrs st;
+	int ok;
+
+	a.stateful = stateful;
+	if (!req || !ans || parse(text, &a)) {
+		result(0, "encodes: %s", text);
+		goto out;
+	}
+	urule_put(req, &a);
+	put = mnl_nlmsg_get_payload_offset(req->nlh, GENL_HDRLEN);
+	nest = mnl_attr_nest_start(ans->nlh, MMB_A_RULE);
+	mnl_attr_put_u32(ans->nlh, MMB_RULE_A_HANDLE, 7);
+	mnl_attr_for_each_nested(attr, put)
+		mnl_attr_put(ans->nlh, mnl_attr_get_type(attr), mnl_attr_get_payload_len(attr),
+			     mnl_attr_get_payload(attr));
+	mnl_attr_nest_end(ans->nlh, nest);
+	ok = !urule_decode(nest, &b, &handle, &st) && handle == 7 && same(&a, &b) &&
+	     b.stateful == stateful;
+	result(ok, "attributes and back: %s", text);
+out:
+	mmb_req_free(req);
+	mmb_req_free(ans);
 }
 
 /*
@@ -325,6 +365,20 @@ int main(void)
 	bad("all strip tcp-opt-mss", EXIT_USAGE, 2);
 	bad("in no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("!", EXIT_USAGE, 2);
+
+	/* Attributes and back, stateful or not. */
+	wire("tcp-dport 80 mod tcp-dport 443", false);
+	wire("ip-saddr 10.0.0.0/24 ip-proto tcp accept", true);
+	wire("ip6-saddr 2001:db8::/32 udp-dport 53 drop 12.5", true);
+	wire("tcp-opt 30 0xab tcp-syn mod tcp-opt-mss 1400 mod ip-dscp 3", false);
+	wire("all drop", true);
+	/* A stateful rule may not rewrite addresses or ports: that is NAT. */
+	a_stateful = true;
+	bad("tcp-dport 80 mod ip-saddr 10.0.0.1", EXIT_USAGE, 4);
+	bad("all mod ip6-daddr ::1", EXIT_USAGE, 3);
+	bad("all mod tcp-sport 1", EXIT_USAGE, 3);
+	bad("all mod udp-dport 1", EXIT_USAGE, 3);
+	a_stateful = false;
 
 	printf("1..%d\n", n);
 	return failed != 0;
