@@ -123,6 +123,16 @@ wait_for() {
 	done
 }
 
+# bg_in NS COMMAND...: COMMAND in namespace NS in the background, its pid in
+# BG_PID. (With "in_c COMMAND &", $! would be a subshell's: killing it
+# would leave COMMAND running and its exit status unknown.)
+bg_in() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$@" &
+	BG_PID=$!
+}
+
 # A background server in namespace $1, ready when it printed "ready";
 # SERVER_PID and SERVER_LOG name it.
 start_server() {
@@ -153,7 +163,7 @@ dev_stat() {
 		jq -er --arg d "$1" --arg k "$2" '.[] | select(.ifname == $d) | .stats[$k]'
 }
 
-# Its drops by cause: dev_drops DEV rule|fragment|header|nomem
+# Its drops by cause: dev_drops DEV rule|fragment|header|nomem|conn
 dev_drops() {
 	in_r mmbctl -j show interfaces |
 		jq -er --arg d "$1" --arg k "$2" '.[] | select(.ifname == $d) | .stats.drops[$k]'

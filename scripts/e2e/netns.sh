@@ -17,7 +17,7 @@ check "enable r1" in_r mmbctl enable r1
 check "show interfaces lists r0 and r1" \
 	test "$(enabled_in "$R")" = "r0 r1"
 check "text output has a line per device, with drops by cause" \
-	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+$'"
+	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+ conn [0-9]+$'"
 check "state is per namespace: client has none enabled" \
 	test -z "$(enabled_in "$C")"
 
@@ -108,8 +108,8 @@ check "ping after the cycles" in_c ping -c 2 -i 0.2 -W 10 fd00:2::2
 
 # --- module unload under traffic (qemu, where mmb is a module) --------------
 if [ -n "${MMB_KO:-}" ]; then
-	in_c ping -i 0.05 -W 1 10.0.2.2 > "$TMP/ping" 2>&1 &
-	pinger=$!
+	bg_in "$C" ping -i 0.05 -W 1 10.0.2.2 > "$TMP/ping" 2>&1
+	pinger=$BG_PID
 	sleep 1
 	check "rmmod while traffic flows through enabled devices" rmmod mmb
 	sleep 1

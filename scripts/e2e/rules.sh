@@ -305,8 +305,8 @@ for how in tso gro; do
 	fi
 	for dst in 10.0.2.2 fd00:2::2; do
 		rm -f "$TMP/r0.cap"	# not the last round's "ready"
-		in_r python3 "$TRAFFIC" capture r0 6 40 "$CEILING" > "$TMP/r0.cap" 2>&1 &
-		r0cap=$!
+		bg_in "$R" python3 "$TRAFFIC" capture r0 6 40 "$CEILING" > "$TMP/r0.cap" 2>&1
+		r0cap=$BG_PID
 		wait_for "$CEILING" grep -q '^ready' "$TMP/r0.cap"
 		start_server "$S" python3 "$TRAFFIC" capture s0 6 50 "$CEILING"
 		check "$how: 1 MB echoed intact through both port rewrites ($dst)" \

@@ -11,9 +11,9 @@ soon as it came, and SECONDS only bounds how long it may take.
   udp-sink PORT COUNT SECONDS     prints "ready", then the count so far after
                                   each datagram, until COUNT came or SECONDS
                                   passed; the last line is the count
-  udp-send HOST PORT COUNT SIZE [TOS [SRC]]
+  udp-send HOST PORT COUNT SIZE [TOS [SRC [SPORT]]]
                                   send COUNT datagrams of SIZE bytes, with
-                                  that TOS / traffic class, from SRC
+                                  that TOS / traffic class, from SRC, SPORT
   udp-gso HOST PORT COUNT SIZE    send COUNT datagrams of SIZE bytes as one
                                   UDP GSO (UDP_SEGMENT) write
   udp-flood HOST PORT STOPFILE    send datagrams until STOPFILE exists, then
@@ -31,6 +31,19 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   HOW is whole, tiny (a first fragment of 16
                                   bytes of TCP header, the rest at offset 16)
                                   or overlap (8 bytes, the rest at offset 8)
+  udp-echo PORT                   print "ready", then send every datagram back
+  udp-ask HOST PORT SECONDS       send one datagram from a connected socket
+                                  that hears ICMP errors (IP_RECVERR); print
+                                  {"reply": true} or {"icmp": [TYPE, CODE,
+                                  INFO]} for what came back first
+  icmp-answer IFACE PORT TYPE CODE INFO COUNT
+                                  print "ready"; answer each UDP datagram to
+                                  PORT that IFACE receives (COUNT of them) with
+                                  an ICMP or ICMPv6 error quoting it
+  tcp-hold HOST PORT COUNT SECONDS
+                                  open COUNT connections at once; print how
+                                  many are up once all are, or SECONDS passed,
+                                  or on SIGTERM; then hold them until killed
   link-set IFNAME ATTR VALUE      set a u32 link attribute (IFLA_*) by number,
                                   for what this iproute2 cannot set; exit 2 if
                                   the kernel does not know it
@@ -39,6 +52,7 @@ Exit status 0 when the traffic went through as expected, 1 otherwise.
 """
 import json
 import os
+import select
 import signal
 import socket
 import struct
@@ -144,14 +158,14 @@ def udp_sink_end(port, seconds):
     return 1
 
 
-def udp_send(host, port, count, size, tos="0", src=None):
+def udp_send(host, port, count, size, tos="0", src=None, sport="0"):
     s = socket.socket(family(host), socket.SOCK_DGRAM)
     if family(host) == socket.AF_INET6:
         s.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_TCLASS, int(tos, 0))
     else:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, int(tos, 0))
     if src:
-        s.bind((src, 0))
+        s.bind((src, int(sport)))
     payload = os.urandom(int(size))
     for _ in range(int(count)):
         s.sendto(payload, (host, int(port)))
@@ -332,6 +346,100 @@ def frag_syn(iface, dstmac, src, dst, sport, dport, how):
     return 0
 
 
+def udp_echo(port):
+    s = udp_socket(port)
+    while True:
+        data, addr = s.recvfrom(65536)
+        s.sendto(data, addr)
+
+
+def udp_ask(host, port, seconds):
+    fam = family(host)
+    s = socket.socket(fam, socket.SOCK_DGRAM)
+    if fam == socket.AF_INET:
+        s.setsockopt(socket.IPPROTO_IP, 11, 1)          # IP_RECVERR
+    else:
+        s.setsockopt(socket.IPPROTO_IPV6, 25, 1)        # IPV6_RECVERR
+    s.connect((host, int(port)))
+    s.send(b"mmb-ask")
+    poll = select.poll()
+    poll.register(s, select.POLLIN | select.POLLERR)
+    if not poll.poll(float(seconds) * 1000):
+        print(json.dumps({"timeout": True}), flush=True)
+        return 1
+    try:
+        _, anc, _, _ = s.recvmsg(512, 512, socket.MSG_ERRQUEUE)
+    except BlockingIOError:
+        anc = []
+    for level, kind, data in anc:
+        if (level, kind) in ((socket.IPPROTO_IP, 11), (socket.IPPROTO_IPV6, 25)):
+            # struct sock_extended_err: errno, origin, type, code, pad, info
+            _, _, typ, code, _, info = struct.unpack("=IBBBBI", data[:12])
+            print(json.dumps({"icmp": [typ, code, info]}), flush=True)
+            return 0
+    s.recv(65536)
+    print(json.dumps({"reply": True}), flush=True)
+    return 0
+
+
+def icmp_answer(iface, port, typ, code, info, count):
+    sniff = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+    sniff.bind((iface, 0))
+    raw4 = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
+    raw6 = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_ICMPV6)
+    typ, code, info = int(typ), int(code), int(info)
+    # A socket on PORT: the kernel answers nothing itself (port unreachable).
+    listener = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+    listener.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+    listener.bind(("::", int(port)))
+    print("ready", flush=True)
+    answered = 0
+    while answered < int(count):
+        frame, addr = sniff.recvfrom(65536)
+        pkt = parse_ip(frame) if addr[2] != socket.PACKET_OUTGOING else None
+        if not pkt or pkt["proto"] != 17 or pkt.get("dport") != int(port):
+            continue
+        ip = frame[14:14 + pkt["len"]]
+        if pkt["v"] == 4:
+            # Unused, then the next hop's MTU (RFC 1191); the quote: 548 bytes at most.
+            head = struct.pack("!BBHHH", typ, code, 0, 0, info)
+            msg = head + ip[:548]
+            msg = msg[:2] + struct.pack("!H", 0xFFFF - csum(msg)) + msg[4:]
+            raw4.sendto(msg, (pkt["src"], 0))
+        else:
+            # The kernel fills in an ICMPv6 checksum.
+            raw6.sendto(struct.pack("!BBHI", typ, code, 0, info) + ip[:1232], (pkt["src"], 0))
+        answered += 1
+    return 0
+
+
+def tcp_hold(host, port, count, seconds):
+    socks, up = [], set()
+    for _ in range(int(count)):
+        s = socket.socket(family(host), socket.SOCK_STREAM)
+        s.setblocking(False)
+        s.connect_ex((host, int(port)))
+        socks.append(s)
+    poll = select.poll()
+    for s in socks:
+        poll.register(s, select.POLLOUT)
+    signal.signal(signal.SIGTERM, _stop)
+    deadline = time.monotonic() + float(seconds)
+    try:
+        while len(up) < len(socks) and time.monotonic() < deadline:
+            for fd, _ in poll.poll(100):
+                s = next(s for s in socks if s.fileno() == fd)
+                poll.unregister(fd)
+                if not s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
+                    up.add(fd)
+        print(len(up), flush=True)
+        while True:
+            time.sleep(3600)
+    except Stop:
+        print(len(up), flush=True)
+    return 0
+
+
 def link_set(ifname, attr, value):
     """RTM_NEWLINK for IFNAME with one u32 attribute (number ATTR)."""
     nl = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)  # NETLINK_ROUTE
@@ -358,6 +466,10 @@ MODES = {
     "capture": capture,
     "frag-syn": frag_syn,
     "link-set": link_set,
+    "udp-echo": udp_echo,
+    "udp-ask": udp_ask,
+    "icmp-answer": icmp_answer,
+    "tcp-hold": tcp_hold,
 }
 
 if __name__ == "__main__":
