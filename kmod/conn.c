@@ -269,8 +269,8 @@ static void mmb_conn_free_rcu(struct rcu_head *head)
 /* Take @c out of the table; it is freed after a grace period. */
 static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
 {
-	rhashtable_remove_fast(&mc->ht, &c->tuple[MMB_DIR_ORIG].node, mmb_conn_params);
-	rhashtable_remove_fast(&mc->ht, &c->tuple[MMB_DIR_REPLY].node, mmb_conn_params);
+	rhashtable_remove_fast(&mc->ht, &c->orig.node, mmb_conn_params);
+	rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
 	atomic_dec(&mc->count);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 }
@@ -378,13 +378,12 @@ static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct m
 
 	if (!c)
 		return NULL;
-	c->tuple[MMB_DIR_ORIG].t = *t;
-	mmb_tuple_invert(t, &c->tuple[MMB_DIR_REPLY].t);
-	c->tuple[MMB_DIR_REPLY].t.dir = MMB_DIR_REPLY;
+	c->orig.t = *t;
+	mmb_tuple_invert(t, &c->reply.t);
+	c->reply.t.dir = MMB_DIR_REPLY;
 	c->state = state;
 	c->fin = fin;
 	c->status = 0;
-	spin_lock_init(&c->lock);
 	for (i = 0; i < 2; i++) {
 		atomic64_set(&c->packets[i], 0);
 		atomic64_set(&c->bytes[i], 0);
@@ -410,14 +409,14 @@ static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	int err;
 
-	err = rhashtable_lookup_insert_fast(&mc->ht, &c->tuple[MMB_DIR_ORIG].node,
+	err = rhashtable_lookup_insert_fast(&mc->ht, &c->orig.node,
 					    mmb_conn_params);
 	if (err) {
 		atomic_dec(&mc->count);
 		mmb_conn_free(c);	/* no reader ever saw it */
 		return err;
 	}
-	err = rhashtable_lookup_insert_fast(&mc->ht, &c->tuple[MMB_DIR_REPLY].node,
+	err = rhashtable_lookup_insert_fast(&mc->ht, &c->reply.node,
 					    mmb_conn_params);
 	if (err) {
 		set_bit(MMB_CONN_DYING, &c->status);
@@ -646,7 +645,12 @@ void mmb_conns_exit(struct mmb_conns *mc)
 int __init mmb_conn_cache_init(void)
 {
 	get_random_bytes(&mmb_conn_secret, sizeof(mmb_conn_secret));
-	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0, 0, NULL);
+	/* The cache lines of struct mmb_conn, as its comment has them. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+		     (offsetof(struct mmb_conn, reply) != 64 ||
+		      offsetof(struct mmb_conn, packets) != 128 || sizeof(struct mmb_conn) != 192));
+	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
+					   SLAB_HWCACHE_ALIGN, NULL);
 	return mmb_conn_cache ? 0 : -ENOMEM;
 }
 

@@ -3,8 +3,8 @@
  * mmb: the connection table of a namespace (conn.c), the life of a
  * connection (connstate.c) and its part in a packet's verdict.
  *
- *   mmb_conns ─ ht (rhashtable) ─ node: tuple[ORIG] ─┐
- *       │                       └ node: tuple[REPLY] ─┴─ mmb_conn ─ rules[] ─ rule
+ *   mmb_conns ─ ht (rhashtable) ─ node: orig ──┐
+ *       │                       └ node: reply ─┴─ mmb_conn ─ rules[] ─ rule
  *       ├─ count, max, timeouts[state], tcp_loose
  *       └─ gc: a delayed work that walks the table in slices
  *
@@ -13,10 +13,10 @@
  * run under RCU without a lock; inserts and removals take the table's
  * bucket locks (rhashtable), and the one of two CPUs that loses the race to
  * create a connection uses the winner's. A connection's state changes
- * under its own spinlock, taken only when a packet changes it. It ends
- * when it expires (checked on every lookup: an expired connection is never
- * used), when one of its rules ends, or on a flush; it is freed a grace
- * period after it left the table.
+ * under its own lock (a bit spinlock), taken only when a packet changes
+ * it. It ends when it expires (checked on every lookup: an expired
+ * connection is never used), when one of its rules ends, or on a flush;
+ * it is freed a grace period after it left the table.
  *
  * The hash is SipHash, keyed by a boot-time secret mixed with the table's
  * own random seed (rhashtable's, new for every namespace and on every
@@ -66,6 +66,7 @@ enum {
 	MMB_CONN_DYING,		/* leaving the table: no packet may use it */
 	MMB_CONN_SEEN_REPLY,	/* a packet went the other way */
 	MMB_CONN_ASSURED,	/* seen both ways and, TCP, established once */
+	MMB_CONN_LOCKED,	/* bit_spin_lock(): changes of state and fin */
 };
 
 /*
@@ -74,18 +75,26 @@ enum {
  */
 #define MMB_FIN_LAST	0x4
 
+/*
+ * Three cache lines: a packet of the original direction reads the first
+ * (its tuple, timeout and status) and writes the third (counters; its
+ * rules are read there too); one of the reply direction reads the second
+ * as well. The state's lock is a bit of @status.
+ */
 struct mmb_conn {
-	struct mmb_conn_node tuple[2];	/* MMB_DIR_ORIG, MMB_DIR_REPLY */
+	struct mmb_conn_node orig;	/* MMB_DIR_ORIG */
 	u32 timeout;			/* jiffies at which it expires */
 	u8 state;			/* enum mmb_conn_state */
 	u8 fin;				/* TCP: BIT(dir) per FIN, MMB_FIN_LAST */
 	u8 nrules;
 	unsigned long status;		/* MMB_CONN_* bits */
-	spinlock_t lock;		/* changes of state and fin */
+
+	struct mmb_conn_node reply;	/* MMB_DIR_REPLY */
+	struct rcu_head rcu;
+
 	atomic64_t packets[2];		/* by direction */
 	atomic64_t bytes[2];
 	struct mmb_rule *rules[MMB_CONN_RULES];	/* references held */
-	struct rcu_head rcu;
 };
 
 /* Counters of a connection table, per CPU. */
@@ -140,7 +149,9 @@ static inline bool mmb_conn_expired(const struct mmb_conn *c, u32 now)
 
 static inline struct mmb_conn *mmb_conn_of(struct mmb_conn_node *n)
 {
-	return container_of(n - n->t.dir, struct mmb_conn, tuple[0]);
+	if (n->t.dir == MMB_DIR_REPLY)
+		return container_of(n, struct mmb_conn, reply);
+	return container_of(n, struct mmb_conn, orig);
 }
 
 unsigned int mmb_conn_size(void);

@@ -22,6 +22,8 @@
  * mid-stream: with a SYN-ACK (SYN_RECV), an ACK (ESTABLISHED) or a FIN
  * (FIN_WAIT); off, only with a SYN.
  */
+#include <linux/processor.h>	/* cpu_relax(): 6.12's bit_spinlock.h misses it */
+#include <linux/bit_spinlock.h>
 #include <net/tcp.h>
 
 #include "conn.h"
@@ -172,7 +174,7 @@ bool mmb_conn_evictable(const struct mmb_conn *c)
 {
 	if (!test_bit(MMB_CONN_ASSURED, &c->status))
 		return true;
-	if (c->tuple[MMB_DIR_ORIG].t.proto != IPPROTO_TCP)
+	if (c->orig.t.proto != IPPROTO_TCP)
 		return false;
 	switch (READ_ONCE(c->state)) {
 	case MMB_CONN_TCP_FIN_WAIT:
@@ -191,7 +193,7 @@ static void mmb_conn_assure(struct mmb_conn *c, u8 state)
 	if (test_bit(MMB_CONN_ASSURED, &c->status) ||
 	    !test_bit(MMB_CONN_SEEN_REPLY, &c->status))
 		return;
-	if (c->tuple[MMB_DIR_ORIG].t.proto == IPPROTO_TCP &&
+	if (c->orig.t.proto == IPPROTO_TCP &&
 	    state != MMB_CONN_TCP_ESTABLISHED)
 		return;
 	set_bit(MMB_CONN_ASSURED, &c->status);
@@ -210,27 +212,28 @@ static u8 mmb_conn_next(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 {
 	u8 state = READ_ONCE(c->state), fin = READ_ONCE(c->fin), next;
 
-	switch (c->tuple[MMB_DIR_ORIG].t.proto) {
+	switch (c->orig.t.proto) {
 	case IPPROTO_TCP:
 		next = mmb_tcp_step(state, &fin, dir, mmb_pkt_tcp_flags(pkt));
 		if (next == state && fin == READ_ONCE(c->fin))
 			return state;
-		spin_lock(&c->lock);	/* the state as the last change left it */
+		/* the state as the last change left it */
+		bit_spin_lock(MMB_CONN_LOCKED, &c->status);
 		state = c->state;
 		fin = c->fin;
 		next = mmb_tcp_step(state, &fin, dir, mmb_pkt_tcp_flags(pkt));
 		WRITE_ONCE(c->fin, fin);
 		WRITE_ONCE(c->state, next);
-		spin_unlock(&c->lock);
+		bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
 		break;
 	case IPPROTO_UDP:
 		if (dir != MMB_DIR_REPLY || state != MMB_CONN_UDP_UNREPLIED)
 			return state;
-		spin_lock(&c->lock);
+		bit_spin_lock(MMB_CONN_LOCKED, &c->status);
 		state = c->state;
 		next = MMB_CONN_UDP_REPLIED;
 		WRITE_ONCE(c->state, next);
-		spin_unlock(&c->lock);
+		bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
 		break;
 	default:
 		return state;

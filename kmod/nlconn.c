@@ -123,7 +123,7 @@ static int mmb_nl_put_conn_rules(struct sk_buff *skb, const struct mmb_conn *c)
 /* MMB_A_CONN of @c, at @now. */
 static int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now)
 {
-	const struct mmb_tuple *t = &c->tuple[MMB_DIR_ORIG].t;
+	const struct mmb_tuple *t = &c->orig.t;
 	s32 left = max_t(s32, (s32)(READ_ONCE(c->timeout) - now), 0);
 	struct nlattr *nest = nla_nest_start(skb, MMB_A_CONN);
 
@@ -133,7 +133,7 @@ static int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 no
 	    nla_put_u8(skb, MMB_CONN_A_PROTO, t->proto) ||
 	    nla_put_u8(skb, MMB_CONN_A_STATE, READ_ONCE(c->state)) ||
 	    mmb_nl_put_tuple(skb, MMB_CONN_A_ORIG, t) ||
-	    mmb_nl_put_tuple(skb, MMB_CONN_A_REPLY, &c->tuple[MMB_DIR_REPLY].t) ||
+	    mmb_nl_put_tuple(skb, MMB_CONN_A_REPLY, &c->reply.t) ||
 	    nla_put_u32(skb, MMB_CONN_A_TIMEOUT, DIV_ROUND_UP(left, HZ)) ||
 	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_ORIG, c, MMB_DIR_ORIG) ||
 	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_REPLY, c, MMB_DIR_REPLY) ||
