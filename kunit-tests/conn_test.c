@@ -156,8 +156,11 @@ static u64 ct_stat(struct ct *c, enum mmb_conn_stat what)
 	return n[what];
 }
 
-/* The state of the connection of @d's packet, or -1 if it has none. */
-static int ct_state(struct ct *c, const struct mmbt_pkt_desc *d)
+/*
+ * The state of the connection of @d's packet, or -1 if it has none; in
+ * *@flags (if given), 1 if it is assured and 2 if it may be evicted.
+ */
+static int ct_look(struct ct *c, const struct mmbt_pkt_desc *d, int *flags)
 {
 	struct sk_buff *skb = mmbt_pkt_build(c->dev, d);
 	struct mmb_tuple t;
@@ -171,11 +174,20 @@ static int ct_state(struct ct *c, const struct mmbt_pkt_desc *d)
 	KUNIT_ASSERT_TRUE(c->test, mmb_conn_tuple(&pkt, &t));
 	rcu_read_lock();
 	conn = mmb_conn_find(&c->mc, &t, &dir);
-	if (conn && !test_bit(MMB_CONN_DYING, &conn->status))
+	if (conn && !test_bit(MMB_CONN_DYING, &conn->status)) {
 		state = READ_ONCE(conn->state);
+		if (flags)
+			*flags = test_bit(MMB_CONN_ASSURED, &conn->status) |
+				 mmb_conn_evictable(conn) << 1;
+	}
 	rcu_read_unlock();
 	kfree_skb(skb);
 	return state;
+}
+
+static int ct_state(struct ct *c, const struct mmbt_pkt_desc *d)
+{
+	return ct_look(c, d, NULL);
 }
 
 /* The reflexive ACL of the design, for all protocols: the clients may open connections. */
@@ -453,29 +465,6 @@ static void conn_loose_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ct_send(c, &r), 1);
 }
 
-/* Is the connection of @d's packet assured (1), and may it be evicted (2)? */
-static int ct_flags(struct ct *c, const struct mmbt_pkt_desc *d)
-{
-	struct sk_buff *skb = mmbt_pkt_build(c->dev, d);
-	struct mmb_tuple t;
-	struct mmb_conn *conn;
-	struct mmb_pkt pkt;
-	int flags = -1;
-	u8 dir;
-
-	KUNIT_ASSERT_NOT_NULL(c->test, skb);
-	KUNIT_ASSERT_EQ(c->test, mmb_parse(skb, &pkt), 0);
-	KUNIT_ASSERT_TRUE(c->test, mmb_conn_tuple(&pkt, &t));
-	rcu_read_lock();
-	conn = mmb_conn_find(&c->mc, &t, &dir);
-	if (conn)
-		flags = test_bit(MMB_CONN_ASSURED, &conn->status) |
-			mmb_conn_evictable(conn) << 1;
-	rcu_read_unlock();
-	kfree_skb(skb);
-	return flags;
-}
-
 /*
  * Assured once seen both ways and, TCP, established; it stays so while
  * the connection closes, but then it may be evicted (as nf_conntrack).
@@ -495,15 +484,16 @@ static void conn_assured_test(struct kunit *test)
 	};
 	struct mmbt_pkt_desc d;
 	unsigned int i;
+	int flags;
 
 	for (i = 0; i < ARRAY_SIZE(want); i++) {
 		struct ct *c = ct_new(test);
 
 		ct_reflexive(c, false);
 		ct_reach(c, want[i].state, &d);
-		KUNIT_ASSERT_EQ(test, ct_state(c, &d), want[i].state);
-		KUNIT_EXPECT_EQ_MSG(test, ct_flags(c, &d), want[i].flags, "state %d",
-				    want[i].state);
+		flags = -1;
+		KUNIT_ASSERT_EQ(test, ct_look(c, &d, &flags), want[i].state);
+		KUNIT_EXPECT_EQ_MSG(test, flags, want[i].flags, "state %d", want[i].state);
 	}
 }
 
