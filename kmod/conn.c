@@ -159,6 +159,16 @@ void mmb_tuple_invert(const struct mmb_tuple *t, struct mmb_tuple *r)
 	r->dport = t->sport;
 }
 
+/*
+ * Is @t its own reply (same address and port at both ends: a "land"
+ * packet, spoofed when it comes in on a device)? Its two tuples would be
+ * one key: it is not tracked.
+ */
+static bool mmb_tuple_self(const struct mmb_tuple *t)
+{
+	return t->sport == t->dport && !memcmp(&t->src, &t->dst, sizeof(t->src));
+}
+
 /* The quoted packet's L4 ports at @off, the quote ending at @end. */
 static bool mmb_quote_ports(const struct sk_buff *skb, unsigned int off, unsigned int end,
 			    struct mmb_tuple *t)
@@ -435,7 +445,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	int state, err;
 	u8 fin = 0, dir;
 
-	if (!mmb_conn_tuple(pkt, &t))
+	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
 		return 0;	/* not tracked: its rules applied to it alone */
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0)

@@ -497,6 +497,32 @@ static void conn_assured_test(struct kunit *test)
 	}
 }
 
+/*
+ * A packet from an address and port to themselves (a spoofed "land"
+ * packet) would be its own reply: it is judged by the rules alone and
+ * starts nothing.
+ */
+static void conn_land_test(struct kunit *test)
+{
+	struct ct *c = ct_new(test);
+	struct mmbt_pkt_desc d;
+	unsigned int i;
+
+	ct_reflexive(c, false);
+	for (i = 0; i < 2; i++) {
+		d = ct_pkt(false, i ? IPPROTO_UDP : IPPROTO_TCP, 1, 7000, 1, 7000, TCPHDR_SYN);
+		KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);	/* the stateful rule's accept */
+		KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);
+	}
+	KUNIT_EXPECT_EQ(test, ct_count(c), 0);
+	KUNIT_EXPECT_EQ(test, ct_stat(c, MMB_CSTAT_CREATED), 0);
+	KUNIT_EXPECT_EQ(test, ct_stat(c, MMB_CSTAT_NOMEM), 0);
+	/* Another port at the same address is tracked as usual. */
+	d = ct_pkt(false, IPPROTO_UDP, 1, 7000, 1, 7001, 0);
+	KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);
+	KUNIT_EXPECT_EQ(test, ct_count(c), 1);
+}
+
 /* --- limits ---------------------------------------------------------------------- */
 
 /*
@@ -921,6 +947,7 @@ static struct kunit_case mmb_conn_cases[] = {
 	KUNIT_CASE(conn_expired_unused_test),
 	KUNIT_CASE(conn_loose_test),
 	KUNIT_CASE(conn_assured_test),
+	KUNIT_CASE(conn_land_test),
 	KUNIT_CASE(conn_full_test),
 	KUNIT_CASE(conn_size_test),
 	KUNIT_CASE(conn_related_test),
