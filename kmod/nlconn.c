@@ -146,6 +146,18 @@ static int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 no
 	return 0;
 }
 
+/* The most MMB_A_CONN can take (IPv6, ICMP's type on top of ports). */
+static size_t mmb_nl_conn_size(void)
+{
+	size_t tuple = nla_total_size(0) + 2 * nla_total_size(16) + 2 * nla_total_size(2) +
+		       nla_total_size(1);
+	size_t stats = nla_total_size(0) + 2 * nla_total_size_64bit(8);
+
+	return nla_total_size(0) + 3 * nla_total_size(1) + 2 * tuple + nla_total_size(4) +
+	       2 * stats + nla_total_size(0) + MMB_CONN_RULES * nla_total_size(4) +
+	       nla_total_size(0);
+}
+
 /* Tell the monitor group what happened to @c: @cmd, MMB_CMD_CONN_*. */
 void mmb_conn_event(struct mmb_conns *mc, const struct mmb_conn *c, u8 cmd)
 {
@@ -154,7 +166,7 @@ void mmb_conn_event(struct mmb_conns *mc, const struct mmb_conn *c, u8 cmd)
 
 	if (!genl_has_listeners(&mmb_genl_family, mc->net, MMB_MCGRP_EVENTS))
 		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_ATOMIC);
+	skb = genlmsg_new(mmb_nl_conn_size(), GFP_ATOMIC);
 	if (!skb)
 		return;
 	hdr = genlmsg_put(skb, 0, 0, &mmb_genl_family, 0, cmd);
