@@ -312,7 +312,9 @@ for how in tso gro; do
 		check "$how: 1 MB echoed intact through both port rewrites ($dst)" \
 			in_c python3 "$TRAFFIC" tcp-client "$dst" 5010 1000000
 		capture_done
-		kill "$r0cap" 2> /dev/null
+		# It ends at its 40th TCP packet (a 1 MB echo has more), or after
+		# the ceiling. (Stopped early with SIGTERM, its output came back
+		# empty now and then on 6.12 under TCG.)
 		wait "$r0cap"
 		big=$(grep -v '^ready' "$TMP/r0.cap" | jq -s 'map(.len) | max')
 		check "$how: mmb on r0 got super-packets (largest $big bytes, $dst)" \
