@@ -176,7 +176,8 @@ int do_show_connections(int argc, char **argv)
 	if (!req)
 		return err_sys("allocating a request", ENOMEM);
 	print_open_array(NULL);
-	if (mmb_nl_dump_stream(req, conn_cb, NULL, &err))
+	/* Printed as they come: connections change with every packet, no retry. */
+	if (mmb_nl_talk(req, conn_cb, NULL, &err))
 		ret = err_kernel(&err);
 	print_close_array();
 	print_finish();

@@ -328,19 +328,6 @@ static int dump_copy_cb(const struct nlmsghdr *nlh, void *data)
 }
 
 /*
- * Dump @req and run @cb on each answer as it comes: for dumps the kernel
- * does not promise to be one state of (connections), which can be large.
- */
-int mmb_nl_dump_stream(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
-		       struct mmb_nl_err *err)
-{
-	if (nl_ready(err))
-		return -1;
-	req->nlh->nlmsg_type = family_id;
-	return talk(req, cb, data, err, NULL);
-}
-
-/*
  * Join the events group and run @cb on every event until it says stop,
  * or an error: 0, or -1 with @err filled in.
  */

@@ -58,8 +58,6 @@ int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err);
 int mmb_nl_dump(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err);
-int mmb_nl_dump_stream(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
-		       struct mmb_nl_err *err);
 int mmb_nl_monitor(mmb_nl_data_cb cb, void *data, struct mmb_nl_err *err);
 
 #endif /* MMBCTL_NL_H */
