@@ -18,18 +18,6 @@
 #define NPKT 1024
 #define ROUNDS 2000
 
-static u64 tsc(void)
-{
-#if defined(CONFIG_X86_64) || defined(CONFIG_UML_X86)
-	u32 lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (u64)hi << 32 | lo;
-#else
-	return 0;
-#endif
-}
-
 struct bench {
 	struct sk_buff *skb[NPKT];
 	struct mmb_pkt pkt[NPKT];
@@ -92,16 +80,16 @@ static void measure(struct kunit *test, struct bench *b, const struct mmb_rulese
 	local_bh_disable();
 	for (k = 0; k < REPS; k++) {
 		t0 = ktime_get_ns();
-		c0 = tsc();
+		c0 = mmbt_tsc();
 		for (r = 0; r < ROUNDS / REPS; r++)
 			for (i = 0; i < NPKT; i++) {
 				mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
 				drops += v.drop;
 			}
 		ns1 = min(ns1, ktime_get_ns() - t0);
-		cy1 = min(cy1, tsc() - c0);
+		cy1 = min(cy1, mmbt_tsc() - c0);
 		t0 = ktime_get_ns();
-		c0 = tsc();
+		c0 = mmbt_tsc();
 		for (r = 0; r < ROUNDS / REPS / 4; r++)
 			for (i = 0; i < NPKT; i++) {
 				mmb_parse(b->skb[i], &pkt);
@@ -109,12 +97,12 @@ static void measure(struct kunit *test, struct bench *b, const struct mmb_rulese
 				drops += v.drop;
 			}
 		ns2 = min(ns2, ktime_get_ns() - t0);
-		cy2 = min(cy2, tsc() - c0);
-		c0 = tsc();
+		cy2 = min(cy2, mmbt_tsc() - c0);
+		c0 = mmbt_tsc();
 		for (r = 0; r < ROUNDS / REPS / 4; r++)
 			for (i = 0; i < NPKT; i++)
 				drops += mmb_parse(b->skb[i], &pkt);
-		cy3 = min(cy3, tsc() - c0);
+		cy3 = min(cy3, mmbt_tsc() - c0);
 	}
 	local_bh_enable();
 	rcu_read_unlock();
@@ -207,13 +195,13 @@ static void measure_cold(struct kunit *test, const struct mmb_pkt *img, struct s
 	rcu_read_lock();
 	local_bh_disable();
 	for (k = 0; k < REPS; k++) {
-		c0 = tsc();
+		c0 = mmbt_tsc();
 		for (r = 0; r < 4; r++)
 			for (i = 0; i < NCOLD; i++) {
 				mmb_classify(rs, &img[i], skb, &v);
 				drops += v.drop;
 			}
-		cy = min(cy, tsc() - c0);
+		cy = min(cy, mmbt_tsc() - c0);
 	}
 	local_bh_enable();
 	rcu_read_unlock();

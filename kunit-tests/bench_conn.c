@@ -18,14 +18,6 @@
 #define NIMG	65536	/* packets per measurement: more than the caches hold */
 #define REPS	5	/* the best of: noise only ever adds time */
 
-static u64 bc_tsc(void)
-{
-	u32 lo, hi;
-
-	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (u64)hi << 32 | lo;
-}
-
 struct bc {
 	struct kunit *test;
 	struct mmb_rules *r;
@@ -93,10 +85,10 @@ static u64 bc_create(struct bc *b, u32 from, u32 to, u64 *ns)
 		local_bh_disable();
 		rs = mmb_rules_get(b->r);
 		t0 = ktime_get_ns();
-		c0 = bc_tsc();
+		c0 = mmbt_tsc();
 		for (i = 0; i < k; i++)
 			bc_judge(b, rs, &b->img[i]);
-		cycles += bc_tsc() - c0;
+		cycles += mmbt_tsc() - c0;
 		*ns += ktime_get_ns() - t0;
 		local_bh_enable();
 		rcu_read_unlock();
@@ -144,27 +136,27 @@ static void bc_measure(struct bc *b, u64 *best, unsigned int *passed)
 	local_bh_disable();
 	rs = mmb_rules_get(b->r);
 	for (k = 0; k < REPS; k++) {
-		c0 = bc_tsc();
+		c0 = mmbt_tsc();
 		for (i = 0; i < NIMG; i++) {
 			mmb_verdict_init(&v);
 			mmb_conn_lookup(&b->mc, &b->img[i], b->skb, &v);
 			*passed += !!v.conn;
 		}
-		c = bc_tsc() - c0;
+		c = mmbt_tsc() - c0;
 		best[BC_LOOKUP] = min(best[BC_LOOKUP], c);
-		c0 = bc_tsc();
+		c0 = mmbt_tsc();
 		for (i = 0; i < NIMG; i++) {
 			mmb_verdict_init(&v);
 			mmb_conn_lookup(&b->mc, &b->img[i], b->skb, &v);
 			if (v.conn)
 				mmb_conn_verdict(&b->mc, &b->img[i], b->skb, &v);
 		}
-		c = bc_tsc() - c0;
+		c = mmbt_tsc() - c0;
 		best[BC_CONN] = min(best[BC_CONN], c);
-		c0 = bc_tsc();
+		c0 = mmbt_tsc();
 		for (i = 0; i < NIMG; i++)
 			bc_judge(b, rs, &b->img[i]);
-		c = bc_tsc() - c0;
+		c = mmbt_tsc() - c0;
 		best[BC_JUDGE] = min(best[BC_JUDGE], c);
 	}
 	local_bh_enable();
@@ -177,26 +169,11 @@ static void bc_measure(struct bc *b, u64 *best, unsigned int *passed)
 static void bc_rules(struct bc *b)
 {
 	struct mmb_match_spec m = { .field = MMB_FIELD_IP_SADDR, .plen = 8, .vlen = 4 };
-	struct mmb_rule_spec *s = kunit_kzalloc(b->test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule *rule;
+	const struct mmb_match_spec all = { .field = MMB_FIELD_ALL };
 
-	KUNIT_ASSERT_NOT_NULL(b->test, s);
 	m.value[0] = 10;
-	s->m[0] = m;
-	s->nmatches = 1;
-	s->ntargets = 1;
-	s->t[0].type = MMB_TARGET_ACCEPT;
-	s->t[0].rate = MMB_RATE_ALWAYS;
-	s->stateful = true;
-	rule = mmb_rule_create(s, NULL, NULL);
-	KUNIT_ASSERT_FALSE(b->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(b->test, mmbt_insert(b->r, rule, NULL), 0);
-	s->m[0] = (struct mmb_match_spec){ .field = MMB_FIELD_ALL };
-	s->t[0].type = MMB_TARGET_DROP;
-	s->stateful = false;
-	rule = mmb_rule_create(s, NULL, NULL);
-	KUNIT_ASSERT_FALSE(b->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(b->test, mmbt_insert(b->r, rule, NULL), 0);
+	mmbt_rule_add(b->test, b->r, true, MMB_TARGET_ACCEPT, &m, 1);
+	mmbt_rule_add(b->test, b->r, false, MMB_TARGET_DROP, &all, 1);
 }
 
 static void bench_conns_test(struct kunit *test)

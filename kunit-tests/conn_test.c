@@ -56,20 +56,7 @@ static void ct_wait(unsigned int secs, int ticks)
 static struct mmb_rule *ct_rule(struct ct *c, bool stateful, u8 target,
 				const struct mmb_match_spec *m, unsigned int n)
 {
-	struct mmb_rule_spec *s = kunit_kzalloc(c->test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule *rule;
-
-	KUNIT_ASSERT_NOT_NULL(c->test, s);
-	memcpy(s->m, m, n * sizeof(*m));
-	s->nmatches = n;
-	s->ntargets = 1;
-	s->t[0].type = target;
-	s->t[0].rate = MMB_RATE_ALWAYS;
-	s->stateful = stateful;
-	rule = mmb_rule_create(s, NULL, NULL);
-	KUNIT_ASSERT_FALSE(c->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(c->test, mmbt_insert(c->r, rule, NULL), 0);
-	return rule;
+	return mmbt_rule_add(c->test, c->r, stateful, target, m, n);
 }
 
 /*

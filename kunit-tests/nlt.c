@@ -218,41 +218,21 @@ int nlt_join_events(struct nlt *t)
 					KERNEL_SOCKPTR(&t->events), sizeof(t->events));
 }
 
-/* Dump @cmd; run @fn on each answer but the end. Returns how many. */
-unsigned int nlt_dump_each(struct nlt *t, u8 cmd, void (*fn)(struct nlt *t,
-							     const struct nlmsghdr *nlh, void *arg),
-			   void *arg)
-{
-	struct nlmsghdr *nlh;
-	unsigned int n = 0;
-	int rem;
-
-	nlt_begin(t, t->family, cmd);
-	nlt_hdr(t)->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlt_xmit(t);
-	for (;;) {
-		rem = nlt_rx(t);
-		for (nlh = (void *)t->rx; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
-			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR)
-				return n;
-			fn(t, nlh, arg);
-			n++;
-		}
-	}
-}
-
 void nlt_close(struct nlt *t)
 {
 	sock_release(t->sock);
 }
 
 /*
- * Dump @cmd, reading one skb of answers at a time, and run @between (if
- * any) after the first. Returns whether any answer, the end included, was
- * flagged NLM_F_DUMP_INTR; *@n counts the answers before the end.
+ * Dump @cmd, reading one skb of answers at a time; run @between (if any)
+ * after the first read and @fn (if any) on each answer but the end.
+ * Returns whether any answer, the end included, was flagged
+ * NLM_F_DUMP_INTR; *@n counts the answers before the end.
  */
-bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *other,
-	      unsigned int *n)
+static bool nlt_dump_run(struct nlt *t, u8 cmd, void (*between)(struct nlt *),
+			 struct nlt *other,
+			 void (*fn)(struct nlt *t, const struct nlmsghdr *nlh, void *arg),
+			 void *arg, unsigned int *n)
 {
 	bool intr = false, done = false;
 	struct nlmsghdr *nlh;
@@ -275,10 +255,30 @@ bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *
 				done = true;
 				break;
 			}
+			if (fn)
+				fn(t, nlh, arg);
 			(*n)++;
 		}
 	}
 	return intr;
+}
+
+/* Dump @cmd; run @between after the first read. NLM_F_DUMP_INTR seen? */
+bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *other,
+	      unsigned int *n)
+{
+	return nlt_dump_run(t, cmd, between, other, NULL, NULL, n);
+}
+
+/* Dump @cmd; run @fn on each answer but the end. Returns how many. */
+unsigned int nlt_dump_each(struct nlt *t, u8 cmd,
+			   void (*fn)(struct nlt *t, const struct nlmsghdr *nlh, void *arg),
+			   void *arg)
+{
+	unsigned int n;
+
+	nlt_dump_run(t, cmd, NULL, NULL, fn, arg, &n);
+	return n;
 }
 
 int nlt_flush(struct nlt *t)

@@ -53,8 +53,8 @@ bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *
 	      unsigned int *n);
 int nlt_flush(struct nlt *t);
 int nlt_join_events(struct nlt *t);
-unsigned int nlt_dump_each(struct nlt *t, u8 cmd, void (*fn)(struct nlt *t,
-							     const struct nlmsghdr *nlh, void *arg),
+unsigned int nlt_dump_each(struct nlt *t, u8 cmd,
+			   void (*fn)(struct nlt *t, const struct nlmsghdr *nlh, void *arg),
 			   void *arg);
 
 #endif /* _MMB_KUNIT_NLT_H */

@@ -181,6 +181,26 @@ int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rul
 	return err;
 }
 
+/* Add to @r a rule of @n matches and one @target (always), stateful or not. */
+struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
+			       const struct mmb_match_spec *m, unsigned int n)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	memcpy(s->m, m, n * sizeof(*m));
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = target;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->stateful = stateful;
+	rule = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	return rule;
+}
+
 /* Delete @rule in place, as a single del does. */
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule)
 {
@@ -219,4 +239,17 @@ struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v)
 	for (i = m.vlen - 1; i >= 0; i--, v >>= 8)
 		m.value[i] = v & 0xff;
 	return m;
+}
+
+/* The CPU's time stamp counter, for the benchmarks; 0 where there is none. */
+u64 mmbt_tsc(void)
+{
+#if defined(CONFIG_X86_64) || defined(CONFIG_UML_X86)
+	u32 lo, hi;
+
+	asm volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (u64)hi << 32 | lo;
+#else
+	return 0;
+#endif
 }

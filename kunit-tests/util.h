@@ -42,6 +42,7 @@ struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
 
 struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
+u64 mmbt_tsc(void);
 
 struct mmb_rules;
 struct mmb_ruleset;
@@ -53,6 +54,8 @@ struct mmb_rules *mmbt_rules_new(struct kunit *test);
 void mmbt_rules_done(struct kunit *test, struct mmb_rules *r);
 struct mmb_ruleset *mmbt_rs(struct mmb_rules *r);
 int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rule_image *img);
+struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
+			       const struct mmb_match_spec *m, unsigned int n);
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule);
 int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
 
