@@ -14,9 +14,11 @@
 #include <net/ip.h>
 
 #include "conn.h"
+#include "nat.h"
 #include "test.h"
 
 static struct kmem_cache *mmb_conn_cache __read_mostly;
+static struct kmem_cache *mmb_conn_ext_cache __read_mostly;
 static siphash_key_t mmb_conn_secret __read_mostly;
 
 #define MMB_CONN_MIN_BUCKETS	256
@@ -43,21 +45,6 @@ static u32 mmb_tuple_hashfn(const void *data, u32 len, u32 seed)
 u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed)
 {
 	return mmb_tuple_hashfn(t, MMB_TUPLE_LEN, seed);
-}
-
-/* The identity of two tuples: four words and the first six bytes of the fifth. */
-static inline bool mmb_tuple_equal(const struct mmb_tuple *a, const struct mmb_tuple *b)
-{
-	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
-#ifdef __LITTLE_ENDIAN
-	const u64 tail = 0x0000ffffffffffffULL;
-#else
-	const u64 tail = 0xffffffffffff0000ULL;
-#endif
-
-	BUILD_BUG_ON(sizeof(struct mmb_tuple) != 40 || MMB_TUPLE_LEN != 38);
-	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
-		 ((x[4] ^ y[4]) & tail));
 }
 
 static int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
@@ -226,27 +213,36 @@ static bool mmb_quote_ipv6(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 
 /*
  * For an ICMP or ICMPv6 error (unreachable, too big, time exceeded,
- * parameter problem), the tuple of the packet it quotes.
+ * parameter problem), the tuple of a packet going back the way the quoted
+ * one came: the quoted packet left as mapped, so this is the tuple the
+ * connection knows the error's direction by.
  */
 bool mmb_conn_related_tuple(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 			    struct mmb_tuple *t)
 {
 	const u8 *b = pkt->key.b;
 	u8 type = b[MMB_IMG_L4_LO];
+	struct mmb_tuple q;
 
 	if ((b[MMB_IMG_FLAGS] & (MMB_KF_L4 | MMB_KF_LATER)) != MMB_KF_L4)
 		return false;
-	t->family = b[MMB_IMG_FAMILY];
-	t->dir = MMB_DIR_ORIG;
-	t->pad = 0;
-	if (t->family == 4 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMP &&
+	q.family = b[MMB_IMG_FAMILY];
+	q.dir = MMB_DIR_ORIG;
+	q.pad = 0;
+	if (q.family == 4 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMP &&
 	    (type == ICMP_DEST_UNREACH || type == ICMP_TIME_EXCEEDED ||
-	     type == ICMP_PARAMETERPROB))
-		return mmb_quote_ipv4(skb, pkt, pkt->l4off + 8, t);
-	if (t->family == 6 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMPV6 &&
-	    type >= ICMPV6_DEST_UNREACH && type <= ICMPV6_PARAMPROB)
-		return mmb_quote_ipv6(skb, pkt, pkt->l4off + 8, t);
-	return false;
+	     type == ICMP_PARAMETERPROB)) {
+		if (!mmb_quote_ipv4(skb, pkt, pkt->l4off + 8, &q))
+			return false;
+	} else if (q.family == 6 && b[MMB_IMG_L4PROTO] == IPPROTO_ICMPV6 &&
+		   type >= ICMPV6_DEST_UNREACH && type <= ICMPV6_PARAMPROB) {
+		if (!mmb_quote_ipv6(skb, pkt, pkt->l4off + 8, &q))
+			return false;
+	} else {
+		return false;
+	}
+	mmb_tuple_invert(&q, t);
+	return true;
 }
 
 /* --- lookup and the end of connections ------------------------------------ */
@@ -268,7 +264,10 @@ static void mmb_conn_free(struct mmb_conn *c)
 
 	for (i = 0; i < c->nrules; i++)
 		mmb_rule_put((struct mmb_rule *)c->rules[i]);
-	kmem_cache_free(mmb_conn_cache, c);
+	if (test_bit(MMB_CONN_EXT, &c->status))
+		kmem_cache_free(mmb_conn_ext_cache, mmb_conn_ext(c));
+	else
+		kmem_cache_free(mmb_conn_cache, c);
 }
 
 static void mmb_conn_free_rcu(struct rcu_head *head)
@@ -379,21 +378,36 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	v->related = related;
 }
 
-/* A new connection for @t, starting in @state, with the rules of @v. */
+/*
+ * A new connection for @t, starting in @state, with the rules of @v and,
+ * if they ask for it (@p), a mapping and an extension.
+ */
 static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct mmb_verdict *v,
-				       u8 state, u8 fin)
+				       const struct mmb_nat_plan *p, u8 state, u8 fin)
 {
-	struct mmb_conn *c = kmem_cache_alloc(mmb_conn_cache, GFP_ATOMIC | __GFP_NOWARN);
+	bool ext = p && p->what;
+	struct mmb_conn *c;
 	unsigned int i;
 
-	if (!c)
-		return NULL;
+	if (ext) {
+		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache,
+							  GFP_ATOMIC | __GFP_NOWARN);
+
+		if (!x)
+			return NULL;
+		mmb_nat_ext_init(x, p->what);
+		c = &x->c;
+	} else {
+		c = kmem_cache_alloc(mmb_conn_cache, GFP_ATOMIC | __GFP_NOWARN);
+		if (!c)
+			return NULL;
+	}
 	c->orig.t = *t;
-	mmb_tuple_invert(t, &c->reply.t);
+	mmb_tuple_invert(p ? &p->m : t, &c->reply.t);
 	c->reply.t.dir = MMB_DIR_REPLY;
 	c->state = state;
 	c->fin = fin;
-	c->status = 0;
+	c->status = ext ? BIT(MMB_CONN_EXT) : 0;
 	for (i = 0; i < 2; i++) {
 		atomic64_set(&c->packets[i], 0);
 		atomic64_set(&c->bytes[i], 0);
@@ -412,22 +426,33 @@ static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct m
 }
 
 /*
- * Publish @c, both ways. If another CPU published the same connection
- * first, -EEXIST: @c is dropped, and the packet joins the other one.
+ * Publish @c, both ways, its reply tuple first: a mapped one may be taken
+ * by then, and a picked port (@p) is picked again, once. If another CPU
+ * published the same connection first, -EEXIST: @c is dropped, and the
+ * packet joins the other one. -EADDRNOTAVAIL: another connection has the
+ * reply tuple.
  */
-static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c)
+static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
+			   const struct mmb_nat_plan *p)
 {
+	unsigned int tries = 2;
 	int err;
+	u8 dir;
 
-	err = rhashtable_lookup_insert_fast(&mc->ht, &c->orig.node,
-					    mmb_conn_params);
+	for (;;) {
+		err = rhashtable_lookup_insert_fast(&mc->ht, &c->reply.node, mmb_conn_params);
+		if (err != -EEXIST || mmb_conn_find(mc, &c->orig.t, &dir))
+			break;
+		err = -EADDRNOTAVAIL;
+		if (!p || !p->hi || !--tries || mmb_nat_pick(mc, c, p))
+			break;
+	}
 	if (err) {
 		atomic_dec(&mc->count);
 		mmb_conn_free(c);	/* no reader ever saw it */
 		return err;
 	}
-	err = rhashtable_lookup_insert_fast(&mc->ht, &c->reply.node,
-					    mmb_conn_params);
+	err = rhashtable_lookup_insert_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	if (err) {
 		set_bit(MMB_CONN_DYING, &c->status);
 		mmb_conn_unlink(mc, c);
@@ -435,18 +460,46 @@ static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c)
 	return err;
 }
 
+/* No tuple to map a new connection to: it is refused, and counted. */
+static int mmb_conn_nat_full(struct mmb_conns *mc)
+{
+	mmb_conn_stat(mc, MMB_CSTAT_NAT_FULL);
+	net_warn_ratelimited("mmb: no free port to map a connection to, dropping packet\n");
+	return -ENOSPC;
+}
+
+/* Pick @c's port, if @p asks for one; flag a mapping, before @c is seen. */
+static int mmb_conn_map(struct mmb_conns *mc, struct mmb_conn *c,
+			const struct mmb_nat_plan *p)
+{
+	struct mmb_tuple inv;
+
+	if (mmb_nat_pick(mc, c, p)) {
+		atomic_dec(&mc->count);
+		mmb_conn_free(c);
+		return mmb_conn_nat_full(mc);
+	}
+	mmb_tuple_invert(&c->orig.t, &inv);
+	if (!mmb_tuple_equal(&inv, &c->reply.t))
+		__set_bit(MMB_CONN_MAPPED, &c->status);
+	return 0;
+}
+
 /* The first packet of a connection: create it, or join a racing CPU's. */
 static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			   const struct sk_buff *skb, struct mmb_verdict *v)
 {
+	struct mmb_nat_plan plan __uninitialized;
 	struct mmb_tuple t __uninitialized;
 	u32 now = mmb_conn_now();
 	struct mmb_conn *c;
 	int state, err;
 	u8 fin = 0, dir;
+	bool nat;
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
 		return 0;	/* not tracked: its rules applied to it alone */
+	nat = mmb_nat_plan(v, &t, &plan);
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0)
 		return 0;
@@ -456,14 +509,21 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
 		return -ENOSPC;
 	}
-	c = mmb_conn_alloc(&t, v, state, fin);
+	c = mmb_conn_alloc(&t, v, nat ? &plan : NULL, state, fin);
 	if (!c) {
 		atomic_dec(&mc->count);
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
 	c->timeout = now + READ_ONCE(mc->timeouts[state]);
-	err = mmb_conn_insert(mc, c);
+	if (nat) {
+		err = mmb_conn_map(mc, c, &plan);
+		if (err)
+			return err;
+	}
+	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
+	if (err == -EADDRNOTAVAIL)
+		return mmb_conn_nat_full(mc);
 	if (err == -EEXIST) {
 		c = mmb_conn_find(mc, &t, &dir);
 		if (c && mmb_conn_alive(mc, c, now))
@@ -661,7 +721,15 @@ int __init mmb_conn_cache_init(void)
 		      offsetof(struct mmb_conn, packets) != 128 || sizeof(struct mmb_conn) != 192));
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
 					   SLAB_HWCACHE_ALIGN, NULL);
-	return mmb_conn_cache ? 0 : -ENOMEM;
+	if (!mmb_conn_cache)
+		return -ENOMEM;
+	mmb_conn_ext_cache = kmem_cache_create("mmb_conn_ext", sizeof(struct mmb_conn_ext), 0,
+					       SLAB_HWCACHE_ALIGN, NULL);
+	if (!mmb_conn_ext_cache) {
+		kmem_cache_destroy(mmb_conn_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 /* Bytes a connection takes in its slab (the table's buckets aside). */
@@ -673,5 +741,6 @@ unsigned int mmb_conn_size(void)
 /* After every connection is freed (rcu_barrier()). */
 void mmb_conn_cache_exit(void)
 {
+	kmem_cache_destroy(mmb_conn_ext_cache);
 	kmem_cache_destroy(mmb_conn_cache);
 }

@@ -56,6 +56,21 @@ struct mmb_tuple {
 
 #define MMB_TUPLE_LEN	offsetof(struct mmb_tuple, dir)
 
+/* The identity of two tuples: four words and the first six bytes of the fifth. */
+static inline bool mmb_tuple_equal(const struct mmb_tuple *a, const struct mmb_tuple *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+#ifdef __LITTLE_ENDIAN
+	const u64 tail = 0x0000ffffffffffffULL;
+#else
+	const u64 tail = 0xffffffffffff0000ULL;
+#endif
+
+	BUILD_BUG_ON(sizeof(struct mmb_tuple) != 40 || MMB_TUPLE_LEN != 38);
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]) |
+		 ((x[4] ^ y[4]) & tail));
+}
+
 struct mmb_conn_node {
 	struct rhash_head node;
 	struct mmb_tuple t;
@@ -67,6 +82,8 @@ enum {
 	MMB_CONN_SEEN_REPLY,	/* a packet went the other way */
 	MMB_CONN_ASSURED,	/* seen both ways and, TCP, established once */
 	MMB_CONN_LOCKED,	/* bit_spin_lock(): changes of state and fin */
+	MMB_CONN_MAPPED,	/* NAT: the reply tuple is not the original inverted */
+	MMB_CONN_EXT,		/* a struct mmb_conn_ext, with offsets (nat.h) */
 };
 
 /*
@@ -105,6 +122,7 @@ enum mmb_conn_stat {
 	MMB_CSTAT_EXPIRED,
 	MMB_CSTAT_ENDED,
 	MMB_CSTAT_NOMEM,
+	MMB_CSTAT_NAT_FULL,
 	MMB_CSTAT_MAX
 };
 
@@ -145,6 +163,12 @@ u32 mmb_conn_now(void);
 static inline bool mmb_conn_expired(const struct mmb_conn *c, u32 now)
 {
 	return (s32)(READ_ONCE(c->timeout) - now) <= 0;
+}
+
+/* Does @c, if any, rewrite its packets (NAT, offsets)? */
+static inline bool mmb_conn_rewrites(const struct mmb_conn *c)
+{
+	return c && (READ_ONCE(c->status) & (BIT(MMB_CONN_MAPPED) | BIT(MMB_CONN_EXT)));
 }
 
 static inline struct mmb_conn *mmb_conn_of(struct mmb_conn_node *n)

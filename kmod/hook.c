@@ -75,7 +75,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	}
 	if (v.drop && !v.accept)
 		return mmb_drop(md, skb, MMB_DROP_RULE);
-	if (!v.nrw)
+	if (!v.nrw && !mmb_conn_rewrites(v.conn))
 		goto pass;
 
 	/* skb_share_check(), with the drop counted and its reason given. */

@@ -31,6 +31,7 @@ static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
 	[MMB_TARGET_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
 	[MMB_TARGET_A_VALUE]	= { .type = NLA_BINARY, .len = 16 },
 	[MMB_TARGET_A_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_rate_range),
+	[MMB_TARGET_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
 };
 
 static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
@@ -167,15 +168,22 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
 	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
 					  MMB_RATE_ALWAYS;
-	if (t->type != MMB_TARGET_MOD)
+	if (t->type != MMB_TARGET_MOD && t->type != MMB_TARGET_MAP &&
+	    t->type != MMB_TARGET_SHUFFLE)
 		return 0;
-	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD) ||
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD))
+		return -EINVAL;
+	/* A shuffle's value (a port range) is optional. */
+	if (t->type != MMB_TARGET_SHUFFLE &&
 	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
 		return -EINVAL;
 	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
-	t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
-	memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);
-	t->plen = mmb_field(t->field)->bits;
+	if (tb[MMB_TARGET_A_VALUE]) {
+		t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
+		memcpy(t->value, nla_data(tb[MMB_TARGET_A_VALUE]), t->vlen);
+	}
+	t->plen = tb[MMB_TARGET_A_PREFIX] ? nla_get_u8(tb[MMB_TARGET_A_PREFIX]) :
+					    mmb_field(t->field)->bits;
 	if (tb[MMB_TARGET_A_RATE]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");
 		return -EINVAL;
@@ -516,10 +524,13 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 		if (t->type == MMB_TARGET_DROP && t->rate != MMB_RATE_ALWAYS &&
 		    nla_put_u32(skb, MMB_TARGET_A_RATE, t->rate))
 			return -EMSGSIZE;
-		if (t->type == MMB_TARGET_MOD &&
+		if ((t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP ||
+		     t->type == MMB_TARGET_SHUFFLE) &&
 		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
-		     mmb_nl_put_value(skb, MMB_TARGET_A_VALUE, mmb_target_value(rule, t),
-				      t->vlen)))
+		     (t->vlen && mmb_nl_put_value(skb, MMB_TARGET_A_VALUE,
+						  mmb_target_value(rule, t), t->vlen)) ||
+		     (t->plen != mmb_field(t->field)->bits &&
+		      nla_put_u8(skb, MMB_TARGET_A_PREFIX, t->plen))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

@@ -40,6 +40,8 @@
 #include <net/checksum.h>
 #include <net/tcp.h>
 
+#include "conn.h"
+#include "nat.h"
 #include "rewrite.h"
 #include "tcpopt.h"
 
@@ -192,15 +194,17 @@ static unsigned int mmb_writable(const struct mmb_field_info *f, const struct mm
 }
 
 /*
- * Set field @field of @skb, which is not shared, to @value (@vlen bytes,
- * @plen bits of it for an address prefix), keeping every checksum. A TCP
- * option the packet lacks (or has with another size) is left alone. The
- * per-field rewrite of mod targets, and of a connection's mappings.
+ * Set field @f of @skb, which is not shared, to @value (@vlen bytes, @plen
+ * bits of it for an address prefix), keeping every checksum. A TCP option
+ * the packet lacks (or has with another size) is left alone. The in-place
+ * step of mod targets (mmb_rewrite_field()), and of a connection's
+ * mappings, which also name places no field names (an echo's identifier,
+ * a SACK block's edge) with an mmb_field_info of their own.
  */
-int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int field,
-		      const u8 *value, unsigned int vlen, unsigned int plen)
+int mmb_rewrite_info(struct sk_buff *skb, const struct mmb_pkt *pkt,
+		     const struct mmb_field_info *f, const u8 *value, unsigned int vlen,
+		     unsigned int plen)
 {
-	const struct mmb_field_info *f = mmb_field(field);
 	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
 	u8 mask[18] = {}, val[18] = {};
 	unsigned int i, base, start, end;
@@ -238,6 +242,12 @@ int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned i
 	return 0;
 }
 
+int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int field,
+		      const u8 *value, unsigned int vlen, unsigned int plen)
+{
+	return mmb_rewrite_info(skb, pkt, mmb_field(field), value, vlen, plen);
+}
+
 /* The in-place targets of @rule on @skb, one skb, which is not shared. */
 int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_rule *rule)
 {
@@ -246,7 +256,7 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 	int err;
 
 	for (i = 0; i < rule->ntargets; i++) {
-		if (t[i].type != MMB_TARGET_MOD)
+		if (t[i].type != MMB_TARGET_MOD || (rule->nat && mmb_target_is_nat(&t[i], true)))
 			continue;
 		err = mmb_rewrite_field(skb, pkt, t[i].field, mmb_target_value(rule, &t[i]),
 					t[i].vlen, t[i].plen);
@@ -258,9 +268,10 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 }
 
 /*
- * Every rewrite of @v on one skb: the in-place ones of each rule, in rule
- * order; the length-changing ones (none yet) would follow, on the view
- * the first phase leaves.
+ * Every rewrite of @v on one skb: its connection's (NAT: mappings,
+ * offsets), then the in-place ones of each rule, in rule order; the
+ * length-changing ones (none yet) would follow, on the view the first
+ * phase leaves.
  */
 static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 			   const struct mmb_verdict *v)
@@ -268,6 +279,12 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 	unsigned int i;
 	int err;
 
+	if (mmb_conn_rewrites(v->conn)) {
+		err = v->related ? mmb_nat_icmp(skb, pkt, v->conn, v->dir) :
+				   mmb_nat_packet(skb, pkt, v->conn, v->dir);
+		if (err)
+			return err;
+	}
 	for (i = 0; i < v->nrw; i++) {
 		err = mmb_rewrite_rule(skb, pkt, v->rw[i]);
 		if (err)

@@ -13,6 +13,9 @@
 
 #include "ruleset.h"
 
+int mmb_rewrite_info(struct sk_buff *skb, const struct mmb_pkt *pkt,
+		     const struct mmb_field_info *f, const u8 *value, unsigned int vlen,
+		     unsigned int plen);
 int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int field,
 		      const u8 *value, unsigned int vlen, unsigned int plen);
 int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_rule *rule);

@@ -20,7 +20,7 @@ static bool mmb_field_is_addr(unsigned int id)
 }
 
 /* A field of a connection's tuple: rewriting it per connection is NAT. */
-static bool mmb_field_is_endpoint(unsigned int id)
+bool mmb_field_is_endpoint(unsigned int id)
 {
 	return mmb_field_is_addr(id) || id == MMB_FIELD_TCP_SPORT || id == MMB_FIELD_TCP_DPORT ||
 	       id == MMB_FIELD_UDP_SPORT || id == MMB_FIELD_UDP_DPORT;
@@ -179,10 +179,49 @@ static int mmb_check_mod(const struct mmb_target_spec *t, unsigned int i,
 	return ret ?: mmb_check_proto(f->family, f->l4, family, l4, MMB_ERR_TARGET, i, err);
 }
 
-/* Target @i of @n. */
-static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
-			    u8 *family, u8 *l4, struct mmb_rule_err *err)
+static bool mmb_field_is_port(unsigned int id)
 {
+	return id == MMB_FIELD_TCP_SPORT || id == MMB_FIELD_TCP_DPORT ||
+	       id == MMB_FIELD_UDP_SPORT || id == MMB_FIELD_UDP_DPORT;
+}
+
+/* shuffle FIELD [RANGE]: a port (with a range), sequence numbers, an ID, a label. */
+static int mmb_check_shuffle(const struct mmb_target_spec *t, unsigned int i,
+			     u8 *family, u8 *l4, struct mmb_rule_err *err)
+{
+	const struct mmb_field_info *f = mmb_field(t->field);
+
+	if (mmb_field_is_port(t->field)) {
+		u16 lo = get_unaligned_be16(t->value), hi = get_unaligned_be16(t->value + 2);
+
+		if (t->vlen && (t->vlen != 4 || !lo || lo > hi)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i,
+				     "a port range is FIRST-LAST, 1 <= FIRST <= LAST <= 65535");
+			return -EINVAL;
+		}
+	} else if (t->field == MMB_FIELD_TCP_SEQ_NUM || t->field == MMB_FIELD_TCP_ACK_NUM ||
+		   t->field == MMB_FIELD_IP_ID || t->field == MMB_FIELD_IP6_FLOW_LABEL) {
+		if (t->vlen) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i, "this shuffle takes no value");
+			return -EINVAL;
+		}
+	} else {
+		mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
+			     "shuffle takes a port, tcp-seq-num, tcp-ack-num, ip-id or ip6-flow-label");
+		return -EINVAL;
+	}
+	return mmb_check_proto(f->family, f->l4, family, l4, MMB_ERR_TARGET, i, err);
+}
+
+/* Target @i of @n, of a stateful rule if @stateful. */
+static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
+			    bool stateful, u8 *family, u8 *l4, struct mmb_rule_err *err)
+{
+	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE) && !stateful) {
+		mmb_rule_err(err, MMB_ERR_TARGET, i,
+			     "map and shuffle are per connection: for stateful rules only");
+		return -EINVAL;
+	}
 	switch (t->type) {
 	case MMB_TARGET_DROP:
 		if (!t->rate || t->rate > MMB_RATE_ALWAYS) {
@@ -197,11 +236,51 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 			return -EINVAL;
 		}
 		return 0;
+	case MMB_TARGET_MAP:
+		if (!mmb_field_is_endpoint(t->field)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
+				     "map takes an address or a TCP or UDP port");
+			return -EINVAL;
+		}
+		fallthrough;
 	case MMB_TARGET_MOD:
 		return mmb_check_mod(t, i, family, l4, err);
+	case MMB_TARGET_SHUFFLE:
+		return mmb_check_shuffle(t, i, family, l4, err);
 	}
 	mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown target");
 	return -EINVAL;
+}
+
+/* Does target @t, of a rule stateful if @stateful, belong to its connections? */
+bool mmb_target_is_nat(const struct mmb_target *t, bool stateful)
+{
+	return t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	       (stateful && t->type == MMB_TARGET_MOD && mmb_field_is_endpoint(t->field));
+}
+
+/* A stateful rule maps or shuffles each field once at most. */
+static int mmb_check_nat(const struct mmb_rule_spec *spec, struct mmb_rule_err *err)
+{
+	unsigned int i, j;
+
+	for (i = 0; spec->stateful && i < spec->ntargets; i++) {
+		const struct mmb_target_spec *t = &spec->t[i];
+
+		if (t->type != MMB_TARGET_MOD && t->type != MMB_TARGET_MAP &&
+		    t->type != MMB_TARGET_SHUFFLE)
+			continue;
+		for (j = 0; j < i; j++) {
+			if (spec->t[j].field != t->field ||
+			    (spec->t[j].type == MMB_TARGET_MOD && t->type == MMB_TARGET_MOD &&
+			     !mmb_field_is_endpoint(t->field)))
+				continue;
+			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
+				     "this field is already mapped or shuffled by the rule");
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 /* All of @spec; the family and L4 protocol it pins the rule to. */
@@ -225,17 +304,12 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
 			return ret;
 	}
 	for (i = 0; i < spec->ntargets; i++) {
-		ret = mmb_check_target(&spec->t[i], i, spec->ntargets, family, l4, err);
+		ret = mmb_check_target(&spec->t[i], i, spec->ntargets, spec->stateful, family, l4,
+				       err);
 		if (ret)
 			return ret;
-		if (spec->stateful && spec->t[i].type == MMB_TARGET_MOD &&
-		    mmb_field_is_endpoint(spec->t[i].field)) {
-			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
-				     "a stateful mod of an address or port is NAT: not supported yet");
-			return -EOPNOTSUPP;
-		}
 	}
-	return 0;
+	return mmb_check_nat(spec, err);
 }
 
 static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
@@ -390,6 +464,8 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 		} else if (ts->type == MMB_TARGET_DROP) {
 			rule->drop = true;
 			rule->drop_rate = ts->rate;
+		} else if (mmb_target_is_nat(&t[i], spec->stateful)) {
+			rule->nat = true;
 		} else {
 			rule->rewrite = true;
 		}

@@ -96,7 +96,8 @@ struct mmb_rule {
 	u8 l4;			/* 0 or an IP protocol, likewise */
 	bool accept;
 	bool drop;
-	bool rewrite;
+	bool rewrite;		/* rewrites each packet it matches (mod) */
+	bool nat;		/* rewrites its connections' packets (map, shuffle) */
 	bool stateful;		/* its matches create connections */
 	bool dead;		/* unpublished: its connections end (READ_ONCE) */
 	u32 slow;		/* bit i: match i is checked after the probe */
@@ -165,6 +166,8 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 				 struct mmb_rule_err *err);
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
 void mmb_rule_free(struct mmb_rule *rule);
+bool mmb_field_is_endpoint(unsigned int id);
+bool mmb_target_is_nat(const struct mmb_target *t, bool stateful);
 void mmb_rule_put(struct mmb_rule *rule);
 u32 mmb_value_u32(const u8 *v, unsigned int len);
 int mmb_check_value(const struct mmb_field_info *f, unsigned int id,

@@ -145,7 +145,11 @@ static void nlconn_settings_test(struct kunit *test)
  * A request to add a stateful rule, udp-dport @port accept (or mod of
  * @mod_field, then the offset of that field is returned).
  */
-static unsigned int nlc_stateful(struct nlt *t, u16 port, u16 mod_field)
+/*
+ * add-stateful udp-dport @port, then accept or, with @type, a target of
+ * @field (mod and map set 10.0.0.9); the offset of the target's field.
+ */
+static unsigned int nlc_stateful(struct nlt *t, u16 port, u8 type, u16 mod_field)
 {
 	unsigned int rule, list, nest, off = 0;
 	__be16 p = htons(port);
@@ -161,9 +165,10 @@ static unsigned int nlc_stateful(struct nlt *t, u16 port, u16 mod_field)
 	list = nlt_nest(t, MMB_RULE_A_TARGETS);
 	nest = nlt_nest(t, 1);
 	if (mod_field) {
-		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MOD);
+		nlt_u8(t, MMB_TARGET_A_TYPE, type);
 		off = nlt_u16(t, MMB_TARGET_A_FIELD, mod_field);
-		nlt_put(t, MMB_TARGET_A_VALUE, "\x0a\0\0\x09", 4);
+		if (type != MMB_TARGET_SHUFFLE)
+			nlt_put(t, MMB_TARGET_A_VALUE, "\x0a\0\0\x09", 4);
 	} else {
 		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ACCEPT);
 	}
@@ -264,7 +269,7 @@ static u8 nlc_event(struct nlt *t, u8 *state)
 /*
  * Through a device's hook: connections appear in the dump with their
  * tuples, counters and rule, the monitor hears of them, a flush and the
- * deletion of their rule end them. A stateful NAT is refused.
+ * deletion of their rule end them. A stateful NAT is taken, a bad shuffle not.
  */
 static void nlconn_dump_test(struct kunit *test)
 {
@@ -281,7 +286,7 @@ static void nlconn_dump_test(struct kunit *test)
 	KUNIT_ASSERT_NE(test, ev->events, 0);
 	KUNIT_ASSERT_EQ(test, nlt_join_events(ev), 0);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
-	nlc_stateful(&t, 53, 0);
+	nlc_stateful(&t, 53, 0, 0);
 	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
 	handle = t.handle;
 	nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_rule_cb, &flags);
@@ -326,9 +331,14 @@ static void nlconn_dump_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&nlc_conns()->count), 0);
 
-	/* NAT is the next step: refused, the ACK at the target's field. */
-	attr = nlc_stateful(&t, 53, MMB_FIELD_IP_SADDR);
-	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EOPNOTSUPP);
+	/*
+	 * A stateful mod of an address is NAT, and taken; a shuffle of an
+	 * address is refused, the ACK at the target's field.
+	 */
+	nlc_stateful(&t, 53, MMB_TARGET_MOD, MMB_FIELD_IP_SADDR);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	attr = nlc_stateful(&t, 54, MMB_TARGET_SHUFFLE, MMB_FIELD_IP_SADDR);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.offs, attr);
 
 	nlt_begin(&t, t.family, MMB_CMD_DEV_DISABLE);

@@ -231,9 +231,15 @@ enum mmb_op {
 enum mmb_target_attr {
 	MMB_TARGET_A_UNSPEC,
 	MMB_TARGET_A_TYPE,	/* u8, enum mmb_target_type */
-	MMB_TARGET_A_FIELD,	/* u16, for MMB_TARGET_MOD */
-	MMB_TARGET_A_VALUE,	/* binary, for MMB_TARGET_MOD, as for matches */
+	MMB_TARGET_A_FIELD,	/* u16, for MMB_TARGET_MOD, _MAP and _SHUFFLE */
+	/*
+	 * binary: for MMB_TARGET_MOD and _MAP, as for matches; for a
+	 * MMB_TARGET_SHUFFLE of a port, optionally the range: two be16, the
+	 * first and the last port (1 to 65535; default 1024 to 65535)
+	 */
+	MMB_TARGET_A_VALUE,
 	MMB_TARGET_A_RATE,	/* u32, drop probability in millionths */
+	MMB_TARGET_A_PREFIX,	/* u8: of an address's value, the bits set */
 	__MMB_TARGET_A_MAX
 };
 
@@ -243,6 +249,20 @@ enum mmb_target_type {
 	MMB_TARGET_DROP,	/* with MMB_TARGET_A_RATE < 1000000: randomly */
 	MMB_TARGET_ACCEPT,
 	MMB_TARGET_MOD,		/* set a header field */
+	/*
+	 * Stateful rules only (a MMB_TARGET_MOD of an address or port in a
+	 * stateful rule is the same): map an address (or its prefix) or a
+	 * port for the connection; replies get the inverse mapping.
+	 */
+	MMB_TARGET_MAP,
+	/*
+	 * Stateful rules only: a random value per connection. Ports: one
+	 * from the range no live connection's tuple uses; tcp-seq-num and
+	 * tcp-ack-num: an offset to the sequence numbers of the original and
+	 * the reply direction (acknowledgments and SACK blocks follow);
+	 * ip-id: an offset, ip6-flow-label: a label, original direction.
+	 */
+	MMB_TARGET_SHUFFLE,
 	__MMB_TARGET_MAX
 };
 
@@ -361,7 +381,11 @@ static inline unsigned int mmb_field_size(unsigned int bits)
  * first packet matched (at most MMB_CONN_RULES, the lowest handles),
  * together with the stateless rules it matches itself; stateful rules do
  * not apply again to packets of a known connection. ICMP errors quoting a
- * packet of a connection get its accept and drop ("related"). Deleting a
+ * packet of a connection get its accept and drop ("related"). A
+ * connection whose rules map or shuffle addresses or ports (NAT) has a
+ * reply tuple other than its original one inverted: replies carry it and
+ * are rewritten back, and an ICMP error quoting a mapped packet is
+ * translated (its destination and the quoted header). Deleting a
  * stateful rule, or a batch that removes it, ends its connections; a
  * flush of the rules ends all.
  *
@@ -461,6 +485,7 @@ enum mmb_conn_stats_attr {
 	MMB_CONN_STATS_A_EXPIRED,	/* u64 */
 	MMB_CONN_STATS_A_ENDED,		/* u64: by flush or their rule's end */
 	MMB_CONN_STATS_A_NOMEM,		/* u64: new ones, no memory */
+	MMB_CONN_STATS_A_NAT_FULL,	/* u64: new ones, no free port to map to */
 	__MMB_CONN_STATS_A_MAX
 };
 

@@ -1,0 +1,497 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: NAT and the other per-connection rewrites (nat.h draws the
+ * tuples): what a new connection's rules ask of it, the choice of a port
+ * no other connection has, and the rewriting of its packets and of the
+ * ICMP errors that quote them.
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/random.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
+#include <net/checksum.h>
+#include <net/tcp.h>
+
+#include "nat.h"
+#include "rewrite.h"
+
+#define MMB_PORT_FIRST		1024	/* a picked port's range, by default */
+#define MMB_PORT_LAST		65535
+#define MMB_PICK_TRIES		128	/* then 64, 32, 16, 8: at most 248 */
+
+/* An echo's identifier, which no field names: where NAT rewrites it. */
+static const struct mmb_field_info mmb_echo_id = {
+	.name = "echo-id", .bits = 16, .hdr = MMB_HDR_L4, .hoff = 4, .len = 2, .mask = 0xffff,
+};
+
+/* --- what the rules ask ----------------------------------------------------- */
+
+/* Put @value's first @plen bits into @addr, @len bytes. */
+static void mmb_nat_prefix(u8 *addr, const u8 *value, unsigned int len, unsigned int plen)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++) {
+		unsigned int bits = clamp_t(int, plen - i * 8, 0, 8);
+		u8 mask = bits ? 0xff << (8 - bits) : 0;
+
+		addr[i] = (addr[i] & ~mask) | (value[i] & mask);
+	}
+}
+
+/* Apply map (or stateful mod) target @t of @rule to @m. */
+static void mmb_nat_map(struct mmb_tuple *m, const struct mmb_rule *rule,
+			const struct mmb_target *t)
+{
+	const u8 *value = mmb_target_value(rule, t);
+
+	switch (t->field) {
+	case MMB_FIELD_IP_SADDR:
+		mmb_nat_prefix((u8 *)&m->src.ip, value, 4, t->plen);
+		break;
+	case MMB_FIELD_IP_DADDR:
+		mmb_nat_prefix((u8 *)&m->dst.ip, value, 4, t->plen);
+		break;
+	case MMB_FIELD_IP6_SADDR:
+		mmb_nat_prefix(m->src.in6.s6_addr, value, 16, t->plen);
+		break;
+	case MMB_FIELD_IP6_DADDR:
+		mmb_nat_prefix(m->dst.in6.s6_addr, value, 16, t->plen);
+		break;
+	case MMB_FIELD_TCP_SPORT:
+	case MMB_FIELD_UDP_SPORT:
+		memcpy(&m->sport, value, 2);
+		break;
+	case MMB_FIELD_TCP_DPORT:
+	case MMB_FIELD_UDP_DPORT:
+		memcpy(&m->dport, value, 2);
+		break;
+	}
+}
+
+/* Shuffle target @t of @rule, into @p. */
+static void mmb_nat_shuffle(struct mmb_nat_plan *p, const struct mmb_rule *rule,
+			    const struct mmb_target *t)
+{
+	const u8 *value = mmb_target_value(rule, t);
+
+	switch (t->field) {
+	case MMB_FIELD_TCP_SPORT:
+	case MMB_FIELD_UDP_SPORT:
+	case MMB_FIELD_TCP_DPORT:
+	case MMB_FIELD_UDP_DPORT:
+		p->src = t->field == MMB_FIELD_TCP_SPORT || t->field == MMB_FIELD_UDP_SPORT;
+		p->keep = false;
+		p->lo = t->vlen ? get_unaligned_be16(value) : MMB_PORT_FIRST;
+		p->hi = t->vlen ? get_unaligned_be16(value + 2) : MMB_PORT_LAST;
+		break;
+	case MMB_FIELD_TCP_SEQ_NUM:
+		p->what |= MMB_NAT_SEQ_ORIG;
+		break;
+	case MMB_FIELD_TCP_ACK_NUM:
+		p->what |= MMB_NAT_SEQ_REPLY;
+		break;
+	case MMB_FIELD_IP_ID:
+		p->what |= MMB_NAT_IPID;
+		break;
+	case MMB_FIELD_IP6_FLOW_LABEL:
+		p->what |= MMB_NAT_LABEL;
+		break;
+	}
+}
+
+/* Does @rule name the source port of its connections' first packets? */
+static bool mmb_nat_names_sport(const struct mmb_rule *rule)
+{
+	const struct mmb_target *t = mmb_rule_targets(rule);
+	unsigned int i;
+
+	for (i = 0; i < rule->ntargets; i++)
+		if (mmb_target_is_nat(&t[i], true) &&
+		    (t[i].field == MMB_FIELD_TCP_SPORT || t[i].field == MMB_FIELD_UDP_SPORT))
+			return true;
+	return false;
+}
+
+/*
+ * What the stateful rules of @v ask of a connection of tuple @t, in @p:
+ * false if nothing (no mapping, no offset). Rules apply in handle order.
+ * A source address mapped with its port left alone keeps the port unless
+ * another connection's reply tuple has it already; then, as nf_nat does,
+ * another is picked (an echo's identifier likewise).
+ */
+bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
+		  struct mmb_nat_plan *p)
+{
+	bool sport = false, any = false;
+	unsigned int i, j;
+
+	for (i = 0; i < v->nsf; i++) {
+		const struct mmb_rule *rule = v->sf[i];
+		const struct mmb_target *tg = mmb_rule_targets(rule);
+
+		if (!rule->nat)
+			continue;
+		if (!any) {
+			memset(p, 0, sizeof(*p));
+			p->m = *t;
+			any = true;
+		}
+		for (j = 0; j < rule->ntargets; j++) {
+			if (!mmb_target_is_nat(&tg[j], true))
+				continue;
+			if (tg[j].type == MMB_TARGET_SHUFFLE)
+				mmb_nat_shuffle(p, rule, &tg[j]);
+			else
+				mmb_nat_map(&p->m, rule, &tg[j]);
+		}
+		sport |= mmb_nat_names_sport(rule);
+	}
+	if (!any)
+		return false;
+	/* An echo reply starts no pick: its identifier is its destination port. */
+	if (!p->hi && !sport && memcmp(&p->m.src, &t->src, sizeof(t->src)) &&
+	    (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP || !t->dport)) {
+		p->src = true;
+		p->keep = true;
+		p->lo = t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP ? MMB_PORT_FIRST : 1;
+		p->hi = MMB_PORT_LAST;
+	}
+	return p->hi || p->what || !mmb_tuple_equal(&p->m, t);
+}
+
+void mmb_nat_ext_init(struct mmb_conn_ext *x, u8 what)
+{
+	x->what = what;
+	x->seq[MMB_DIR_ORIG] = what & MMB_NAT_SEQ_ORIG ? get_random_u32() : 0;
+	x->seq[MMB_DIR_REPLY] = what & MMB_NAT_SEQ_REPLY ? get_random_u32() : 0;
+	x->ipid = what & MMB_NAT_IPID ? get_random_u16() : 0;
+	x->label = what & MMB_NAT_LABEL ? get_random_u32() & 0xfffff : 0;
+}
+
+/* --- the port no other connection has --------------------------------------- */
+
+/* Is @t, a reply tuple of @c, another connection's (or @c's own original)? */
+static bool mmb_nat_taken(struct mmb_conns *mc, const struct mmb_conn *c,
+			  const struct mmb_tuple *t)
+{
+	u8 dir;
+
+	return mmb_tuple_equal(t, &c->orig.t) || mmb_conn_find(mc, t, &dir);
+}
+
+/*
+ * Pick the port @p asks for into @c's reply tuple: one no connection's
+ * tuple has. Bounded work, as nf_nat's since it met soft lockups: rounds
+ * of 128, 64, 32, 16 and 8 ports in a row, each from a random one. Under
+ * RCU; the insertion finds out whether another CPU took it meanwhile.
+ * -EADDRNOTAVAIL if none was found.
+ */
+int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_plan *p)
+{
+	__be16 *port = p->src ? &c->reply.t.dport : &c->reply.t.sport;
+	u32 size = p->hi - p->lo + 1, tries, start, i;
+
+	if (!p->hi || (p->keep && !mmb_nat_taken(mc, c, &c->reply.t)))
+		return 0;
+	for (tries = MMB_PICK_TRIES; tries >= 8; tries /= 2) {
+		start = get_random_u32_below(size);
+		for (i = 0; i < min(tries, size); i++) {
+			*port = htons(p->lo + (start + i) % size);
+			if (!mmb_nat_taken(mc, c, &c->reply.t))
+				return 0;
+		}
+	}
+	return -EADDRNOTAVAIL;
+}
+
+/* --- packets of the connection --------------------------------------------- */
+
+static int mmb_nat_port(struct sk_buff *skb, const struct mmb_pkt *pkt, bool src, __be16 port)
+{
+	const struct mmb_field_info *f;
+
+	switch (pkt->key.b[MMB_IMG_L4PROTO]) {
+	case IPPROTO_TCP:
+		f = mmb_field(src ? MMB_FIELD_TCP_SPORT : MMB_FIELD_TCP_DPORT);
+		break;
+	case IPPROTO_UDP:
+		f = mmb_field(src ? MMB_FIELD_UDP_SPORT : MMB_FIELD_UDP_DPORT);
+		break;
+	default:
+		f = &mmb_echo_id;	/* one of the two "ports" is 0 */
+	}
+	return mmb_rewrite_info(skb, pkt, f, (const u8 *)&port, 2, 16);
+}
+
+/* Rewrite a packet of tuple @cur to look like @o inverted. */
+static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			 const struct mmb_tuple *cur, const struct mmb_tuple *o)
+{
+	bool v4 = cur->family == 4;
+	unsigned int alen = v4 ? 4 : 16;
+	int err = 0;
+
+	if (memcmp(&cur->src, &o->dst, alen))
+		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
+					(const u8 *)&o->dst, alen, alen * 8);
+	if (!err && memcmp(&cur->dst, &o->src, alen))
+		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
+					(const u8 *)&o->src, alen, alen * 8);
+	if (!err && cur->sport != o->dport)
+		err = mmb_nat_port(skb, pkt, true, o->dport);
+	if (!err && cur->dport != o->sport)
+		err = mmb_nat_port(skb, pkt, false, o->sport);
+	return err;
+}
+
+/* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */
+static int mmb_nat_l4_word(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int off,
+			   u32 value)
+{
+	struct mmb_field_info f = {
+		.name = "word", .bits = 32, .hdr = MMB_HDR_L4, .hoff = off, .len = 4,
+		.mask = ~0U,
+	};
+	__be32 v = htonl(value);
+
+	return mmb_rewrite_info(skb, pkt, &f, (const u8 *)&v, 4, 32);
+}
+
+/*
+ * The edges of the SACK blocks of a TCP packet: sequence numbers of the
+ * other direction, which moved by @delta there. A malformed option ends
+ * the walk, as the stack's own parser's does.
+ */
+static int mmb_nat_sack(struct sk_buff *skb, const struct mmb_pkt *pkt, u32 delta)
+{
+	unsigned int i = sizeof(struct tcphdr), end = pkt->l7off - pkt->l4off, e, len;
+	const u8 *h;
+	int err;
+
+	if (skb_ensure_writable(skb, pkt->l7off))
+		return -ENOMEM;
+	while (i < end) {
+		h = skb->data + pkt->l4off;	/* rewrites may move the head */
+		if (h[i] == TCPOPT_EOL)
+			break;
+		if (h[i] == TCPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= end)
+			break;
+		len = h[i + 1];
+		if (len < 2 || i + len > end)
+			break;
+		if (h[i] == TCPOPT_SACK && !((len - 2) % 8)) {
+			for (e = i + 2; e < i + len; e += 4) {
+				u32 edge = get_unaligned_be32(skb->data + pkt->l4off + e);
+
+				err = mmb_nat_l4_word(skb, pkt, e, edge + delta);
+				if (err)
+					return err;
+			}
+		}
+		i += len;
+	}
+	return 0;
+}
+
+/* Offsets of the connection's extension, on a packet going @dir. */
+static int mmb_nat_offsets(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   const struct mmb_conn_ext *x, u8 dir)
+{
+	const u8 *b = pkt->key.b;
+	int err = 0;
+
+	if ((x->what & (MMB_NAT_SEQ_ORIG | MMB_NAT_SEQ_REPLY)) &&
+	    b[MMB_IMG_L4PROTO] == IPPROTO_TCP && (b[MMB_IMG_FLAGS] & MMB_KF_L4)) {
+		u32 seq = get_unaligned_be32(&b[MMB_IMG_L4_HI]);
+		u32 ack = get_unaligned_be32(&b[MMB_IMG_L4_HI + 4]);
+		bool has_ack = b[MMB_IMG_L4_HI + 9] & TCPHDR_ACK;
+
+		if (x->seq[dir])
+			err = mmb_nat_l4_word(skb, pkt, 4, seq + x->seq[dir]);
+		if (!err && x->seq[!dir] && has_ack)
+			err = mmb_nat_l4_word(skb, pkt, 8, ack - x->seq[!dir]);
+		if (!err && x->seq[!dir] && pkt->l7off > pkt->l4off + sizeof(struct tcphdr))
+			err = mmb_nat_sack(skb, pkt, -x->seq[!dir]);
+	}
+	if (err || dir != MMB_DIR_ORIG)
+		return err;
+	if ((x->what & MMB_NAT_IPID) && b[MMB_IMG_FAMILY] == 4) {
+		__be16 id = htons(get_unaligned_be16(&b[MMB_IMG_IP4 + 4]) + x->ipid);
+
+		err = mmb_rewrite_field(skb, pkt, MMB_FIELD_IP_ID, (const u8 *)&id, 2, 16);
+	}
+	if (!err && (x->what & MMB_NAT_LABEL) && b[MMB_IMG_FAMILY] == 6) {
+		__be32 label = htonl(x->label);
+
+		err = mmb_rewrite_field(skb, pkt, MMB_FIELD_IP6_FLOW_LABEL, (const u8 *)&label,
+					4, 20);
+	}
+	return err;
+}
+
+/*
+ * A packet of @c going @dir (found by its tuple): its mapping, then its
+ * offsets. @skb is not shared; every checksum is kept.
+ */
+int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
+		   u8 dir)
+{
+	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
+	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
+	unsigned long status = READ_ONCE(c->status);
+	int err = 0;
+
+	if (status & BIT(MMB_CONN_MAPPED))
+		err = mmb_nat_tuple(skb, pkt, cur, o);
+	if (!err && (status & BIT(MMB_CONN_EXT)))
+		err = mmb_nat_offsets(skb, pkt, mmb_conn_ext(c), dir);
+	return err;
+}
+
+/* --- ICMP errors ------------------------------------------------------------ */
+
+/*
+ * The quote of an ICMP error being translated: the offsets of its headers
+ * and of the checksums that cover its bytes, from the network header; -1
+ * for a checksum not there (or not quoted).
+ */
+struct mmb_quote {
+	unsigned int l3, l4, end;
+	int ipsum;		/* the quoted IPv4 header's */
+	int l4sum;		/* the quoted L4 header's */
+	bool pseudo;		/* which covers the quoted addresses */
+	int outer;		/* the error's own ICMP checksum */
+};
+
+/* Set the word at @off to @new; with it each checksum that covers it. */
+static void mmb_quote_word(u8 *h, const struct mmb_quote *q, unsigned int off, __be16 new,
+			   bool ip, bool l4)
+{
+	__sum16 *outer = (__sum16 *)(h + q->outer);
+	__be16 old = get_unaligned((__be16 *)(h + off));
+	int sums[2] = { ip ? q->ipsum : -1, l4 ? q->l4sum : -1 };
+	unsigned int i;
+
+	if (old == new)
+		return;
+	for (i = 0; i < ARRAY_SIZE(sums); i++) {
+		__sum16 *s = (__sum16 *)(h + sums[i]);
+		__sum16 before;
+
+		if (sums[i] < 0)
+			continue;
+		before = get_unaligned(s);
+		csum_replace2(s, old, new);
+		/* The error's checksum covers the quoted checksums too. */
+		csum_replace2(outer, (__force __be16)before, (__force __be16)get_unaligned(s));
+	}
+	put_unaligned(new, (__be16 *)(h + off));
+	csum_replace2(outer, old, new);
+}
+
+static void mmb_quote_bytes(u8 *h, const struct mmb_quote *q, unsigned int off,
+			    const void *value, unsigned int len, bool ip, bool l4)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i += 2)
+		mmb_quote_word(h, q, off + i, get_unaligned((__be16 *)(value + i)), ip, l4);
+}
+
+/* Where the quote's headers and checksums are; false if it is too short. */
+static bool mmb_quote_find(const u8 *h, const struct mmb_pkt *pkt, struct mmb_quote *q,
+			   u8 proto)
+{
+	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
+	unsigned int field;
+
+	q->l3 = pkt->l4off + 8;
+	q->end = pkt->end;
+	q->outer = pkt->l4off + 2;
+	q->ipsum = v4 ? q->l3 + offsetof(struct iphdr, check) : -1;
+	q->l4 = q->l3 + (v4 ? (h[q->l3] & 0xf) * 4 : sizeof(struct ipv6hdr));
+	if (q->l4 + 8 > q->end)
+		return false;
+	switch (proto) {
+	case IPPROTO_TCP:
+		field = offsetof(struct tcphdr, check);
+		break;
+	case IPPROTO_UDP:
+		field = offsetof(struct udphdr, check);
+		break;
+	default:
+		field = 2;
+	}
+	q->l4sum = q->l4 + field + 2 <= q->end ? q->l4 + field : -1;
+	/* A quoted UDP checksum of 0 is none. */
+	if (q->l4sum >= 0 && proto == IPPROTO_UDP && !get_unaligned((u16 *)(h + q->l4sum)))
+		q->l4sum = -1;
+	q->pseudo = proto != IPPROTO_ICMP;
+	return true;
+}
+
+/*
+ * An ICMP error going @dir that quotes a packet of @c, which went the
+ * other way and was mapped on its way out: its destination becomes the
+ * quoted packet's sender's, and so does its source if that was the
+ * connection's peer itself (a router on the path keeps its own); the
+ * quote is restored to what its sender sent, with the checksums it can
+ * see. Every checksum is updated, not computed: a bad one stays bad.
+ */
+int mmb_nat_icmp(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
+		 u8 dir)
+{
+	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
+	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
+	const struct mmb_conn_ext *x = test_bit(MMB_CONN_EXT, &c->status) ?
+				       mmb_conn_ext(c) : NULL;
+	bool v4 = cur->family == 4;
+	unsigned int alen = v4 ? 4 : 16, off;
+	struct mmb_quote q;
+	const u8 *src;
+	u8 *h;
+	int err;
+
+	/* The quoted packet's tuple, as it left, is @cur inverted. */
+	if (test_bit(MMB_CONN_MAPPED, &c->status)) {
+		src = &pkt->key.b[v4 ? MMB_IMG_IP4 + 12 : MMB_IMG_IP6 + 8];
+		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
+					(const u8 *)&o->src, alen, alen * 8);
+		if (!err && !memcmp(src, &cur->src, alen))
+			err = mmb_rewrite_field(skb, pkt,
+						v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
+						(const u8 *)&o->dst, alen, alen * 8);
+		if (err)
+			return err;
+	}
+	if (skb_ensure_writable(skb, pkt->end))
+		return -ENOMEM;
+	h = skb->data;
+	if (!mmb_quote_find(h, pkt, &q, cur->proto))
+		return 0;
+	/* The quote: source, destination, ports (or identifier), sequence. */
+	off = v4 ? offsetof(struct iphdr, saddr) : offsetof(struct ipv6hdr, saddr);
+	mmb_quote_bytes(h, &q, q.l3 + off, &o->src, alen, true, q.pseudo);
+	mmb_quote_bytes(h, &q, q.l3 + off + alen, &o->dst, alen, true, q.pseudo);
+	if (cur->proto == IPPROTO_TCP || cur->proto == IPPROTO_UDP) {
+		mmb_quote_word(h, &q, q.l4, o->sport, false, true);
+		mmb_quote_word(h, &q, q.l4 + 2, o->dport, false, true);
+	} else {
+		/* An echo's identifier: its request's source "port". */
+		mmb_quote_word(h, &q, q.l4 + 4, o->sport ?: o->dport, false, true);
+	}
+	if (x && x->seq[!dir] && cur->proto == IPPROTO_TCP) {
+		__be32 seq = htonl(get_unaligned_be32(h + q.l4 + 4) - x->seq[!dir]);
+
+		mmb_quote_bytes(h, &q, q.l4 + 4, &seq, 4, false, true);
+	}
+	return 0;
+}
