@@ -159,6 +159,7 @@ static void print_counters(const struct nlattr *nest)
 	print_u64("expired", " expired %llu", attr_u64(st.tb[MMB_CONN_STATS_A_EXPIRED]));
 	print_u64("ended", " ended %llu", attr_u64(st.tb[MMB_CONN_STATS_A_ENDED]));
 	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NOMEM]));
+	print_u64("nat_full", " nat-full %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NAT_FULL]));
 	print_close_object();
 	print_text("\n");
 }

@@ -4,8 +4,9 @@
  * word, how its words are read, how it goes into a netlink message and
  * comes back out, and how it is printed as words and as JSON. A target
  * the kernel does not know yet has only a word (refused with "not
- * supported yet"). New targets (strip, add, map, shuffle) are rows here.
+ * supported yet"). New targets (strip, add) are rows here.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -78,14 +79,15 @@ static void accept_format(const struct utarget *t, char *buf, size_t len)
 	snprintf(buf, len, "accept");
 }
 
-/* mod FIELD VALUE */
+/* mod FIELD VALUE, map FIELD VALUE */
 static int mod_parse(int argc, char **argv, int *pi, struct utarget *t)
 {
+	const char *word = argv[*pi];
 	char err[160];
 	int i = *pi + 1, f;
 
 	if (i == argc)
-		return err_word(AT(argv + i), "missing FIELD after mod");
+		return err_word(AT(argv + i), "missing FIELD after %s", word);
 	f = field_lookup(argv[i]);
 	if (f < 0)
 		return err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
@@ -111,20 +113,27 @@ static void mod_encode(struct mmb_req *req, const struct utarget *t)
 	mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
 	mmb_req_token(req, a, t->fargi);
 	a = mnl_nlmsg_get_payload_tail(req->nlh);
-	mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
+	if (t->vlen)
+		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
+	if (t->plen != field_bits(t->field))
+		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_PREFIX, t->plen);
 	mmb_req_token(req, a, t->vargi);
 }
 
 static int mod_decode(const struct attrs *ta, struct utarget *t)
 {
-	if (!ta->tb[MMB_TARGET_A_FIELD] || !ta->tb[MMB_TARGET_A_VALUE])
+	const struct nlattr *v = ta->tb[MMB_TARGET_A_VALUE];
+
+	if (!ta->tb[MMB_TARGET_A_FIELD] || (!v && t->type != MMB_TARGET_SHUFFLE))
 		return -1;
 	t->field = mnl_attr_get_u16(ta->tb[MMB_TARGET_A_FIELD]);
-	t->vlen = mnl_attr_get_payload_len(ta->tb[MMB_TARGET_A_VALUE]);
+	t->vlen = v ? mnl_attr_get_payload_len(v) : 0;
 	if (t->field > MMB_FIELD_MAX || t->vlen > (int)sizeof(t->value))
 		return -1;
-	t->plen = field_bits(t->field);
-	memcpy(t->value, mnl_attr_get_payload(ta->tb[MMB_TARGET_A_VALUE]), t->vlen);
+	t->plen = ta->tb[MMB_TARGET_A_PREFIX] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_PREFIX]) :
+						field_bits(t->field);
+	if (v)
+		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
 	return 0;
 }
 
@@ -133,7 +142,8 @@ static void mod_format(const struct utarget *t, char *buf, size_t len)
 	char v[160];
 
 	value_format(t->field, t->value, t->vlen, t->plen, v, sizeof(v));
-	snprintf(buf, len, "mod %s %s", field_name(t->field), v);
+	snprintf(buf, len, "%s %s %s", t->type == MMB_TARGET_MAP ? "map" : "mod",
+		 field_name(t->field), v);
 }
 
 static void mod_json(const struct utarget *t)
@@ -143,6 +153,59 @@ static void mod_json(const struct utarget *t)
 	value_format(t->field, t->value, t->vlen, t->plen, v, sizeof(v));
 	print_string("field", NULL, field_name(t->field));
 	print_string("value", NULL, v);
+}
+
+/* shuffle FIELD [FIRST-LAST], the range for a port */
+static int shuffle_parse(int argc, char **argv, int *pi, struct utarget *t)
+{
+	int i = *pi + 1, f;
+	unsigned long lo, hi;
+	char *end;
+
+	if (i == argc)
+		return err_word(AT(argv + i), "missing FIELD after shuffle");
+	f = field_lookup(argv[i]);
+	if (f < 0)
+		return err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
+	t->field = f;
+	t->plen = field_bits(f);
+	t->fargi = AT(argv + i);
+	*pi = ++i;
+	if (i == argc || !isdigit((unsigned char)argv[i][0]))
+		return 0;
+	lo = strtoul(argv[i], &end, 10);
+	if (*end != '-' || !isdigit((unsigned char)end[1]))
+		return err_word(AT(argv + i), "a port range is FIRST-LAST");
+	hi = strtoul(end + 1, &end, 10);
+	if (*end || !lo || lo > hi || hi > 65535)
+		return err_word(AT(argv + i),
+				"a port range is FIRST-LAST, 1 <= FIRST <= LAST <= 65535");
+	t->value[0] = lo >> 8;
+	t->value[1] = lo;
+	t->value[2] = hi >> 8;
+	t->value[3] = hi;
+	t->vlen = 4;
+	t->vargi = AT(argv + i);
+	*pi = i + 1;
+	return 0;
+}
+
+static void shuffle_format(const struct utarget *t, char *buf, size_t len)
+{
+	if (t->vlen == 4)
+		snprintf(buf, len, "shuffle %s %u-%u", field_name(t->field),
+			 t->value[0] << 8 | t->value[1], t->value[2] << 8 | t->value[3]);
+	else
+		snprintf(buf, len, "shuffle %s", field_name(t->field));
+}
+
+static void shuffle_json(const struct utarget *t)
+{
+	print_string("field", NULL, field_name(t->field));
+	if (t->vlen == 4) {
+		print_u64("first", NULL, t->value[0] << 8 | t->value[1]);
+		print_u64("last", NULL, t->value[2] << 8 | t->value[3]);
+	}
 }
 
 const struct target_kind target_kinds[] = {
@@ -156,8 +219,12 @@ const struct target_kind target_kinds[] = {
 	  .json = mod_json },
 	{ .name = "strip", .type = -1 },
 	{ .name = "add", .type = -1 },
-	{ .name = "map", .type = -1 },
-	{ .name = "shuffle", .type = -1 },
+	{ .name = "map", .type = MMB_TARGET_MAP, .parse = mod_parse,
+	  .encode = mod_encode, .decode = mod_decode, .format = mod_format,
+	  .json = mod_json },
+	{ .name = "shuffle", .type = MMB_TARGET_SHUFFLE, .parse = shuffle_parse,
+	  .encode = mod_encode, .decode = mod_decode, .format = shuffle_format,
+	  .json = shuffle_json },
 	{ .name = NULL }
 };
 

@@ -86,9 +86,12 @@ t "show connections takes no word" 2 "" -- show connections all
 t "add-stateful parses as add does" 2 'Error: unknown field "tcp-dprot"
 mmbctl add-stateful tcp-dprot 80 accept
                     ^~~~~~~~~' -- add-stateful tcp-dprot 80 accept
-t "a stateful NAT is refused before it is sent" 2 'Error: a stateful mod of an address or port is NAT: not supported yet
-mmbctl add-stateful tcp-dport 80 mod ip-saddr 10.0.0.1
-                                     ^~~~~~~~' -- add-stateful tcp-dport 80 mod ip-saddr 10.0.0.1
+t "map outside a stateful rule is refused before it is sent" 2 'Error: map is per connection: it needs add-stateful
+mmbctl add tcp-dport 80 map ip-saddr 10.0.0.1
+                        ^~~' -- add tcp-dport 80 map ip-saddr 10.0.0.1
+t "a port range is checked before it is sent" 2 'Error: a port range is FIRST-LAST, 1 <= FIRST <= LAST <= 65535
+mmbctl add-stateful tcp-syn shuffle tcp-sport 2000-1000
+                                              ^~~~~~~~~' -- add-stateful tcp-syn shuffle tcp-sport 2000-1000
 t "a stateless mod of an address is fine" 1 "" -- add tcp-dport 80 mod ip-saddr 10.0.0.1
 
 # -f reads the whole file before it talks to the kernel: errors in it name

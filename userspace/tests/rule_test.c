@@ -372,12 +372,23 @@ int main(void)
 	wire("ip6-saddr 2001:db8::/32 udp-dport 53 drop 12.5", true);
 	wire("tcp-opt 30 0xab tcp-syn mod tcp-opt-mss 1400 mod ip-dscp 3", false);
 	wire("all drop", true);
-	/* A stateful rule may not rewrite addresses or ports: that is NAT. */
+	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
+	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
+	     true);
+	wire("tcp-dport 80 map ip-daddr 10.1.0.0/16 map tcp-dport 8080", true);
+	wire("udp-dport 53 shuffle udp-sport 20000-20999 map ip6-saddr 2001:db8::/64", true);
+	wire("tcp-syn shuffle tcp-seq-num shuffle tcp-ack-num shuffle ip-id", true);
+	wire("all mod udp-dport 1", true);
+	bad("tcp-dport 80 map ip-saddr 10.0.0.1", EXIT_USAGE, 3);
+	bad("tcp-dport 80 shuffle tcp-sport", EXIT_USAGE, 3);
 	a_stateful = true;
-	bad("tcp-dport 80 mod ip-saddr 10.0.0.1", EXIT_USAGE, 4);
-	bad("all mod ip6-daddr ::1", EXIT_USAGE, 3);
-	bad("all mod tcp-sport 1", EXIT_USAGE, 3);
-	bad("all mod udp-dport 1", EXIT_USAGE, 3);
+	bad("all map ip-ttl 1", EXIT_USAGE, 3);
+	bad("all shuffle tcp-sport 0-10", EXIT_USAGE, 4);
+	bad("all shuffle tcp-sport 10-9", EXIT_USAGE, 4);
+	bad("all shuffle tcp-sport 10-70000", EXIT_USAGE, 4);
+	bad("all shuffle tcp-sport 10-", EXIT_USAGE, 4);
+	bad("all shuffle tcp-sprot", EXIT_USAGE, 3);
+	bad("all shuffle", EXIT_USAGE, 3);
 	a_stateful = false;
 
 	printf("1..%d\n", n);
