@@ -231,7 +231,7 @@ refused "show connections without CAP_NET_ADMIN is refused" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl show connections
 refused "set without CAP_NET_ADMIN is refused" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl set conn-max 5
-refused "a stateful NAT is refused" 2 "NAT" in_r mmbctl add-stateful udp-dport 1 mod ip-saddr 10.9.9.9
+refused "map needs a stateful rule" 2 "add-stateful" in_r mmbctl add udp-dport 1 map ip-saddr 10.9.9.9
 
 check "kernel log has no warnings" kernel_log_clean
 echo "1..$tap_n"

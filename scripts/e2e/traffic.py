@@ -44,6 +44,17 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   open COUNT connections at once; print how
                                   many are up once all are, or SECONDS passed,
                                   or on SIGTERM; then hold them until killed
+  peer-server PROTO PORT N        print "ready"; on ports PORT..PORT+N-1 (tcp or
+                                  udp, both families) tell each peer what it
+                                  looks like: a line "ADDR PORT" (then echo a
+                                  TCP connection); print that line too
+  peer-ask PROTO HOST PORT [SPORT [SRC]]
+                                  print the line the peer-server answers
+  tcp-multi HOST PORT N SPORT SRC BYTES
+                                  N connections at once from SRC:SPORT to
+                                  HOST:PORT..PORT+N-1 of a peer-server, each
+                                  echoing BYTES random bytes; print how many
+                                  came back intact
   link-set IFNAME ATTR VALUE      set a u32 link attribute (IFLA_*) by number,
                                   for what this iproute2 cannot set; exit 2 if
                                   the kernel does not know it
@@ -240,6 +251,10 @@ def parse_ip(frame, inner=False):
     if proto == 6 and len(l4) >= 20:
         info["tcp_opts"] = tcp_options(l4[20:(l4[12] >> 4) * 4])
         info["flags"] = l4[13]
+        info["seq"], info["ack"] = struct.unpack("!II", l4[4:12])
+        sack = bytes.fromhex(info["tcp_opts"].get("5", ""))
+        if sack:
+            info["sack"] = list(struct.unpack(f"!{len(sack) // 4}I", sack[:len(sack) // 4 * 4]))
     if proto == 17 and not inner and info.get("dport") == 4789 and len(l4) > 16 + 14:
         info["inner"] = parse_ip(l4[16:], inner=True)
     if proto == 17 and len(l4) >= 8:
@@ -455,7 +470,114 @@ def link_set(ifname, attr, value):
     return 0
 
 
+def _peer_line(addr):
+    host = addr[0].removeprefix("::ffff:")
+    return f"{host} {addr[1]}"
+
+
+def peer_server(proto, port, n):
+    socks = []
+    for p in range(int(port), int(port) + int(n)):
+        kind = socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM
+        srv = socket.socket(socket.AF_INET6, kind)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        srv.bind(("::", p))
+        if proto == "tcp":
+            srv.listen(64)
+        socks.append(srv)
+    lock = threading.Lock()
+    print("ready", flush=True)
+
+    def serve(conn, addr):
+        line = _peer_line(addr)
+        with lock:
+            print(f"{line} {conn.getsockname()[1]}", flush=True)
+        with conn:
+            conn.sendall((line + "\n").encode())
+            while True:
+                data = conn.recv(65536)
+                if not data:
+                    return
+                conn.sendall(data)
+
+    while True:
+        ready, _, _ = select.select(socks, [], [])
+        for srv in ready:
+            if proto == "tcp":
+                conn, addr = srv.accept()
+                threading.Thread(target=serve, args=(conn, addr), daemon=True).start()
+            else:
+                data, addr = srv.recvfrom(65536)
+                line = _peer_line(addr)
+                print(f"{line} {srv.getsockname()[1]}", flush=True)
+                srv.sendto(line.encode(), addr)
+
+
+def _bound(proto, host, sport, src):
+    fam = family(host)
+    s = socket.socket(fam, socket.SOCK_STREAM if proto == "tcp" else socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.settimeout(60)
+    if sport or src:
+        s.bind((src or ("::" if fam == socket.AF_INET6 else "0.0.0.0"), int(sport or 0)))
+    return s
+
+
+def peer_ask(proto, host, port, sport=None, src=None):
+    with _bound(proto, host, sport, src) as s:
+        s.connect((host, int(port)))
+        if proto == "tcp":
+            line = s.makefile().readline().strip()
+        else:
+            s.send(b"who")
+            line = s.recv(256).decode().strip()
+    print(line)
+    return 0 if line else 1
+
+
+def tcp_multi(host, port, n, sport, src, nbytes):
+    ok = 0
+    lock = threading.Lock()
+
+    def one(p):
+        nonlocal ok
+        data = os.urandom(int(nbytes))
+        try:
+            with _bound("tcp", host, sport, src) as s:
+                s.connect((host, p))
+                f = s.makefile("rb")
+                f.readline()
+
+                def send():
+                    s.sendall(data)
+                    s.shutdown(socket.SHUT_WR)
+                # Read while sending: the echo would fill both buffers.
+                sender = threading.Thread(target=send)
+                sender.start()
+                got = f.read()
+                sender.join()
+        except OSError as e:
+            print(f"tcp-multi: port {p}: {e}", file=sys.stderr)
+            return
+        if got == data:
+            with lock:
+                ok += 1
+
+    threads = [threading.Thread(target=one, args=(p,))
+               for p in range(int(port), int(port) + int(n))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(ok)
+    return 0 if ok == int(n) else 1
+
+
 MODES = {
+    "peer-server": peer_server,
+    "peer-ask": peer_ask,
+    "tcp-multi": tcp_multi,
     "tcp-echo-server": tcp_echo_server,
     "tcp-client": tcp_client,
     "udp-sink": udp_sink,
