@@ -533,7 +533,47 @@ static void nat_seq_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nt_be32(skb, 56), 0x20);
 }
 
+/*
+ * shuffle ip-id and ip6-flow-label: the original direction's packets get
+ * the connection's ID offset and flow label, the replies keep theirs.
+ */
+static void nat_id_label_test(struct kunit *test)
+{
+	unsigned int fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		bool v6 = fam;
+		struct mmb_match_spec m = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+		struct nt_target t = {
+			.type = MMB_TARGET_SHUFFLE,
+			.field = v6 ? MMB_FIELD_IP6_FLOW_LABEL : MMB_FIELD_IP_ID,
+		};
+		struct nt *n = nt_new(test);
+		struct mmbt_pkt_desc d;
+		struct mmb_conn_ext *x;
+		struct mmb_verdict v;
+		struct sk_buff *skb;
+		u32 got;
+
+		nt_rule(n, &m, 1, &t, 1);
+		d = nt_pkt(v6, IPPROTO_UDP, 1, 5000, 200, 53);
+		skb = nt_send(n, &d, &v);
+		KUNIT_ASSERT_NOT_NULL(test, v.conn);
+		x = mmb_conn_ext(v.conn);
+		got = v6 ? get_unaligned_be32(skb->data) & 0xfffff :
+			   get_unaligned_be16(skb->data + 4);
+		KUNIT_EXPECT_EQ(test, got, v6 ? x->label : (u16)(0x1234 + x->ipid));
+		/* The reply keeps its own (the builder's 7, or 0x1234). */
+		d = nt_pkt(v6, IPPROTO_UDP, 200, 53, 1, 5000);
+		skb = nt_send(n, &d, NULL);
+		got = v6 ? get_unaligned_be32(skb->data) & 0xfffff :
+			   get_unaligned_be16(skb->data + 4);
+		KUNIT_EXPECT_EQ(test, got, v6 ? 7 : 0x1234);
+	}
+}
+
 static struct kunit_case mmb_nat_cases[] = {
+	KUNIT_CASE(nat_id_label_test),
 	KUNIT_CASE(nat_snat_test),
 	KUNIT_CASE(nat_dnat_test),
 	KUNIT_CASE(nat_pick_test),
