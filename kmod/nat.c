@@ -35,8 +35,7 @@ static void mmb_nat_prefix(u8 *addr, const u8 *value, unsigned int len, unsigned
 	unsigned int i;
 
 	for (i = 0; i < len; i++) {
-		unsigned int bits = clamp_t(int, plen - i * 8, 0, 8);
-		u8 mask = bits ? 0xff << (8 - bits) : 0;
+		u8 mask = mmb_prefix_mask(plen, i);
 
 		addr[i] = (addr[i] & ~mask) | (value[i] & mask);
 	}
@@ -103,19 +102,6 @@ static void mmb_nat_shuffle(struct mmb_nat_plan *p, const struct mmb_rule *rule,
 	}
 }
 
-/* Does @rule name the source port of its connections' first packets? */
-static bool mmb_nat_names_sport(const struct mmb_rule *rule)
-{
-	const struct mmb_target *t = mmb_rule_targets(rule);
-	unsigned int i;
-
-	for (i = 0; i < rule->ntargets; i++)
-		if (mmb_target_is_nat(&t[i], true) &&
-		    (t[i].field == MMB_FIELD_TCP_SPORT || t[i].field == MMB_FIELD_UDP_SPORT))
-			return true;
-	return false;
-}
-
 /*
  * What the stateful rules of @v ask of a connection of tuple @t, in @p:
  * false if nothing (no mapping, no offset). Rules apply in handle order.
@@ -143,12 +129,13 @@ bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
 		for (j = 0; j < rule->ntargets; j++) {
 			if (!mmb_target_is_nat(&tg[j], true))
 				continue;
+			sport |= tg[j].field == MMB_FIELD_TCP_SPORT ||
+				 tg[j].field == MMB_FIELD_UDP_SPORT;
 			if (tg[j].type == MMB_TARGET_SHUFFLE)
 				mmb_nat_shuffle(p, rule, &tg[j]);
 			else
 				mmb_nat_map(&p->m, rule, &tg[j]);
 		}
-		sport |= mmb_nat_names_sport(rule);
 	}
 	if (!any)
 		return false;
@@ -411,7 +398,7 @@ static bool mmb_quote_find(const u8 *h, const struct mmb_pkt *pkt, struct mmb_qu
 			   u8 proto)
 {
 	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
-	unsigned int field;
+	int field = mmb_l4csum_field(proto);	/* a connection's: one there is */
 
 	q->l3 = pkt->l4off + 8;
 	q->end = pkt->end;
@@ -420,16 +407,6 @@ static bool mmb_quote_find(const u8 *h, const struct mmb_pkt *pkt, struct mmb_qu
 	q->l4 = q->l3 + (v4 ? (h[q->l3] & 0xf) * 4 : sizeof(struct ipv6hdr));
 	if (q->l4 + 8 > q->end)
 		return false;
-	switch (proto) {
-	case IPPROTO_TCP:
-		field = offsetof(struct tcphdr, check);
-		break;
-	case IPPROTO_UDP:
-		field = offsetof(struct udphdr, check);
-		break;
-	default:
-		field = 2;
-	}
 	q->l4sum = q->l4 + field + 2 <= q->end ? q->l4 + field : -1;
 	/* A quoted UDP checksum of 0 is none. */
 	if (q->l4sum >= 0 && proto == IPPROTO_UDP && !get_unaligned((u16 *)(h + q->l4sum)))

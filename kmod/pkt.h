@@ -99,6 +99,14 @@ struct mmb_field_info {
 	u8 img;			/* image offset of the first byte */
 };
 
+/* The mask of byte @i of an address whose first @plen bits count. */
+static inline u8 mmb_prefix_mask(unsigned int plen, unsigned int i)
+{
+	unsigned int bits = clamp_t(int, plen - i * 8, 0, 8);
+
+	return bits ? 0xff << (8 - bits) : 0;
+}
+
 void __init mmb_fields_init(void);
 const struct mmb_field_info *mmb_field(unsigned int id);
 u32 mmb_img_read(const struct mmb_key *key, unsigned int off, unsigned int len);

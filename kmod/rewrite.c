@@ -51,29 +51,33 @@ struct mmb_l4csum {
 	bool seed;		/* the pseudo-header's sum only (see above) */
 };
 
+/* Where the checksum of an L4 header of protocol @proto is; -1: none. */
+int mmb_l4csum_field(u8 proto)
+{
+	switch (proto) {
+	case IPPROTO_TCP:
+		return offsetof(struct tcphdr, check);
+	case IPPROTO_UDP:
+		return offsetof(struct udphdr, check);
+	case IPPROTO_ICMP:
+	case IPPROTO_ICMPV6:
+		return 2;
+	}
+	return -1;
+}
+
 static struct mmb_l4csum mmb_l4csum(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 {
 	const struct mmb_key *k = &pkt->key;
 	struct mmb_l4csum c = { .off = -1 };
-	unsigned int field;
 	u8 proto = k->b[MMB_IMG_L4PROTO];
+	int field;
 
 	if (!(k->b[MMB_IMG_FLAGS] & MMB_KF_L4))
 		return c;
-	switch (proto) {
-	case IPPROTO_TCP:
-		field = offsetof(struct tcphdr, check);
-		break;
-	case IPPROTO_UDP:
-		field = offsetof(struct udphdr, check);
-		break;
-	case IPPROTO_ICMP:
-	case IPPROTO_ICMPV6:
-		field = 2;
-		break;
-	default:
+	field = mmb_l4csum_field(proto);
+	if (field < 0)
 		return c;
-	}
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		if (skb_checksum_start_offset(skb) == pkt->l4off && skb->csum_offset == field)
 			c.seed = true;
@@ -155,9 +159,7 @@ static void mmb_field_bytes(const struct mmb_field_info *f, unsigned int start,
 
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
-			unsigned int bits = clamp_t(int, plen - i * 8, 0, 8);
-
-			mask[f->hoff - start + i] = bits ? 0xff << (8 - bits) : 0;
+			mask[f->hoff - start + i] = mmb_prefix_mask(plen, i);
 			val[f->hoff - start + i] = value[i];
 		}
 	} else {

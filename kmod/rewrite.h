@@ -13,6 +13,7 @@
 
 #include "ruleset.h"
 
+int mmb_l4csum_field(u8 proto);
 int mmb_rewrite_info(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		     const struct mmb_field_info *f, const u8 *value, unsigned int vlen,
 		     unsigned int plen);

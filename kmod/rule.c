@@ -332,9 +332,7 @@ static unsigned int mmb_compile_field(const struct mmb_match *m, const u8 *value
 		return 0;
 	if (f->len == 16) {
 		for (i = 0; i < 16; i++) {
-			unsigned int bits = clamp_t(int, m->plen - i * 8, 0, 8);
-
-			mb[i] = bits ? 0xff << (8 - bits) : 0;
+			mb[i] = mmb_prefix_mask(m->plen, i);
 			vb[i] = value[i];
 		}
 	} else {

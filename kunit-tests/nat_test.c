@@ -452,6 +452,8 @@ static void nat_icmp_test(struct kunit *test)
 }
 
 /* TCP options: NOP, NOP, a SACK option of two blocks. */
+#define NT_SACK_LEN	20
+
 static void nt_sack(u8 *opt, u32 a, u32 b, u32 c, u32 e)
 {
 	opt[0] = TCPOPT_NOP;
@@ -462,6 +464,18 @@ static void nt_sack(u8 *opt, u32 a, u32 b, u32 c, u32 e)
 	put_unaligned_be32(b, opt + 8);
 	put_unaligned_be32(c, opt + 12);
 	put_unaligned_be32(e, opt + 16);
+}
+
+/* An ACK segment between @from and @to with @seq and SACK options @opt. */
+static struct mmbt_pkt_desc nt_seg(u8 from, u16 sport, u8 to, u16 dport, u32 seq, const u8 *opt)
+{
+	struct mmbt_pkt_desc d = nt_pkt(false, IPPROTO_TCP, from, sport, to, dport);
+
+	d.tcp_flags = TCPHDR_ACK;
+	d.seq = seq;
+	d.tcp_opts = opt;
+	d.tcp_opt_len = NT_SACK_LEN;
+	return d;
 }
 
 static u32 nt_be32(const struct sk_buff *skb, unsigned int off)
@@ -486,7 +500,7 @@ static void nat_seq_test(struct kunit *test)
 	struct mmb_conn_ext *x;
 	struct mmb_verdict v;
 	struct sk_buff *skb;
-	u8 opt[20];
+	u8 opt[NT_SACK_LEN];
 
 	nt_rule(n, &m, 1, t, 2);
 	d = nt_pkt(false, IPPROTO_TCP, 1, 4000, 200, 80);
@@ -504,11 +518,7 @@ static void nat_seq_test(struct kunit *test)
 
 	/* The server's segment: its seq moves, its ack and SACK go back. */
 	nt_sack(opt, 0x8, 0x18, 0x100000000ULL - 8, 0x4);
-	d = nt_pkt(false, IPPROTO_TCP, 200, 80, 1, 4000);
-	d.tcp_flags = TCPHDR_ACK;
-	d.seq = 0xffffffe8;
-	d.tcp_opts = opt;
-	d.tcp_opt_len = sizeof(opt);
+	d = nt_seg(200, 80, 1, 4000, 0xffffffe8, opt);
 	skb = nt_send(n, &d, NULL);
 	KUNIT_EXPECT_EQ(test, nt_be32(skb, 24), 0x8);			/* seq + 0x20 */
 	KUNIT_EXPECT_EQ(test, nt_be32(skb, 28), 0xabcdef01 + 0x10);	/* ack - orig */
@@ -519,11 +529,7 @@ static void nat_seq_test(struct kunit *test)
 
 	/* The client's: seq moves by the wrapping offset, ack and SACK back by 0x20. */
 	nt_sack(opt, 0x10, 0x20, 0x30, 0x40);
-	d = nt_pkt(false, IPPROTO_TCP, 1, 4000, 200, 80);
-	d.tcp_flags = TCPHDR_ACK;
-	d.seq = 0x20;
-	d.tcp_opts = opt;
-	d.tcp_opt_len = sizeof(opt);
+	d = nt_seg(1, 4000, 200, 80, 0x20, opt);
 	skb = nt_send(n, &d, NULL);
 	KUNIT_EXPECT_EQ(test, nt_be32(skb, 24), 0x10);
 	KUNIT_EXPECT_EQ(test, nt_be32(skb, 28), 0xabcdef01 - 0x20);
@@ -537,6 +543,12 @@ static void nat_seq_test(struct kunit *test)
  * shuffle ip-id and ip6-flow-label: the original direction's packets get
  * the connection's ID offset and flow label, the replies keep theirs.
  */
+/* The IPv6 flow label, or the IPv4 ID, of @skb. */
+static u32 nt_id_label(const struct sk_buff *skb, bool v6)
+{
+	return v6 ? get_unaligned_be32(skb->data) & 0xfffff : get_unaligned_be16(skb->data + 4);
+}
+
 static void nat_id_label_test(struct kunit *test)
 {
 	unsigned int fam;
@@ -553,22 +565,18 @@ static void nat_id_label_test(struct kunit *test)
 		struct mmb_conn_ext *x;
 		struct mmb_verdict v;
 		struct sk_buff *skb;
-		u32 got;
 
 		nt_rule(n, &m, 1, &t, 1);
 		d = nt_pkt(v6, IPPROTO_UDP, 1, 5000, 200, 53);
 		skb = nt_send(n, &d, &v);
 		KUNIT_ASSERT_NOT_NULL(test, v.conn);
 		x = mmb_conn_ext(v.conn);
-		got = v6 ? get_unaligned_be32(skb->data) & 0xfffff :
-			   get_unaligned_be16(skb->data + 4);
-		KUNIT_EXPECT_EQ(test, got, v6 ? x->label : (u16)(0x1234 + x->ipid));
+		KUNIT_EXPECT_EQ(test, nt_id_label(skb, v6),
+				v6 ? x->label : (u16)(0x1234 + x->ipid));
 		/* The reply keeps its own (the builder's 7, or 0x1234). */
 		d = nt_pkt(v6, IPPROTO_UDP, 200, 53, 1, 5000);
 		skb = nt_send(n, &d, NULL);
-		got = v6 ? get_unaligned_be32(skb->data) & 0xfffff :
-			   get_unaligned_be16(skb->data + 4);
-		KUNIT_EXPECT_EQ(test, got, v6 ? 7 : 0x1234);
+		KUNIT_EXPECT_EQ(test, nt_id_label(skb, v6), v6 ? 7 : 0x1234);
 	}
 }
 

@@ -115,10 +115,7 @@ check_jq "related (fd00:2::2): the server's port unreachable reaches the client"
 # What a router beyond r1 would send: time exceeded (traceroute), and the
 # errors of path MTU discovery.
 related() {	# related DESC DST TYPE CODE INFO
-	start_server "$S" python3 "$TRAFFIC" icmp-answer s0 7998 "$3" "$4" "$5" 1
-	check_jq "related ($2): $1 reaches the client" ".[0].icmp == [$3, $4, $5]" \
-		"$(in_c python3 "$TRAFFIC" udp-ask "$2" 7998 "$CEILING")"
-	server_done
+	icmp_reaches "related ($2): $1 reaches the client" "$2" 7998 "$3" "$4" "$5"
 }
 related "time exceeded" 10.0.2.2 11 0 0
 related "fragmentation needed, MTU 1300" 10.0.2.2 3 4 1300

@@ -157,6 +157,15 @@ server_ok() {
 	return 1
 }
 
+# icmp_reaches DESC DST PORT TYPE CODE INFO: an icmp-answer on s0 answers the
+# client's datagram to DST:PORT with that ICMP error, and the client hears it.
+icmp_reaches() {
+	start_server "$S" python3 "$TRAFFIC" icmp-answer s0 "$3" "$4" "$5" "$6" 1
+	check_jq "$1" ".[0].icmp == [$4, $5, $6]" \
+		"$(in_c python3 "$TRAFFIC" udp-ask "$2" "$3" "$CEILING")"
+	server_done
+}
+
 # mmb counter of a device in the router: dev_stat DEV packets|bytes|dropped
 dev_stat() {
 	in_r mmbctl -j show interfaces |

@@ -94,10 +94,7 @@ stop_server
 check_jq "icmp: the server's port unreachable reaches the client" \
 	'.[0].icmp == [3, 3, 0]' "$(in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 9999 "$CEILING")"
 nat_icmp() {	# nat_icmp DESC DST TYPE CODE INFO
-	start_server "$S" python3 "$TRAFFIC" icmp-answer s0 9998 "$3" "$4" "$5" 1
-	check_jq "icmp ($2): $1 reaches the client" ".[0].icmp == [$3, $4, $5]" \
-		"$(in_c python3 "$TRAFFIC" udp-ask "$2" 9998 "$CEILING")"
-	server_done
+	icmp_reaches "icmp ($2): $1 reaches the client" "$2" 9998 "$3" "$4" "$5"
 }
 nat_icmp "time exceeded" 10.0.2.2 11 0 0
 nat_icmp "fragmentation needed, MTU 1300" 10.0.2.2 3 4 1300

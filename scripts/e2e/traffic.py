@@ -76,6 +76,15 @@ def family(host):
     return socket.AF_INET6 if ":" in host else socket.AF_INET
 
 
+def _echo(conn):
+    """Send back what @conn receives until its peer is done."""
+    while True:
+        data = conn.recv(65536)
+        if not data:
+            return
+        conn.sendall(data)
+
+
 def tcp_echo_server(port):
     srv = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -86,11 +95,7 @@ def tcp_echo_server(port):
 
     def serve(conn):
         with conn:
-            while True:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                conn.sendall(data)
+            _echo(conn)
 
     while True:
         conn, _ = srv.accept()
@@ -495,11 +500,7 @@ def peer_server(proto, port, n):
             print(f"{line} {conn.getsockname()[1]}", flush=True)
         with conn:
             conn.sendall((line + "\n").encode())
-            while True:
-                data = conn.recv(65536)
-                if not data:
-                    return
-                conn.sendall(data)
+            _echo(conn)
 
     while True:
         ready, _, _ = select.select(socks, [], [])
