@@ -165,9 +165,15 @@ in_r mmbctl flush
 # --- shuffled sequence numbers through a lossy link ---------------------------------------
 # 1% loss both ways: both ends send SACK blocks, which must be remapped into
 # the other end's sequence space. A SACK block the client sees must fall in
-# what the client sent: from its ISN (the SYN-ACK's ack - 1) to 10 MB on.
+# what the client sent: from its ISN (the SYN-ACK's ack - 1) to 10 MB and
+# its FIN on (a right edge may cover the FIN's sequence number).
+# The ends send segments, not 64 KB TSO packets: netem drops one skb per
+# decision, and with a few hundred GSO packets some runs lost no data
+# (only ACKs), so no SACK block was ever sent.
 in_r mmbctl add-stateful ip-saddr 10.0.1.0/24 ip-proto tcp shuffle tcp-seq-num \
 	shuffle tcp-ack-num
+in_c ethtool -K c0 tso off gso off > /dev/null
+in_s ethtool -K s0 tso off gso off > /dev/null
 in_r tc qdisc add dev r1 root netem loss 1%
 in_r tc qdisc add dev r0 root netem loss 1%
 start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
@@ -182,10 +188,12 @@ stop_server
 in_r tc qdisc del dev r1 root
 in_r tc qdisc del dev r0 root
 tail -n +2 "$TMP/cap" | grep -v '^ready' > "$TMP/cap.json"
+# [edges seen, the lowest, the highest], relative to the client's ISN
+edges=$(jq -sc '(map(select(.flags == 18)) | .[0].ack - 1) as $isn |
+	[.[] | select(.sack) | .sack[] | (. - $isn + 4294967296) % 4294967296] |
+	[length, min, max]' "$TMP/cap.json")
 check_jq "seq shuffle: the client saw SACK blocks, each inside what it sent" \
-	'(map(select(.flags == 18)) | .[0].ack - 1) as $isn |
-	 [.[] | select(.sack) | .sack[] | (. - $isn + 4294967296) % 4294967296] as $e |
-	 ($e | length) > 0 and all($e[]; . >= 1 and . <= 10000001)' "$(cat "$TMP/cap.json")"
+	'.[0][0] > 0 and .[0][1] >= 1 and .[0][2] <= 10000002' "$edges"
 in_r mmbctl flush
 
 # --- a full port range: refused and counted ------------------------------------------------
