@@ -5,6 +5,7 @@
  * no other connection has, and the rewriting of its packets and of the
  * ICMP errors that quote them.
  */
+#include <linux/gcd.h>
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
@@ -20,7 +21,7 @@
 
 #define MMB_PORT_FIRST		1024	/* a picked port's range, by default */
 #define MMB_PORT_LAST		65535
-#define MMB_PICK_TRIES		128	/* then 64, 32, 16, 8: at most 248 */
+#define MMB_PICK_TRIES		248	/* nf_nat's bound: 128 + 64 + 32 + 16 + 8 */
 
 /* An echo's identifier, which no field names: where NAT rewrites it. */
 static const struct mmb_field_info mmb_echo_id = {
@@ -172,25 +173,33 @@ static bool mmb_nat_taken(struct mmb_conns *mc, const struct mmb_conn *c,
 
 /*
  * Pick the port @p asks for into @c's reply tuple: one no connection's
- * tuple has. Bounded work, as nf_nat's since it met soft lockups: rounds
- * of 128, 64, 32, 16 and 8 ports in a row, each from a random one. Under
- * RCU; the insertion finds out whether another CPU took it meanwhile.
- * -EADDRNOTAVAIL if none was found.
+ * tuple has. Bounded work, as nf_nat's since it met soft lockups: at most
+ * MMB_PICK_TRIES ports, every one of a range no larger. They are visited
+ * from a random port in steps of a random size prime to the range's, each
+ * port once: a walk to the next free port, as nf_nat's rounds take, piles
+ * the picks up in runs, and a run grows with every pick that falls in it
+ * (from 95% to 99% of a range used, one pick in seven found none that
+ * way). Under RCU; the insertion finds out whether another CPU took it
+ * meanwhile. -EADDRNOTAVAIL if none was found.
  */
 int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_plan *p)
 {
 	__be16 *port = p->src ? &c->reply.t.dport : &c->reply.t.sport;
-	u32 size = p->hi - p->lo + 1, tries, start, i;
+	u32 size = p->hi - p->lo + 1, off, step, i;
 
 	if (!p->hi || (p->keep && !mmb_nat_taken(mc, c, &c->reply.t)))
 		return 0;
-	for (tries = MMB_PICK_TRIES; tries >= 8; tries /= 2) {
-		start = get_random_u32_below(size);
-		for (i = 0; i < min(tries, size); i++) {
-			*port = htons(p->lo + (start + i) % size);
-			if (!mmb_nat_taken(mc, c, &c->reply.t))
-				return 0;
-		}
+	off = get_random_u32_below(size);
+	step = size > 1 ? 1 + get_random_u32_below(size - 1) : 1;
+	while (gcd(step, size) != 1)	/* ends at size - 1 at the latest */
+		step++;
+	for (i = 0; i < min(MMB_PICK_TRIES, size); i++) {
+		*port = htons(p->lo + off);
+		if (!mmb_nat_taken(mc, c, &c->reply.t))
+			return 0;
+		off += step;
+		if (off >= size)
+			off -= size;
 	}
 	return -EADDRNOTAVAIL;
 }

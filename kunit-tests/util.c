@@ -201,6 +201,37 @@ struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool sta
 	return rule;
 }
 
+/* add[-stateful] MATCHES TARGETS, a rule with targets that carry values */
+struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,
+				   const struct mmb_match_spec *m, unsigned int nm,
+				   const struct mmbt_target *t, unsigned int nt)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	memcpy(s->m, m, nm * sizeof(*m));
+	s->nmatches = nm;
+	s->ntargets = nt;
+	s->stateful = stateful;
+	for (i = 0; i < nt; i++) {
+		s->t[i].type = t[i].type;
+		s->t[i].field = t[i].field;
+		s->t[i].vlen = t[i].vlen;
+		s->t[i].plen = t[i].plen ?: mmb_field(t[i].field)->bits;
+		s->t[i].rate = MMB_RATE_ALWAYS;
+		memcpy(s->t[i].value, t[i].value, t[i].vlen);
+	}
+	rule = mmb_rule_create(s, NULL, &err);
+	if (IS_ERR(rule))
+		KUNIT_FAIL(test, "rule refused: %s", err.msg);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	return rule;
+}
+
 /* Delete @rule in place, as a single del does. */
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule)
 {

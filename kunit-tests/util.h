@@ -56,6 +56,18 @@ struct mmb_ruleset *mmbt_rs(struct mmb_rules *r);
 int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rule_image *img);
 struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
 			       const struct mmb_match_spec *m, unsigned int n);
+/* A target of a rule to add: @plen 0 means the whole field. */
+struct mmbt_target {
+	u8 type;
+	u16 field;
+	u8 vlen;
+	u8 plen;
+	u8 value[16];
+};
+
+struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,
+				   const struct mmb_match_spec *m, unsigned int nm,
+				   const struct mmbt_target *t, unsigned int nt);
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule);
 int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
 
