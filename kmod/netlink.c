@@ -87,9 +87,9 @@ static int mmb_nl_put_drops(struct sk_buff *skb, struct mmb_pcpu_drops __percpu 
 	return nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, all, MMB_STATS_A_PAD);
 }
 
-/* Packets and bytes; and the drops of @drops, if given. */
+/* Packets and bytes; and the drops of @drops, the options not added of @rule, if given. */
 int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
-		     struct mmb_pcpu_drops __percpu *drops)
+		     struct mmb_pcpu_drops __percpu *drops, const struct mmb_rule *rule)
 {
 	struct mmb_stats st;
 	struct nlattr *nest;
@@ -102,7 +102,10 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 			      MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
 			      MMB_STATS_A_PAD) ||
-	    (drops && mmb_nl_put_drops(skb, drops)))
+	    (drops && mmb_nl_put_drops(skb, drops)) ||
+	    (rule && rule->opts &&
+	     nla_put_u64_64bit(skb, MMB_STATS_A_NOFIT, atomic64_read(&rule->nofit),
+			       MMB_STATS_A_PAD)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;
@@ -140,7 +143,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
-	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->drops)) {
+	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->drops, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

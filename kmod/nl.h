@@ -26,7 +26,7 @@ struct mmb_nl_dump_ctx {
 void *mmb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 		      unsigned long gen);
 int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
-		     struct mmb_pcpu_drops __percpu *drops);
+		     struct mmb_pcpu_drops __percpu *drops, const struct mmb_rule *rule);
 int mmb_nla_nested(struct nlattr **tb, int maxtype, const struct nlattr *nla,
 		   struct netlink_ext_ack *extack);
 

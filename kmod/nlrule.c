@@ -29,9 +29,11 @@ static struct netlink_range_validation mmb_rate_range = {
 static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
 	[MMB_TARGET_A_TYPE]	= NLA_POLICY_MAX(NLA_U8, MMB_TARGET_MAX),
 	[MMB_TARGET_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
-	[MMB_TARGET_A_VALUE]	= { .type = NLA_BINARY, .len = 16 },
+	[MMB_TARGET_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_OPT_DATA_MAX },
 	[MMB_TARGET_A_RATE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_rate_range),
 	[MMB_TARGET_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
+	[MMB_TARGET_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
+	[MMB_TARGET_A_INVERT]	= { .type = NLA_FLAG },
 };
 
 static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
@@ -169,14 +171,18 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
 					  MMB_RATE_ALWAYS;
 	if (t->type != MMB_TARGET_MOD && t->type != MMB_TARGET_MAP &&
-	    t->type != MMB_TARGET_SHUFFLE)
+	    t->type != MMB_TARGET_SHUFFLE && t->type != MMB_TARGET_STRIP &&
+	    t->type != MMB_TARGET_ADD)
 		return 0;
 	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD))
 		return -EINVAL;
-	/* A shuffle's value (a port range) is optional. */
-	if (t->type != MMB_TARGET_SHUFFLE &&
+	/* Optional: a shuffle's value (a port range), an added option's data. */
+	if ((t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP) &&
 	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_VALUE))
 		return -EINVAL;
+	if (tb[MMB_TARGET_A_KIND])
+		t->kind = nla_get_u8(tb[MMB_TARGET_A_KIND]);
+	t->invert = nla_get_flag(tb[MMB_TARGET_A_INVERT]);
 	t->field = nla_get_u16(tb[MMB_TARGET_A_FIELD]);
 	if (tb[MMB_TARGET_A_VALUE]) {
 		t->vlen = nla_len(tb[MMB_TARGET_A_VALUE]);
@@ -524,11 +530,13 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 		if (t->type == MMB_TARGET_DROP && t->rate != MMB_RATE_ALWAYS &&
 		    nla_put_u32(skb, MMB_TARGET_A_RATE, t->rate))
 			return -EMSGSIZE;
-		if ((t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP ||
-		     t->type == MMB_TARGET_SHUFFLE) &&
+		if ((t->kind && nla_put_u8(skb, MMB_TARGET_A_KIND, t->kind)) ||
+		    (t->invert && nla_put_flag(skb, MMB_TARGET_A_INVERT)))
+			return -EMSGSIZE;
+		if (t->type != MMB_TARGET_DROP && t->type != MMB_TARGET_ACCEPT &&
 		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
-		     (t->vlen && mmb_nl_put_value(skb, MMB_TARGET_A_VALUE,
-						  mmb_target_value(rule, t), t->vlen)) ||
+		     ((t->vlen || t->type == MMB_TARGET_MOD) &&
+		      nla_put(skb, MMB_TARGET_A_VALUE, t->vlen, mmb_target_value(rule, t))) ||
 		     (t->plen != mmb_field(t->field)->bits &&
 		      nla_put_u8(skb, MMB_TARGET_A_PREFIX, t->plen))))
 			return -EMSGSIZE;
@@ -552,7 +560,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    mmb_nl_put_matches(skb, rule) ||
 	    mmb_nl_put_targets(skb, rule) ||
 	    (rule->stateful && nla_put_flag(skb, MMB_RULE_A_STATEFUL)) ||
-	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL)) {
+	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -258,7 +258,8 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 	int err;
 
 	for (i = 0; i < rule->ntargets; i++) {
-		if (t[i].type != MMB_TARGET_MOD || (rule->nat && mmb_target_is_nat(&t[i], true)))
+		if (t[i].type != MMB_TARGET_MOD || (rule->nat && mmb_target_is_nat(&t[i], true)) ||
+		    mmb_target_is_opts(t[i].type, t[i].field))
 			continue;
 		err = mmb_rewrite_field(skb, pkt, t[i].field, mmb_target_value(rule, &t[i]),
 					t[i].vlen, t[i].plen);
@@ -271,16 +272,18 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 
 /*
  * Every rewrite of @v on one skb: its connection's (NAT: mappings,
- * offsets), then the in-place ones of each rule, in rule order; the
- * length-changing ones (none yet) would follow, on the view the first
- * phase leaves.
+ * offsets), then the in-place ones of each rule, in rule order, then the
+ * option lists' (which may change the length by *@delta), on the view the
+ * first phases leave.
  */
 static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
-			   const struct mmb_verdict *v)
+			   const struct mmb_verdict *v, int *delta)
 {
+	bool opts = false;
 	unsigned int i;
 	int err;
 
+	*delta = 0;
 	if (mmb_conn_rewrites(v->conn)) {
 		err = v->related ? mmb_nat_icmp(skb, pkt, v->conn, v->dir) :
 				   mmb_nat_packet(skb, pkt, v->conn, v->dir);
@@ -291,20 +294,22 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 		err = mmb_rewrite_rule(skb, pkt, v->rw[i]);
 		if (err)
 			return err;
+		opts |= v->rw[i]->opts;
 	}
-	return 0;
+	return opts ? mmb_tcpopt_rewrite(skb, pkt, v, delta) : 0;
 }
 
 /*
  * The segments of a fraglist GRO packet, each with its own headers before
  * its data: made private (as skb_segment_list() makes them), parsed and
- * rewritten like the first.
+ * rewritten like the first. A segment whose header changed length changes
+ * its packet's.
  */
 static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v)
 {
 	struct sk_buff **link = &skb_shinfo(skb)->frag_list, *seg;
 	struct mmb_pkt pkt __uninitialized;
-	int hlen, err;
+	int hlen, err, delta;
 
 	for (; (seg = *link); link = &seg->next) {
 		if (skb_shared(seg)) {
@@ -321,10 +326,12 @@ static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v
 		if (hlen < 0 || hlen > skb_headroom(seg))
 			continue;
 		__skb_push(seg, hlen);
-		err = mmb_parse(seg, &pkt) ? 0 : mmb_rewrite_one(seg, &pkt, v);
-		__skb_pull(seg, hlen);
+		err = mmb_parse(seg, &pkt) ? 0 : mmb_rewrite_one(seg, &pkt, v, &delta);
 		if (err)
 			return err;
+		__skb_pull(seg, hlen + delta);
+		skb->len += delta;
+		skb->data_len += delta;
 	}
 	return 0;
 }
@@ -335,7 +342,7 @@ static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v
  */
 int mmb_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_verdict *v)
 {
-	int err = mmb_rewrite_one(skb, pkt, v);
+	int delta, err = mmb_rewrite_one(skb, pkt, v, &delta);
 
 	if (err || !skb_is_gso(skb) || !(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST))
 		return err;

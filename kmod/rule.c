@@ -156,11 +156,6 @@ static int mmb_check_mod(const struct mmb_target_spec *t, unsigned int i,
 	const struct mmb_field_info *f = mmb_field(t->field);
 	int ret;
 
-	if (f && f->hdr == MMB_HDR_TCPOPT && !f->bits) {
-		mmb_rule_err(err, MMB_ERR_TARGET, i,
-			     "of the TCP options only tcp-opt-mss and tcp-opt-wscale can be rewritten");
-		return -EINVAL;
-	}
 	if (!f || (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4 && f->hdr != MMB_HDR_TCPOPT)) {
 		mmb_rule_err(err, MMB_ERR_TARGET, i, "this field cannot be rewritten");
 		return -EINVAL;
@@ -177,6 +172,15 @@ static int mmb_check_mod(const struct mmb_target_spec *t, unsigned int i,
 	ret = mmb_check_value(f, t->field, t->value, t->vlen, t->plen, MMB_ERR_TARGET_VALUE,
 			      i, err);
 	return ret ?: mmb_check_proto(f->family, f->l4, family, l4, MMB_ERR_TARGET, i, err);
+}
+
+/* An option list's target: strip, add, or a mod that may change a length. */
+static int mmb_check_opts(const struct mmb_target_spec *t, unsigned int i,
+			  u8 *family, u8 *l4, struct mmb_rule_err *err)
+{
+	int ret = mmb_tcpopt_check_target(t, i, err);
+
+	return ret ?: mmb_check_proto(0, IPPROTO_TCP, family, l4, MMB_ERR_TARGET, i, err);
 }
 
 static bool mmb_field_is_port(unsigned int id)
@@ -236,6 +240,9 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 			return -EINVAL;
 		}
 		return 0;
+	case MMB_TARGET_STRIP:
+	case MMB_TARGET_ADD:
+		return mmb_check_opts(t, i, family, l4, err);
 	case MMB_TARGET_MAP:
 		if (!mmb_field_is_endpoint(t->field)) {
 			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i,
@@ -244,6 +251,8 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 		}
 		fallthrough;
 	case MMB_TARGET_MOD:
+		if (mmb_target_is_opts(t->type, t->field))
+			return mmb_check_opts(t, i, family, l4, err);
 		return mmb_check_mod(t, i, family, l4, err);
 	case MMB_TARGET_SHUFFLE:
 		return mmb_check_shuffle(t, i, family, l4, err);
@@ -454,6 +463,7 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 		t[i] = (struct mmb_target){
 			.type = ts->type, .field = ts->field, .plen = ts->plen,
 			.vlen = ts->vlen, .rate = ts->rate, .voff = off,
+			.kind = ts->kind, .invert = ts->invert,
 		};
 		memcpy(values + off, ts->value, ts->vlen);
 		off += ts->vlen;
@@ -466,6 +476,7 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 			rule->nat = true;
 		} else {
 			rule->rewrite = true;
+			rule->opts |= mmb_target_is_opts(ts->type, ts->field);
 		}
 	}
 	rule->slow = mmb_rule_key(rule, &spec->img.mask, &spec->img.key);

@@ -31,13 +31,18 @@ struct mmb_match_spec {
 	u8 value[MMB_PAYLOAD_MAX];
 };
 
+/* A TCP option's data: 40 bytes of options, less kind and length. */
+#define MMB_OPT_DATA_MAX	38
+
 struct mmb_target_spec {
 	u8 type;
 	u16 field;
 	u8 plen;
 	u8 vlen;
+	u8 kind;		/* of MMB_FIELD_TCP_OPT; 0: none (strip: all) */
+	bool invert;		/* strip all but this option */
 	u32 rate;
-	u8 value[16];
+	u8 value[MMB_OPT_DATA_MAX];
 };
 
 /* The mask and key of a rule's == matches: where its tables keep it. */
@@ -73,9 +78,11 @@ struct mmb_target {
 	u8 type;
 	u8 plen;
 	u8 vlen;
+	u8 kind;		/* of an option target on MMB_FIELD_TCP_OPT */
 	u16 field;
 	u16 voff;
 	u32 rate;		/* of a drop, millionths */
+	bool invert;		/* of a strip */
 };
 
 /*
@@ -99,14 +106,33 @@ struct mmb_rule {
 	bool rewrite;		/* rewrites each packet it matches (mod) */
 	bool nat;		/* rewrites its connections' packets (map, shuffle) */
 	bool stateful;		/* its matches create connections */
+	bool opts;		/* has option targets that may change a list's length */
 	bool dead;		/* unpublished: its connections end (READ_ONCE) */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;
 	struct mmb_stats_block *sblk;	/* where @stats lives */
+	atomic64_t nofit;	/* options it could not add: rare, so not per CPU */
 	struct rcu_head rcu;
 	struct mmb_match m[];	/* then the targets, then the values */
 };
+
+/*
+ * Is a target of @type on @field one of the option list's (strip, add, a
+ * mod of an option other than MSS and window scale), applied after the
+ * in-place rewrites?
+ */
+static inline bool mmb_target_is_opts(u8 type, u16 field)
+{
+	const struct mmb_field_info *f;
+
+	if (type == MMB_TARGET_STRIP || type == MMB_TARGET_ADD)
+		return true;
+	if (type != MMB_TARGET_MOD)
+		return false;
+	f = mmb_field(field);
+	return f && f->hdr == MMB_HDR_TCPOPT && !f->bits;
+}
 
 static inline const struct mmb_target *mmb_rule_targets(const struct mmb_rule *rule)
 {

@@ -15,7 +15,7 @@
  */
 #include <net/tcp.h>
 
-#include "rule.h"
+#include "ruleset.h"
 #include "tcpopt.h"
 
 u8 mmb_opt_kind_bits[256] __ro_after_init;
@@ -207,4 +207,383 @@ bool mmb_tcpopt_locate(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 	f->mask = (1U << f->bits) - 1;
 	f->shift = 0;
 	return true;
+}
+
+/* --- option lists rebuilt: strip, add, and mods that change a length ------- */
+
+/* The sizes an option's data may have on the wire. */
+static bool mmb_opt_size_ok(u8 kind, unsigned int len)
+{
+	switch (kind) {
+	case TCPOPT_MSS:
+		return len == TCPOLEN_MSS - 2;
+	case TCPOPT_WINDOW:
+		return len == TCPOLEN_WINDOW - 2;
+	case TCPOPT_SACK_PERM:
+		return !len;
+	case TCPOPT_TIMESTAMP:
+		return len == TCPOLEN_TIMESTAMP - 2;
+	case TCPOPT_SACK:
+		return len && len <= 4 * TCPOLEN_SACK_PERBLOCK && !(len % TCPOLEN_SACK_PERBLOCK);
+	case TCPOPT_FASTOPEN:	/* a request, or a cookie (RFC 7413) */
+		return !len || (len >= 4 && len <= 16 && !(len % 2));
+	case TCPOPT_MPTCP:	/* its subtype at least */
+		return len >= 1;
+	}
+	return len <= MMB_OPT_DATA_MAX;
+}
+
+/* A target on an option list, @i of its rule: strip, add, mod of its data. */
+int mmb_tcpopt_check_target(const struct mmb_target_spec *t, unsigned int i,
+			    struct mmb_rule_err *err)
+{
+	const struct mmb_field_info *f = mmb_field(t->field);
+	u8 kind;
+
+	if (!f || f->hdr != MMB_HDR_TCPOPT) {
+		mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i, "strip and add take a TCP option");
+		return -EINVAL;
+	}
+	if (t->field != MMB_FIELD_TCP_OPT && t->kind) {
+		mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i, "only tcp-opt takes a kind");
+		return -EINVAL;
+	}
+	if (t->invert && t->type != MMB_TARGET_STRIP) {
+		mmb_rule_err(err, MMB_ERR_TARGET, i, "only strip takes !");
+		return -EINVAL;
+	}
+	kind = t->field == MMB_FIELD_TCP_OPT ? t->kind : f->hoff;
+	if (t->type == MMB_TARGET_STRIP) {
+		if (t->vlen) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i, "strip takes no value");
+			return -EINVAL;
+		}
+		if (!kind && t->invert) {
+			mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i, "strip ! takes an option to keep");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (kind < 2) {
+		mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i, "tcp-opt takes a kind (2 to 255) here");
+		return -EINVAL;
+	}
+	if (t->type == MMB_TARGET_MOD && kind == TCPOPT_SACK_PERM) {
+		mmb_rule_err(err, MMB_ERR_TARGET_FIELD, i, "tcp-opt-sackp has no data to rewrite");
+		return -EINVAL;
+	}
+	if (t->vlen > MMB_OPT_DATA_MAX) {
+		mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i, "TCP option data is at most 38 bytes");
+		return -EINVAL;
+	}
+	if (!mmb_opt_size_ok(kind, t->vlen)) {
+		mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i,
+			     "value has the wrong size for this TCP option");
+		return -EINVAL;
+	}
+	return f->bits ? mmb_check_value(f, t->field, t->value, t->vlen, f->bits,
+					 MMB_ERR_TARGET_VALUE, i, err) : 0;
+}
+
+/* An option list being rebuilt: each option's kind and data, no NOPs. */
+struct mmb_optlist {
+	unsigned int n;
+	unsigned int bytes;		/* on the wire, unpadded */
+	struct {
+		u8 kind;
+		u8 len;			/* of its data */
+		const u8 *data;		/* in the copy of the packet's, or a rule's value */
+	} o[MAX_TCP_OPTION_SPACE / 2];
+};
+
+/* The @n bytes of options @o; false if malformed (left alone then). */
+static bool mmb_optlist_read(struct mmb_optlist *l, const u8 *o, unsigned int n)
+{
+	unsigned int i = 0, len;
+
+	l->n = 0;
+	l->bytes = 0;
+	while (i < n && o[i] != TCPOPT_EOL) {	/* after the end: padding */
+		len = mmb_tcp_opt_len(o, i, n);
+		if (!len)
+			return false;
+		if (len > 1) {
+			l->o[l->n].kind = o[i];
+			l->o[l->n].len = len - 2;
+			l->o[l->n].data = o + i + 2;
+			l->n++;
+			l->bytes += len;
+		}
+		i += len;
+	}
+	return true;
+}
+
+static int mmb_optlist_find(const struct mmb_optlist *l, u8 kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->o[i].kind == kind)
+			return i;
+	return -1;
+}
+
+static u8 mmb_target_kind(const struct mmb_target *t)
+{
+	return t->field == MMB_FIELD_TCP_OPT ? t->kind : mmb_field(t->field)->hoff;
+}
+
+/* Does @rule strip options of @kind? */
+static bool mmb_optlist_strips(const struct mmb_rule *rule, u8 kind)
+{
+	const struct mmb_target *t = mmb_rule_targets(rule);
+	bool keep = false, inverted = false;
+	unsigned int i;
+
+	for (i = 0; i < rule->ntargets; i++) {
+		u8 k;
+
+		if (t[i].type != MMB_TARGET_STRIP)
+			continue;
+		k = mmb_target_kind(&t[i]);
+		if (!t[i].invert && (!k || k == kind))
+			return true;
+		if (t[i].invert) {
+			inverted = true;
+			keep |= k == kind;
+		}
+	}
+	return inverted && !keep;
+}
+
+/* @rule's option targets on @l: mods, strips, adds. True if @l changed. */
+static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule)
+{
+	const struct mmb_target *t = mmb_rule_targets(rule);
+	unsigned int i, j, k;
+	bool changed = false;
+	int at;
+
+	for (i = 0; i < rule->ntargets; i++) {
+		if (t[i].type != MMB_TARGET_MOD || !mmb_target_is_opts(t[i].type, t[i].field))
+			continue;
+		at = mmb_optlist_find(l, mmb_target_kind(&t[i]));
+		if (at < 0 || (l->o[at].len == t[i].vlen &&
+			       !memcmp(l->o[at].data, mmb_target_value(rule, &t[i]), t[i].vlen)))
+			continue;
+		if (l->bytes + t[i].vlen - l->o[at].len > MAX_TCP_OPTION_SPACE) {
+			/* A counter in the rule, not the rule. */
+			atomic64_inc((atomic64_t *)&rule->nofit);
+			continue;
+		}
+		l->bytes += t[i].vlen - l->o[at].len;
+		l->o[at].len = t[i].vlen;
+		l->o[at].data = mmb_target_value(rule, &t[i]);
+		changed = true;
+	}
+	for (j = 0, k = 0; j < l->n; j++) {
+		if (mmb_optlist_strips(rule, l->o[j].kind)) {
+			l->bytes -= 2 + l->o[j].len;
+			changed = true;
+			continue;
+		}
+		l->o[k++] = l->o[j];
+	}
+	l->n = k;
+	for (i = 0; i < rule->ntargets; i++) {
+		u8 kind = mmb_target_kind(&t[i]);
+
+		if (t[i].type != MMB_TARGET_ADD || mmb_optlist_find(l, kind) >= 0)
+			continue;
+		if (l->bytes + 2 + t[i].vlen > MAX_TCP_OPTION_SPACE) {
+			atomic64_inc((atomic64_t *)&rule->nofit);
+			continue;
+		}
+		l->o[l->n].kind = kind;
+		l->o[l->n].len = t[i].vlen;
+		l->o[l->n].data = mmb_target_value(rule, &t[i]);
+		l->n++;
+		l->bytes += 2 + t[i].vlen;
+		changed = true;
+	}
+	return changed;
+}
+
+/* @l into @buf, padded with end-of-list bytes to 4; its length. */
+static unsigned int mmb_optlist_write(const struct mmb_optlist *l, u8 *buf)
+{
+	unsigned int i, p = 0;
+
+	for (i = 0; i < l->n; i++) {
+		buf[p++] = l->o[i].kind;
+		buf[p++] = l->o[i].len + 2;
+		memcpy(buf + p, l->o[i].data, l->o[i].len);
+		p += l->o[i].len;
+	}
+	while (p % 4)
+		buf[p++] = TCPOPT_EOL;
+	return p;
+}
+
+/*
+ * Can @skb's header change by @delta bytes (a multiple of 4)? Its IP
+ * length must still fit, and the segments of a GSO packet must keep
+ * some payload.
+ */
+static bool mmb_tcpopt_fits(const struct sk_buff *skb, const struct mmb_pkt *pkt, int delta)
+{
+	const u8 *b = pkt->key.b;
+
+	if (skb->encapsulation)
+		return false;	/* an inner header's offsets would move */
+	if (skb_is_gso(skb) && !(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST) &&
+	    skb_shinfo(skb)->gso_size <= max(delta, 0) + 8)
+		return false;
+	if (b[MMB_IMG_FAMILY] == 4)
+		return ntohs(ip_hdr(skb)->tot_len) + delta <= U16_MAX;
+	return ntohs(ipv6_hdr(skb)->payload_len) + delta <= U16_MAX;
+}
+
+/*
+ * Move the headers (from the link layer's) before the options by @delta
+ * bytes towards the head, so that the new options end where the old ones
+ * did: the payload stays where it is. The headers are writable.
+ */
+static int mmb_tcpopt_move(struct sk_buff *skb, const struct mmb_pkt *pkt, int delta)
+{
+	unsigned int pre = 0, keep = pkt->l4off + sizeof(struct tcphdr);
+	int cso = skb->ip_summed == CHECKSUM_PARTIAL ? skb_checksum_start_offset(skb) : -1;
+	u8 *start;
+
+	if (skb_mac_header_was_set(skb) && skb_mac_header(skb) <= skb->data)
+		pre = skb->data - skb_mac_header(skb);
+	if (delta > 0 && skb_cow_head(skb, pre + delta))
+		return -ENOMEM;
+	start = skb->data - pre;
+	memmove(start - delta, start, pre + keep);
+	if (delta > 0)
+		__skb_push(skb, delta);
+	else
+		__skb_pull(skb, -delta);
+	if (skb_mac_header_was_set(skb))
+		skb->mac_header -= delta;
+	skb->network_header -= delta;
+	if (skb_transport_header_was_set(skb))
+		skb->transport_header -= delta;
+	if (cso >= 0 && cso < (int)pkt->l7off)
+		skb->csum_start -= delta;	/* in the headers that moved */
+	return 0;
+}
+
+/*
+ * The new options @nb (@m bytes) in place of the @n in @old, with every
+ * length and checksum that covers them; *@moved: by how much the packet
+ * grew. Left alone if the change cannot be made.
+ */
+static int mmb_tcpopt_put(struct sk_buff *skb, struct mmb_pkt *pkt, const u8 *old,
+			  unsigned int n, const u8 *nb, unsigned int m, int *moved)
+{
+	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
+	int delta = (int)m - (int)n, err, csum_off;
+	__be32 oldlen = htonl(pkt->end - pkt->l4off);
+	__be32 newlen = htonl(pkt->end - pkt->l4off + delta);
+	__be16 oldw, neww, newlen16;
+	__sum16 oldsum;
+	__wsum hdr, len, complete;
+	struct tcphdr *th;
+	bool seed = false;
+
+	if (!mmb_tcpopt_fits(skb, pkt, delta))
+		return 0;
+	if (skb_ensure_writable(skb, pkt->l7off))
+		return -ENOMEM;
+	if (delta) {
+		err = mmb_tcpopt_move(skb, pkt, delta);
+		if (err)
+			return err;
+	}
+	th = (struct tcphdr *)(skb->data + pkt->l4off);
+	memcpy(th + 1, nb, m);
+	oldw = ((__be16 *)th)[6];
+	th->doff = (sizeof(*th) + m) / 4;
+	neww = ((__be16 *)th)[6];
+	oldsum = th->check;
+
+	/*
+	 * The L4 checksum: the header's words (all at even offsets, and the
+	 * payload moved by a multiple of 4) and the pseudo-header's length.
+	 */
+	hdr = csum_sub(csum_partial(nb, m, 0), csum_partial(old, n, 0));
+	hdr = csum_add(hdr, csum_sub((__force __wsum)neww, (__force __wsum)oldw));
+	len = csum_sub((__force __wsum)newlen, (__force __wsum)oldlen);
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		csum_off = skb_checksum_start_offset(skb);
+		seed = csum_off == pkt->l4off && skb->csum_offset == offsetof(struct tcphdr, check);
+	}
+	if (seed)	/* the pseudo-header's sum, for the offload to finish */
+		th->check = ~csum_fold(csum_add(csum_unfold(th->check), len));
+	else
+		th->check = csum_fold(csum_add(~csum_unfold(th->check), csum_add(hdr, len)));
+
+	/* The IP length, and what skb->csum, if complete, sums of the bytes. */
+	complete = csum_add(hdr, csum_sub((__force __wsum)th->check, (__force __wsum)oldsum));
+	if (v4 && ip_hdr(skb)->tot_len) {
+		struct iphdr *iph = ip_hdr(skb);
+		__be16 tot = htons(ntohs(iph->tot_len) + delta);
+
+		csum_replace2(&iph->check, iph->tot_len, tot);
+		iph->tot_len = tot;	/* the header's sum is unchanged */
+	} else if (!v4 && ipv6_hdr(skb)->payload_len) {
+		struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		newlen16 = htons(ntohs(ip6h->payload_len) + delta);
+		complete = csum_add(complete, csum_sub((__force __wsum)newlen16,
+						       (__force __wsum)ip6h->payload_len));
+		ip6h->payload_len = newlen16;
+	}
+	if (skb->ip_summed == CHECKSUM_COMPLETE)
+		skb->csum = csum_add(skb->csum, complete);
+
+	if (delta > 0 && skb_is_gso(skb) && !(skb_shinfo(skb)->gso_type & SKB_GSO_FRAGLIST)) {
+		struct skb_shared_info *shinfo = skb_shinfo(skb);
+
+		/* Each segment as large as before at most. */
+		skb_decrease_gso_size(shinfo, delta);
+		shinfo->gso_type |= SKB_GSO_DODGY;
+		shinfo->gso_segs = DIV_ROUND_UP(skb->len - pkt->l7off - delta, shinfo->gso_size);
+	}
+	pkt->l7off += delta;
+	pkt->end += delta;
+	*moved = delta;
+	return 0;
+}
+
+/*
+ * The option targets of @v's rules on @skb, which is not shared, after the
+ * in-place rewrites: the list rebuilt once (see the uapi header). *@delta:
+ * how many bytes the packet grew by (< 0: shrank).
+ */
+int mmb_tcpopt_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_verdict *v,
+		       int *delta)
+{
+	u8 old[MAX_TCP_OPTION_SPACE], nb[MAX_TCP_OPTION_SPACE];
+	const u8 *b = pkt->key.b;
+	struct mmb_optlist l;
+	bool changed = false;
+	unsigned int i, n;
+
+	if (b[MMB_IMG_L4PROTO] != IPPROTO_TCP || !(b[MMB_IMG_FLAGS] & MMB_KF_L4) ||
+	    (b[MMB_IMG_FLAGS] & MMB_KF_FRAG))
+		return 0;	/* a fragment's length is its datagram's */
+	n = pkt->l7off - pkt->l4off - sizeof(struct tcphdr);
+	if (skb_copy_bits(skb, pkt->l4off + sizeof(struct tcphdr), old, n) ||
+	    !mmb_optlist_read(&l, old, n))
+		return 0;
+	for (i = 0; i < v->nrw; i++)
+		if (v->rw[i]->opts)
+			changed |= mmb_optlist_apply(&l, v->rw[i]);
+	if (!changed)
+		return 0;
+	return mmb_tcpopt_put(skb, pkt, old, n, nb, mmb_optlist_write(&l, nb), delta);
 }

@@ -2,8 +2,8 @@
 /*
  * mmb: all mmb knows of TCP options (tcpopt.c): walking a list, finding an
  * option, putting the named ones into the header image, matching them,
- * compiling matches into masks, and locating one for an in-place rewrite.
- * Option add and strip will live there too.
+ * compiling matches into masks, locating one for an in-place rewrite, and
+ * rebuilding a list for strip, add and mods that change a length.
  */
 #ifndef _MMB_TCPOPT_H
 #define _MMB_TCPOPT_H
@@ -15,6 +15,8 @@
 struct mmb_match;
 struct mmb_match_spec;
 struct mmb_rule_err;
+struct mmb_target_spec;
+struct mmb_verdict;
 
 /*
  * The length of the TCP option at @i of the @n bytes of options @o: 1 for
@@ -55,5 +57,9 @@ unsigned int mmb_tcpopt_compile(const struct mmb_match *m, const u8 *value,
 				u8 *off, u8 *mb, u8 *vb);
 bool mmb_tcpopt_locate(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 		       struct mmb_field_info *f);
+int mmb_tcpopt_check_target(const struct mmb_target_spec *t, unsigned int i,
+			    struct mmb_rule_err *err);
+int mmb_tcpopt_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_verdict *v,
+		       int *delta);
 
 #endif /* _MMB_TCPOPT_H */

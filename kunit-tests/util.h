@@ -62,7 +62,7 @@ struct mmbt_target {
 	u16 field;
 	u8 vlen;
 	u8 plen;
-	u8 value[16];
+	u8 value[38];		/* a TCP option's data at most */
 };
 
 struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,

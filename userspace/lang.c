@@ -84,8 +84,8 @@ static bool is_value(const char *w)
 	return !target_by_name(w) && !starts_match(w);
 }
 
-/* An option kind: decimal, 0xHEX or xHEX, 2 to 255; -1 if @w is none. */
-static int opt_kind(const char *w)
+/* An option kind: decimal, 0xHEX or xHEX, 0 to 255; -1 if @w is none. */
+int opt_kind(const char *w)
 {
 	const char *p = w;
 	unsigned long v;

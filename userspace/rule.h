@@ -32,7 +32,9 @@ struct utarget {
 	int plen;
 	int vlen;
 	uint32_t rate;
-	uint8_t value[16];
+	int kind;		/* of tcp-opt in strip, add, mod; 0: none */
+	bool invert;		/* strip ! OPTION */
+	uint8_t value[40];
 	int argi;
 	int fargi;
 	int vargi;
@@ -44,6 +46,9 @@ struct urule {
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
 };
+
+/* An option kind: decimal, 0xHEX or xHEX; -1 if @w is none (lang.c). */
+int opt_kind(const char *w);
 
 /* Field names and values: fields.c */
 int field_lookup(const char *name);

@@ -182,6 +182,8 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	print_open_object("stats");
 	print_u64("packets", " packets %llu", attr_u64(stats.tb[MMB_STATS_A_PACKETS]));
 	print_u64("bytes", " bytes %llu", attr_u64(stats.tb[MMB_STATS_A_BYTES]));
+	if (stats.tb[MMB_STATS_A_NOFIT])	/* a rule that adds TCP options */
+		print_u64("nofit", " nofit %llu", attr_u64(stats.tb[MMB_STATS_A_NOFIT]));
 	print_close_object();
 	print_rule_json(r);
 	print_close_object();

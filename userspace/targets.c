@@ -4,7 +4,7 @@
  * word, how its words are read, how it goes into a netlink message and
  * comes back out, and how it is printed as words and as JSON. A target
  * the kernel does not know yet has only a word (refused with "not
- * supported yet"). New targets (strip, add) are rows here.
+ * supported yet").
  */
 #include <ctype.h>
 #include <errno.h>
@@ -79,6 +79,158 @@ static void accept_format(const struct utarget *t, char *buf, size_t len)
 	snprintf(buf, len, "accept");
 }
 
+/* A target's value: a field's, or an option's data (0xHEX, up to 38 bytes). */
+static int opt_value_parse(struct utarget *t, const char *w, char *err, size_t errlen)
+{
+	if (!field_is_opt(t->field) || field_bits(t->field))
+		return value_parse(t->field, w, t->value, &t->vlen, &t->plen, err, errlen);
+	t->plen = 0;
+	if (!strcmp(w, "0x")) {
+		t->vlen = 0;
+		return 0;
+	}
+	if (value_parse(MMB_FIELD_TCP_PAYLOAD, w, t->value, &t->vlen, &t->plen, err, errlen) ||
+	    t->vlen > 38) {
+		snprintf(err, errlen, "TCP option data is 0x and 0 to 38 hex bytes");
+		return -1;
+	}
+	t->plen = 0;
+	return 0;
+}
+
+/* The option a target names, as words: "tcp-opt-mss", "tcp-opt 253", "all". */
+static void opt_name(const struct utarget *t, char *buf, size_t len)
+{
+	if (t->field == MMB_FIELD_TCP_OPT && !t->kind)
+		snprintf(buf, len, "all");
+	else if (t->kind)
+		snprintf(buf, len, "%s %d", field_name(t->field), t->kind);
+	else
+		snprintf(buf, len, "%s", field_name(t->field));
+}
+
+/* strip [!] OPTION, strip all, add OPTION [VALUE] */
+static int opt_parse(int argc, char **argv, int *pi, struct utarget *t)
+{
+	const char *word = argv[*pi];
+	bool strip = t->type == MMB_TARGET_STRIP;
+	char err[160];
+	int i = *pi + 1, f;
+
+	if (strip && i < argc && !strcmp(argv[i], "!")) {
+		t->invert = true;
+		i++;
+	}
+	if (i == argc)
+		return err_word(AT(argv + i), "missing OPTION after %s", word);
+	t->fargi = AT(argv + i);
+	if (strip && !t->invert && !strcmp(argv[i], "all")) {
+		t->field = MMB_FIELD_TCP_OPT;
+		*pi = i + 1;
+		return 0;
+	}
+	f = field_lookup(argv[i]);
+	if (f < 0 || !field_is_opt(f))
+		return err_word(AT(argv + i), "%s takes a TCP option (tcp-opt-mss, ..., tcp-opt KIND%s)",
+				word, strip && !t->invert ? ", or all" : "");
+	t->field = f;
+	t->plen = field_bits(f);
+	if (f == MMB_FIELD_TCP_OPT) {
+		if (++i == argc || (t->kind = opt_kind(argv[i])) < 2)
+			return err_word(AT(argv + i), "tcp-opt takes a KIND, 2 to 255");
+	}
+	*pi = ++i;
+	if (i == argc || target_by_name(argv[i]))
+		return 0;	/* add: the value is optional (tcp-opt-sackp has none) */
+	if (strip)
+		return err_word(AT(argv + i), "strip takes no value");
+	if (opt_value_parse(t, argv[i], err, sizeof(err)))
+		return err_word(AT(argv + i), "%s", err);
+	t->vargi = AT(argv + i);
+	*pi = i + 1;
+	return 0;
+}
+
+static void opt_encode(struct mmb_req *req, const struct utarget *t)
+{
+	struct nlattr *a = mnl_nlmsg_get_payload_tail(req->nlh);
+
+	mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
+	if (t->kind)
+		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_KIND, t->kind);
+	if (t->invert)
+		mnl_attr_put(req->nlh, MMB_TARGET_A_INVERT, 0, NULL);
+	mmb_req_token(req, a, t->fargi);
+	a = mnl_nlmsg_get_payload_tail(req->nlh);
+	if (t->vlen || t->vargi != t->argi)
+		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
+	mmb_req_token(req, a, t->vargi);
+}
+
+static int opt_decode(const struct attrs *ta, struct utarget *t)
+{
+	const struct nlattr *v = ta->tb[MMB_TARGET_A_VALUE];
+
+	if (!ta->tb[MMB_TARGET_A_FIELD])
+		return -1;
+	t->field = mnl_attr_get_u16(ta->tb[MMB_TARGET_A_FIELD]);
+	t->kind = ta->tb[MMB_TARGET_A_KIND] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_KIND]) : 0;
+	t->invert = ta->tb[MMB_TARGET_A_INVERT];
+	t->vlen = v ? mnl_attr_get_payload_len(v) : 0;
+	if (t->field > MMB_FIELD_MAX || t->vlen > (int)sizeof(t->value))
+		return -1;
+	t->plen = field_bits(t->field);
+	if (v)
+		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
+	return 0;
+}
+
+/* An option's data as words: a number for MSS and window scale, else 0xHEX. */
+static void opt_value(const struct utarget *t, char *buf, size_t len)
+{
+	int i, n;
+
+	if (field_bits(t->field)) {
+		value_format(t->field, t->value, t->vlen, t->plen, buf, len);
+		return;
+	}
+	n = snprintf(buf, len, "0x");
+	for (i = 0; i < t->vlen && n + 3 < (int)len; i++)
+		n += snprintf(buf + n, len - n, "%02x", t->value[i]);
+}
+
+static void opt_format(const struct utarget *t, char *buf, size_t len)
+{
+	char name[40], v[100];
+	const char *type = t->type == MMB_TARGET_STRIP ? "strip" :
+			   t->type == MMB_TARGET_ADD ? "add" : "mod";
+
+	opt_name(t, name, sizeof(name));
+	opt_value(t, v, sizeof(v));
+	if (t->type == MMB_TARGET_STRIP)
+		snprintf(buf, len, "strip %s%s", t->invert ? "! " : "", name);
+	else if (t->type == MMB_TARGET_ADD && !t->vlen)
+		snprintf(buf, len, "%s %s", type, name);
+	else
+		snprintf(buf, len, "%s %s %s", type, name, v);
+}
+
+static void opt_json(const struct utarget *t)
+{
+	char v[100];
+
+	print_string("field", NULL, t->field == MMB_FIELD_TCP_OPT && !t->kind ? "all" :
+				     field_name(t->field));
+	if (t->kind)
+		print_u64("kind", NULL, t->kind);
+	if (t->invert)
+		print_bool("invert", NULL, true);
+	if (t->type != MMB_TARGET_STRIP) {
+		opt_value(t, v, sizeof(v));
+		print_string("value", NULL, v);
+	}
+}
+
 /* mod FIELD VALUE, map FIELD VALUE */
 static int mod_parse(int argc, char **argv, int *pi, struct utarget *t)
 {
@@ -97,9 +249,13 @@ static int mod_parse(int argc, char **argv, int *pi, struct utarget *t)
 				field_name(f));
 	t->field = f;
 	t->fargi = AT(argv + i);
+	if (f == MMB_FIELD_TCP_OPT) {
+		if (++i == argc || (t->kind = opt_kind(argv[i])) < 2)
+			return err_word(AT(argv + i), "%s tcp-opt takes a KIND, 2 to 255", word);
+	}
 	if (++i == argc)
 		return err_word(AT(argv + i), "missing VALUE of %s", field_name(f));
-	if (value_parse(f, argv[i], t->value, &t->vlen, &t->plen, err, sizeof(err)))
+	if (opt_value_parse(t, argv[i], err, sizeof(err)))
 		return err_word(AT(argv + i), "%s", err);
 	t->vargi = AT(argv + i);
 	*pi = i + 1;
@@ -111,9 +267,11 @@ static void mod_encode(struct mmb_req *req, const struct utarget *t)
 	struct nlattr *a = mnl_nlmsg_get_payload_tail(req->nlh);
 
 	mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
+	if (t->kind)
+		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_KIND, t->kind);
 	mmb_req_token(req, a, t->fargi);
 	a = mnl_nlmsg_get_payload_tail(req->nlh);
-	if (t->vlen)
+	if (t->vlen || (field_is_opt(t->field) && !field_bits(t->field)))
 		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
 	if (t->plen != field_bits(t->field))
 		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_PREFIX, t->plen);
@@ -132,6 +290,7 @@ static int mod_decode(const struct attrs *ta, struct utarget *t)
 		return -1;
 	t->plen = ta->tb[MMB_TARGET_A_PREFIX] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_PREFIX]) :
 						field_bits(t->field);
+	t->kind = ta->tb[MMB_TARGET_A_KIND] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_KIND]) : 0;
 	if (v)
 		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
 	return 0;
@@ -141,6 +300,11 @@ static void mod_format(const struct utarget *t, char *buf, size_t len)
 {
 	char v[160];
 
+	if (field_is_opt(t->field) && !field_bits(t->field)) {
+		opt_format(t, buf, len);
+		return;
+	}
+
 	value_format(t->field, t->value, t->vlen, t->plen, v, sizeof(v));
 	snprintf(buf, len, "%s %s %s", t->type == MMB_TARGET_MAP ? "map" : "mod",
 		 field_name(t->field), v);
@@ -149,6 +313,11 @@ static void mod_format(const struct utarget *t, char *buf, size_t len)
 static void mod_json(const struct utarget *t)
 {
 	char v[160];
+
+	if (field_is_opt(t->field) && !field_bits(t->field)) {
+		opt_json(t);
+		return;
+	}
 
 	value_format(t->field, t->value, t->vlen, t->plen, v, sizeof(v));
 	print_string("field", NULL, field_name(t->field));
@@ -217,8 +386,12 @@ const struct target_kind target_kinds[] = {
 	{ .name = "mod", .type = MMB_TARGET_MOD, .parse = mod_parse,
 	  .encode = mod_encode, .decode = mod_decode, .format = mod_format,
 	  .json = mod_json },
-	{ .name = "strip", .type = -1 },
-	{ .name = "add", .type = -1 },
+	{ .name = "strip", .type = MMB_TARGET_STRIP, .parse = opt_parse,
+	  .encode = opt_encode, .decode = opt_decode, .format = opt_format,
+	  .json = opt_json },
+	{ .name = "add", .type = MMB_TARGET_ADD, .parse = opt_parse,
+	  .encode = opt_encode, .decode = opt_decode, .format = opt_format,
+	  .json = opt_json },
 	{ .name = "map", .type = MMB_TARGET_MAP, .parse = mod_parse,
 	  .encode = mod_encode, .decode = mod_decode, .format = mod_format,
 	  .json = mod_json },

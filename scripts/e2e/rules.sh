@@ -256,8 +256,56 @@ for dst in 10.0.2.2 fd00:2::2; do
 		test "$(jq -r '(.tcp_opts | has("4") and has("8") and has("3")) and .ip_csum and .l4_csum' <<< "$pkt")" = true
 done
 in_r mmbctl flush
+# Option lists rebuilt: strip and add (DESIGN's MSS clamp), keep-only lists,
+# strip all, an option of any kind added; the SYN's checksums stay valid.
+in_r mmbctl add tcp-syn tcp-opt-mss strip tcp-opt-mss add tcp-opt-mss 1452
+for dst in 10.0.2.2 fd00:2::2; do
+	syn_at_server "$dst" 81
+	check "tcp-syn tcp-opt-mss strip tcp-opt-mss add tcp-opt-mss 1452: MSS 1452 at the server ($dst)" \
+		test "$(jq -r '.tcp_opts["2"]' <<< "$pkt")" = 05ac
+	check "strip and add: the other options stay, checksums valid ($dst)" \
+		test "$(jq -r '(.tcp_opts | has("4") and has("8") and has("3")) and .ip_csum and .l4_csum' <<< "$pkt")" = true
+done
+in_r mmbctl flush
+in_r mmbctl add tcp-syn strip ! tcp-opt-mss strip ! tcp-opt-wscale
+syn_at_server 10.0.2.2 81
+check "strip ! tcp-opt-mss strip ! tcp-opt-wscale: the SYN has MSS and window scale only" \
+	test "$(jq -c '[(.tcp_opts | keys), .ip_csum, .l4_csum, .len]' <<< "$pkt")" = '[["2","3"],true,true,48]'
+in_r mmbctl flush
+in_r mmbctl add tcp-syn strip all
+syn_at_server fd00:2::2 81
+check "strip all: the SYN has no options (IPv6)" \
+	test "$(jq -c '[.tcp_opts, .ip_csum, .l4_csum, .len]' <<< "$pkt")" = '[{},true,true,60]'
+in_r mmbctl flush
+in_r mmbctl add tcp-syn add tcp-opt 253 0xabcd
+syn_at_server 10.0.2.2 81
+check "add tcp-opt 253 0xabcd: the SYN carries it, and its own options" \
+	test "$(jq -r '(.tcp_opts["253"] == "abcd") and (.tcp_opts | has("2") and has("4") and has("8") and has("3")) and .l4_csum' <<< "$pkt")" = true
+check "an option target listed as given" test "$(rules)" = "tcp-syn add tcp-opt 253 0xabcd"
+in_r mmbctl flush
+# 20 bytes of options and 22 more do not fit in 40: the SYN passes as it was.
+in_r mmbctl add tcp-syn add tcp-opt 253 0x000102030405060708090a0b0c0d0e0f10111213
+syn_at_server 10.0.2.2 81
+check "an option that does not fit: the SYN passes without it, valid" \
+	test "$(jq -r '(.tcp_opts | (has("253") | not) and has("2")) and .l4_csum' <<< "$pkt")" = true
+check "an option that does not fit: counted in the rule's nofit" \
+	test "$(in_r mmbctl -j list | jq -r '.[0].stats.nofit')" = 1
+in_r mmbctl flush
 start_server "$S" python3 "$TRAFFIC" tcp-echo-server 5002
 echo_pid=$SERVER_PID
+# Every segment, data included: each grows by 8 bytes (6 and padding),
+# so the server's SYN-ACK is clamped for full segments to fit the MTU.
+in_r mmbctl add tcp-sport 5002 tcp-syn mod tcp-opt-mss 1400
+in_r mmbctl add tcp-dport 5002 add tcp-opt 253 0x01020304
+check "add tcp-opt 253 on every segment: 200 kB echoed intact" \
+	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 5002 200000
+check "add tcp-opt 253 on every segment: 200 kB echoed intact (IPv6)" \
+	in_c python3 "$TRAFFIC" tcp-client fd00:2::2 5002 200000
+in_r mmbctl flush
+in_r mmbctl add tcp-dport 5002 strip tcp-opt-timestamp
+check "strip tcp-opt-timestamp on every segment: 200 kB echoed intact" \
+	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 5002 200000
+in_r mmbctl flush
 in_r mmbctl add tcp-dport 5002 tcp-opt-sackp drop
 check_fails "tcp-dport 5002 tcp-opt-sackp drop: the SYN (with SACK-permitted) is dropped" \
 	in_c timeout 3 python3 "$TRAFFIC" tcp-client 10.0.2.2 5002 1000
@@ -274,8 +322,10 @@ check_fails "tcp-opt 8 (timestamps, by kind) drop: dropped" \
 in_r mmbctl flush
 kill "$echo_pid" 2> /dev/null
 wait "$echo_pid" 2> /dev/null
-refused "a rewrite of a variable-length option" 1 "only tcp-opt-mss and tcp-opt-wscale" \
+refused "an option's data of a size it cannot have" 1 "wrong size for this TCP option" \
 	in_r mmbctl add all mod tcp-opt-sack 0x01
+refused "strip with a value" 2 "strip takes no value" \
+	in_r mmbctl add all strip tcp-opt-mss 1400
 refused "an ordered operator on a byte-string option" 1 "only == and !=" \
 	in_r mmbctl add tcp-opt-timestamp '>' 0x01 drop
 

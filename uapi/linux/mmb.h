@@ -162,6 +162,7 @@ enum mmb_stats_attr {
 	MMB_STATS_A_DROP_HEADER,	/* u64 */
 	MMB_STATS_A_DROP_NOMEM,		/* u64 */
 	MMB_STATS_A_DROP_CONN,		/* u64 */
+	MMB_STATS_A_NOFIT,	/* u64, of a rule: TCP options it could not add (no room) */
 	__MMB_STATS_A_MAX
 };
 
@@ -240,6 +241,8 @@ enum mmb_target_attr {
 	MMB_TARGET_A_VALUE,
 	MMB_TARGET_A_RATE,	/* u32, drop probability in millionths */
 	MMB_TARGET_A_PREFIX,	/* u8: of an address's value, the bits set */
+	MMB_TARGET_A_KIND,	/* u8: option kind of MMB_FIELD_TCP_OPT (2..255) */
+	MMB_TARGET_A_INVERT,	/* flag: MMB_TARGET_STRIP of all but this option */
 	__MMB_TARGET_A_MAX
 };
 
@@ -263,6 +266,16 @@ enum mmb_target_type {
 	 * ip-id: an offset, ip6-flow-label: a label, original direction.
 	 */
 	MMB_TARGET_SHUFFLE,
+	/*
+	 * TCP options, on every segment (see "TCP option lists" below).
+	 * STRIP: remove the option of MMB_TARGET_A_FIELD (MMB_FIELD_TCP_OPT
+	 * with MMB_TARGET_A_KIND: that kind; without a kind: all options);
+	 * with MMB_TARGET_A_INVERT, every option but those the rule's
+	 * inverted strips name. ADD: append the option, MMB_TARGET_A_VALUE
+	 * its data, unless the segment has one of its kind.
+	 */
+	MMB_TARGET_STRIP,
+	MMB_TARGET_ADD,
 	__MMB_TARGET_MAX
 };
 
@@ -342,8 +355,19 @@ enum mmb_field {
 	 * -wscale compare as numbers, with any operator; the others take ==
 	 * or != and compare the option's data as a byte string that starts
 	 * with the value. MMB_FIELD_TCP_OPT names its kind in MMB_MATCH_A_KIND;
-	 * without a kind it only tests for any option at all. Only tcp-opt-mss
-	 * and tcp-opt-wscale can be rewritten (in place, when present).
+	 * without a kind it only tests for any option at all. MMB_TARGET_MOD
+	 * of tcp-opt-mss or tcp-opt-wscale rewrites the value in place; of
+	 * another option (a kind for MMB_FIELD_TCP_OPT), it replaces the
+	 * option's data, which may change its length.
+	 *
+	 * TCP option lists: a rule's option targets apply in the order mod,
+	 * strip, add; the rules' in rule order, after every in-place rewrite.
+	 * The list is rebuilt only if they change it: without NOPs, padded to
+	 * a multiple of 4 bytes with end-of-list bytes, the payload moved, the
+	 * data offset, IP lengths and checksums updated, a GSO packet's
+	 * gso_size lowered by what its header grew. At most 40 bytes: an
+	 * option that does not fit is not added and counted in the rule's
+	 * MMB_STATS_A_NOFIT. A malformed list is left alone.
 	 */
 	MMB_FIELD_TCP_OPT_MSS,
 	MMB_FIELD_TCP_OPT_WSCALE,

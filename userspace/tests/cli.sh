@@ -93,6 +93,12 @@ t "a port range is checked before it is sent" 2 'Error: a port range is FIRST-LA
 mmbctl add-stateful tcp-syn shuffle tcp-sport 2000-1000
                                               ^~~~~~~~~' -- add-stateful tcp-syn shuffle tcp-sport 2000-1000
 t "a stateless mod of an address is fine" 1 "" -- add tcp-dport 80 mod ip-saddr 10.0.0.1
+t "strip takes no value: the value is pointed at" 2 'Error: strip takes no value
+mmbctl add tcp-syn strip tcp-opt-mss 1400
+                                     ^~~~' -- add tcp-syn strip tcp-opt-mss 1400
+t "option data that is too long is refused before it is sent" 2 'Error: TCP option data is 0x and 0 to 38 hex bytes
+mmbctl add all add tcp-opt 253 0x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223242526
+                               ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~' -- add all add tcp-opt 253 0x000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223242526
 
 # -f reads the whole file before it talks to the kernel: errors in it name
 # the file, the line and the word, whatever the line endings and comments.

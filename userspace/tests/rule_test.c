@@ -72,6 +72,7 @@ static int same(const struct urule *a, const struct urule *b)
 	for (i = 0; i < a->nt; i++)
 		if (a->t[i].type != b->t[i].type || a->t[i].field != b->t[i].field ||
 		    a->t[i].rate != b->t[i].rate || a->t[i].vlen != b->t[i].vlen ||
+		    a->t[i].kind != b->t[i].kind || a->t[i].invert != b->t[i].invert ||
 		    memcmp(a->t[i].value, b->t[i].value, a->t[i].vlen))
 			return 0;
 	return 1;
@@ -362,7 +363,23 @@ int main(void)
 	bad("tcp-dport 1 mod tcp-checksum 0", EXIT_USAGE, 4);
 	bad("all frob", EXIT_USAGE, 2);
 	bad("all drop tcp-dport 80", EXIT_USAGE, 3);
-	bad("all strip tcp-opt-mss", EXIT_USAGE, 2);
+	/* TCP option lists: strip [!] OPTION, strip all, add OPTION [VALUE], mod of data. */
+	good("tcp-syn tcp-opt-mss strip tcp-opt-mss add tcp-opt-mss 1452", NULL);
+	good("tcp-opt-timestamp strip ! tcp-opt-mss strip ! tcp-opt-wscale", NULL);
+	good("all strip all", NULL);
+	good("tcp-syn add tcp-opt-sackp add tcp-opt 253 0xabcd", NULL);
+	good("tcp-syn add tcp-opt 0xfd 0xabcd", "tcp-syn add tcp-opt 253 0xabcd");
+	good("all mod tcp-opt 253 0x0102030405 strip tcp-opt 30", NULL);
+	good("all mod tcp-opt-timestamp 0x0102030405060708", NULL);
+	bad("all strip", EXIT_USAGE, 3);
+	bad("all strip ip-ttl", EXIT_USAGE, 3);
+	bad("all strip tcp-opt-mss 1400", EXIT_USAGE, 4);
+	bad("all strip ! all", EXIT_USAGE, 4);
+	bad("all strip tcp-opt", EXIT_USAGE, 4);
+	bad("all add tcp-opt 1 0x00", EXIT_USAGE, 4);
+	bad("all add tcp-opt-mss 70000", EXIT_USAGE, 4);
+	bad("all add tcp-opt 253 0x" HEX64, EXIT_USAGE, 5);
+	bad("all mod tcp-opt 0x0102", EXIT_USAGE, 4);
 	bad("in no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("!", EXIT_USAGE, 2);
 
@@ -379,6 +396,9 @@ int main(void)
 	wire("udp-dport 53 shuffle udp-sport 20000-20999 map ip6-saddr 2001:db8::/64", true);
 	wire("tcp-syn shuffle tcp-seq-num shuffle tcp-ack-num shuffle ip-id", true);
 	wire("all mod udp-dport 1", true);
+	wire("tcp-syn tcp-opt-mss strip tcp-opt-mss add tcp-opt-mss 1452", false);
+	wire("all strip ! tcp-opt-mss strip all add tcp-opt-sackp add tcp-opt 253 0xab", false);
+	wire("all mod tcp-opt 253 0x01020304", false);
 	bad("tcp-dport 80 map ip-saddr 10.0.0.1", EXIT_USAGE, 3);
 	bad("tcp-dport 80 shuffle tcp-sport", EXIT_USAGE, 3);
 	a_stateful = true;
