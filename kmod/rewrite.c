@@ -5,8 +5,8 @@
  * offsets and end) that every step keeps true: first the in-place ones,
  * in rule order (mod targets, and through mmb_rewrite_field() a
  * connection's per-direction values), then those that change the
- * packet's length (TCP option add and strip, to come), which move the
- * view's offsets as they move bytes.
+ * packet's length (TCP option lists: strip, add, a mod of an option's
+ * data; tcpopt.c), which move the view's offsets as they move bytes.
  *
  * In place, a field is rewritten as (bytes & ~mask) | value, one aligned
  * 16-bit word at a time; every word that changes is accounted for in the
