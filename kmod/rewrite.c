@@ -302,8 +302,9 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 /*
  * The segments of a fraglist GRO packet, each with its own headers before
  * its data: made private (as skb_segment_list() makes them), parsed and
- * rewritten like the first. A segment whose header changed length changes
- * its packet's.
+ * rewritten like the first. A segment's headers may change length: they
+ * are not in its length nor in the packet's, and segmentation finds them
+ * by the segment's network header.
  */
 static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v)
 {
@@ -326,12 +327,11 @@ static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v
 		if (hlen < 0 || hlen > skb_headroom(seg))
 			continue;
 		__skb_push(seg, hlen);
+		delta = 0;
 		err = mmb_parse(seg, &pkt) ? 0 : mmb_rewrite_one(seg, &pkt, v, &delta);
 		if (err)
 			return err;
-		__skb_pull(seg, hlen + delta);
-		skb->len += delta;
-		skb->data_len += delta;
+		__skb_pull(seg, hlen + delta);	/* its data, as before */
 	}
 	return 0;
 }

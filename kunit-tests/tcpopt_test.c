@@ -326,6 +326,80 @@ static void tcpopt_gso_test(struct kunit *test)
 	}
 }
 
+/*
+ * A fraglist GRO packet (forwarding's GRO: three TCP segments, each with
+ * its own headers, the first's IP length that of them all): every segment
+ * gets the option, and segmentation gives three packets, each with the
+ * option, its own length and valid checksums.
+ */
+static void tcpopt_fraglist_test(struct kunit *test)
+{
+	static const struct mmbt_target t[] = { KIND(ADD, 253, 2, 0xab, 0xcd) };
+	static const u8 opts[] = { 1, 1, 8, 10, 1, 2, 3, 4, 5, 6, 7, 8 };
+	struct mmb_rule *rule = to_rule(test, t, 1);
+	struct mmbt_pkt_desc d = to_desc(false, opts, sizeof(opts), 500);
+	struct sk_buff *head, *seg, *segl;
+	unsigned int i, n = 0, got = 0;
+
+	head = mmbt_pkt_build(init_net.loopback_dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, head);
+	for (i = 0; i < 2; i++) {
+		struct sk_buff **link = i ? &seg->next : &skb_shinfo(head)->frag_list;
+
+		d.seq += d.payload_len;
+		seg = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, seg);
+		seg->ip_summed = CHECKSUM_UNNECESSARY;
+		skb_set_transport_header(seg, 20);
+		__skb_pull(seg, 20 + 20 + sizeof(opts));	/* at its data */
+		head->len += seg->len;
+		head->data_len += seg->len;
+		head->truesize += seg->truesize;
+		*link = seg;
+	}
+	skb_set_transport_header(head, 20);
+	skb_shinfo(head)->gso_type = SKB_GSO_TCPV4 | SKB_GSO_FRAGLIST;
+	skb_shinfo(head)->gso_size = d.payload_len;
+	skb_shinfo(head)->gso_segs = 3;
+	head->ip_summed = CHECKSUM_UNNECESSARY;
+	ip_hdr(head)->tot_len = htons(head->len);
+	ip_send_check(ip_hdr(head));
+
+	KUNIT_ASSERT_EQ(test, to_run(head, &rule, 1), 0);
+	/* The segments' headers are not in the packet's length. */
+	KUNIT_EXPECT_EQ(test, head->len, 20 + 20 + 16 + 3 * 500);
+	KUNIT_EXPECT_EQ(test, ntohs(ip_hdr(head)->tot_len), head->len);
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(ip_hdr(head), 5), 0);
+	skb_walk_frags(head, seg) {	/* at their data, as before */
+		KUNIT_EXPECT_EQ(test, seg->len, 500);
+		KUNIT_EXPECT_EQ(test, -skb_network_offset(seg), 20 + 20 + 16);
+	}
+
+	skb_reset_mac_header(head);
+	head->mac_len = 0;
+	segl = skb_gso_segment(head, NETIF_F_SG | NETIF_F_GSO_FRAGLIST);
+	KUNIT_ASSERT_FALSE(test, IS_ERR_OR_NULL(segl));
+	skb_list_walk_safe(segl, seg, segl) {
+		struct tcphdr *th;
+		bool good;
+
+		n++;
+		KUNIT_ASSERT_EQ(test, skb_linearize(seg), 0);
+		th = (void *)(seg->data + 20);
+		good = seg->len == 20 + 20 + 16 + 500 &&
+		       ntohs(ip_hdr(seg)->tot_len) == seg->len &&
+		       th->doff == 9 && ((u8 *)th)[30] == 253 && ((u8 *)th)[31] == 4 &&
+		       ntohl(th->seq) == 7 + got &&
+		       mmbt_csums_ok(seg, false, 20, IPPROTO_TCP);
+		if (!good)
+			KUNIT_FAIL(test, "segment %u (%u bytes) not as it should be", n, seg->len);
+		got += 500;
+		kfree_skb(seg);
+	}
+	KUNIT_EXPECT_EQ(test, n, 3);
+	kfree_skb(head);
+}
+
 /* --- differential: random lists and targets against a naive reference ---- */
 
 /* An option list as the reference keeps it: [kind, data...] per option. */
@@ -628,6 +702,7 @@ static void tcpopt_differential_test(struct kunit *test)
 static struct kunit_case mmb_tcpopt_cases[] = {
 	KUNIT_CASE(tcpopt_cases_test),
 	KUNIT_CASE(tcpopt_gso_test),
+	KUNIT_CASE(tcpopt_fraglist_test),
 	KUNIT_CASE(tcpopt_differential_test),
 	{}
 };
