@@ -112,6 +112,42 @@ static void nlt_op_add(struct nlt *t, u32 saddr, u16 dport)
 	nlt_nest_end(t, op);
 }
 
+/*
+ * A batch's add of "tcp-dport @dport strip ! tcp-opt-mss add tcp-opt 253
+ * 0xabcd mod tcp-opt 30 0x01": option targets, with kinds, a flag and values.
+ */
+static void nlt_op_add_opts(struct nlt *t, u16 dport)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), rule, list, nest;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nlt_match(t, 1, MMB_FIELD_TCP_DPORT, dport);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_STRIP);
+	nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT_MSS);
+	nlt_put(t, MMB_TARGET_A_INVERT, NULL, 0);
+	nlt_nest_end(t, nest);
+	nest = nlt_nest(t, 2);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ADD);
+	nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT);
+	nlt_u8(t, MMB_TARGET_A_KIND, 253);
+	nlt_put(t, MMB_TARGET_A_VALUE, "\xab\xcd", 2);
+	nlt_nest_end(t, nest);
+	nest = nlt_nest(t, 3);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MOD);
+	nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT);
+	nlt_u8(t, MMB_TARGET_A_KIND, 30);
+	nlt_put(t, MMB_TARGET_A_VALUE, "\x01", 1);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+}
+
 /* A batch's del of rule @handle; returns the offset of its handle. */
 static unsigned int nlt_op_del(struct nlt *t, u32 handle)
 {
@@ -226,6 +262,10 @@ enum nlt_fault {
 	F_TARGET_TYPE,		/* target type past the last */
 	F_KIND_NOT_OPT,		/* an option kind on ip-ttl */
 	F_MOD_STRUCTURAL,	/* mod ip-len: the packet's structure */
+	F_OPT_KIND,		/* strip tcp-opt 1 (a NOP is padding) */
+	F_STRIP_VALUE,		/* strip tcp-opt-mss with a value */
+	F_ADD_SIZE,		/* add tcp-opt-timestamp with 3 bytes */
+	F_INVERT_ADD,		/* add with the strip ! flag */
 	F_MAX
 };
 
@@ -257,6 +297,10 @@ static const struct {
 	[F_TARGET_TYPE]		= { -ERANGE },
 	[F_KIND_NOT_OPT]	= { -EINVAL, "an option kind is for tcp-opt only" },
 	[F_MOD_STRUCTURAL]	= { -EINVAL, NLT_STRUCTURAL },
+	[F_OPT_KIND]		= { -ERANGE },
+	[F_STRIP_VALUE]		= { -EINVAL, "strip takes no value" },
+	[F_ADD_SIZE]		= { -EINVAL, "value has the wrong size for this TCP option" },
+	[F_INVERT_ADD]		= { -EINVAL, "only strip takes !" },
 };
 
 /* Build the add request of @fault; returns the offset the ACK must name. */
@@ -374,6 +418,23 @@ targets:
 			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_MOD);
 			bad = nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_IP_LEN);
 			nlt_u16(t, MMB_TARGET_A_VALUE, 100);
+		} else if (fault == F_OPT_KIND) {
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_STRIP);
+			nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT);
+			bad = nlt_u8(t, MMB_TARGET_A_KIND, 1);
+		} else if (fault == F_STRIP_VALUE) {
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_STRIP);
+			nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT_MSS);
+			bad = nlt_u16(t, MMB_TARGET_A_VALUE, 1400);
+		} else if (fault == F_ADD_SIZE) {
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ADD);
+			nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT_TIMESTAMP);
+			bad = nlt_put(t, MMB_TARGET_A_VALUE, "abc", 3);
+		} else if (fault == F_INVERT_ADD) {
+			bad = nest;	/* the target as a whole */
+			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ADD);
+			nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT_SACKP);
+			nlt_put(t, MMB_TARGET_A_INVERT, NULL, 0);
 		} else {
 			nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
 			if (fault == F_RATE)
@@ -606,6 +667,10 @@ static void netlink_fuzz_test(struct kunit *test)
 	struct nlt t;
 
 	nlt_open(test, &t);
+	/* The rule with option targets, as it is, is accepted. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlt_op_add_opts(&t, 80);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
 	prandom_seed_state(&rnds, 42);
 	for (n = 0; n < NFUZZ; n++) {
 		unsigned int nops = 1 + prandom_u32_state(&rnds) % 3;
@@ -614,8 +679,13 @@ static void netlink_fuzz_test(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 		before = nlt_state();
 		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-		for (i = 0; i < nops; i++)
-			nlt_op_add(&t, prandom_u32_state(&rnds), prandom_u32_state(&rnds));
+		for (i = 0; i < nops; i++) {
+			if (n % 2)	/* TCP option targets: kinds, a flag, data */
+				nlt_op_add_opts(&t, prandom_u32_state(&rnds));
+			else
+				nlt_op_add(&t, prandom_u32_state(&rnds),
+					   prandom_u32_state(&rnds));
+		}
 		nlt_corrupt(&t, &rnds);
 		if (nlt_send(&t)) {
 			refused++;
