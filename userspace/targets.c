@@ -151,40 +151,6 @@ static int opt_parse(int argc, char **argv, int *pi, struct utarget *t)
 	return 0;
 }
 
-static void opt_encode(struct mmb_req *req, const struct utarget *t)
-{
-	struct nlattr *a = mnl_nlmsg_get_payload_tail(req->nlh);
-
-	mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
-	if (t->kind)
-		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_KIND, t->kind);
-	if (t->invert)
-		mnl_attr_put(req->nlh, MMB_TARGET_A_INVERT, 0, NULL);
-	mmb_req_token(req, a, t->fargi);
-	a = mnl_nlmsg_get_payload_tail(req->nlh);
-	if (t->vlen || t->vargi != t->argi)
-		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
-	mmb_req_token(req, a, t->vargi);
-}
-
-static int opt_decode(const struct attrs *ta, struct utarget *t)
-{
-	const struct nlattr *v = ta->tb[MMB_TARGET_A_VALUE];
-
-	if (!ta->tb[MMB_TARGET_A_FIELD])
-		return -1;
-	t->field = mnl_attr_get_u16(ta->tb[MMB_TARGET_A_FIELD]);
-	t->kind = ta->tb[MMB_TARGET_A_KIND] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_KIND]) : 0;
-	t->invert = ta->tb[MMB_TARGET_A_INVERT];
-	t->vlen = v ? mnl_attr_get_payload_len(v) : 0;
-	if (t->field > MMB_FIELD_MAX || t->vlen > (int)sizeof(t->value))
-		return -1;
-	t->plen = field_bits(t->field);
-	if (v)
-		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
-	return 0;
-}
-
 /* An option's data as words: a number for MSS and window scale, else 0xHEX. */
 static void opt_value(const struct utarget *t, char *buf, size_t len)
 {
@@ -262,6 +228,7 @@ static int mod_parse(int argc, char **argv, int *pi, struct utarget *t)
 	return 0;
 }
 
+/* mod, map, shuffle, strip, add: the field (kind, !) and the value given. */
 static void mod_encode(struct mmb_req *req, const struct utarget *t)
 {
 	struct nlattr *a = mnl_nlmsg_get_payload_tail(req->nlh);
@@ -269,9 +236,12 @@ static void mod_encode(struct mmb_req *req, const struct utarget *t)
 	mnl_attr_put_u16(req->nlh, MMB_TARGET_A_FIELD, t->field);
 	if (t->kind)
 		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_KIND, t->kind);
+	if (t->invert)
+		mnl_attr_put(req->nlh, MMB_TARGET_A_INVERT, 0, NULL);
 	mmb_req_token(req, a, t->fargi);
 	a = mnl_nlmsg_get_payload_tail(req->nlh);
-	if (t->vlen || (field_is_opt(t->field) && !field_bits(t->field)))
+	/* A value given may be empty: an option's data ("0x"). */
+	if (t->vlen || t->vargi != t->argi)
 		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
 	if (t->plen != field_bits(t->field))
 		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_PREFIX, t->plen);
@@ -282,7 +252,8 @@ static int mod_decode(const struct attrs *ta, struct utarget *t)
 {
 	const struct nlattr *v = ta->tb[MMB_TARGET_A_VALUE];
 
-	if (!ta->tb[MMB_TARGET_A_FIELD] || (!v && t->type != MMB_TARGET_SHUFFLE))
+	if (!ta->tb[MMB_TARGET_A_FIELD] ||
+	    (!v && (t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP)))
 		return -1;
 	t->field = mnl_attr_get_u16(ta->tb[MMB_TARGET_A_FIELD]);
 	t->vlen = v ? mnl_attr_get_payload_len(v) : 0;
@@ -291,6 +262,7 @@ static int mod_decode(const struct attrs *ta, struct utarget *t)
 	t->plen = ta->tb[MMB_TARGET_A_PREFIX] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_PREFIX]) :
 						field_bits(t->field);
 	t->kind = ta->tb[MMB_TARGET_A_KIND] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_KIND]) : 0;
+	t->invert = ta->tb[MMB_TARGET_A_INVERT];
 	if (v)
 		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
 	return 0;
@@ -387,10 +359,10 @@ const struct target_kind target_kinds[] = {
 	  .encode = mod_encode, .decode = mod_decode, .format = mod_format,
 	  .json = mod_json },
 	{ .name = "strip", .type = MMB_TARGET_STRIP, .parse = opt_parse,
-	  .encode = opt_encode, .decode = opt_decode, .format = opt_format,
+	  .encode = mod_encode, .decode = mod_decode, .format = opt_format,
 	  .json = opt_json },
 	{ .name = "add", .type = MMB_TARGET_ADD, .parse = opt_parse,
-	  .encode = opt_encode, .decode = opt_decode, .format = opt_format,
+	  .encode = mod_encode, .decode = mod_decode, .format = opt_format,
 	  .json = opt_json },
 	{ .name = "map", .type = MMB_TARGET_MAP, .parse = mod_parse,
 	  .encode = mod_encode, .decode = mod_decode, .format = mod_format,
