@@ -24,44 +24,25 @@ static void to_free_rule(void *rule)
 	mmb_rule_free(rule);
 }
 
-/* A rule of "all" with these targets. */
+/* A rule of "all" with these targets, freed when the test ends. */
 static struct mmb_rule *to_rule(struct kunit *test, const struct mmbt_target *t,
 				unsigned int nt)
 {
-	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
-	struct mmb_rule *rule;
-	unsigned int i;
+	const struct mmb_match_spec all = { .field = MMB_FIELD_ALL };
+	struct mmb_rule *rule = mmbt_rule_make(test, false, &all, 1, t, nt);
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->nmatches = 1;
-	s->m[0].field = MMB_FIELD_ALL;
-	s->ntargets = nt;
-	for (i = 0; i < nt; i++) {
-		s->t[i].type = t[i].type;
-		s->t[i].field = t[i].field;
-		s->t[i].kind = t[i].plen;	/* a kind, for tcp-opt */
-		s->t[i].invert = t[i].type == MMB_TARGET_STRIP && t[i].vlen == 0xff;
-		s->t[i].vlen = s->t[i].invert ? 0 : t[i].vlen;
-		s->t[i].plen = mmb_field(t[i].field)->bits;
-		memcpy(s->t[i].value, t[i].value, s->t[i].vlen);
-	}
-	rule = mmb_rule_create(s, NULL, &err);
-	if (IS_ERR(rule))
-		KUNIT_FAIL(test, "rule refused: %s", err.msg);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, to_free_rule, rule), 0);
 	return rule;
 }
 
-/* Targets, written short: kind in .plen for tcp-opt, .vlen 0xff: strip !. */
+/* Targets, written short. */
 #define STRIP(f)	{ .type = MMB_TARGET_STRIP, .field = MMB_FIELD_TCP_OPT_##f }
-#define KEEP(f)		{ .type = MMB_TARGET_STRIP, .field = MMB_FIELD_TCP_OPT_##f, .vlen = 0xff }
+#define KEEP(f)		{ .type = MMB_TARGET_STRIP, .field = MMB_FIELD_TCP_OPT_##f, .invert = true }
 #define STRIP_ALL	{ .type = MMB_TARGET_STRIP, .field = MMB_FIELD_TCP_OPT }
 #define ADD_MSS(hi, lo)	{ .type = MMB_TARGET_ADD, .field = MMB_FIELD_TCP_OPT_MSS, .vlen = 2, \
 			  .value = { hi, lo } }
 #define ADD_SACKP	{ .type = MMB_TARGET_ADD, .field = MMB_FIELD_TCP_OPT_SACKP }
-#define KIND(t, k, n, ...) { .type = MMB_TARGET_##t, .field = MMB_FIELD_TCP_OPT, .plen = (k), \
+#define KIND(t, k, n, ...) { .type = MMB_TARGET_##t, .field = MMB_FIELD_TCP_OPT, .kind = (k), \
 			  .vlen = (n), .value = { __VA_ARGS__ } }
 
 /*
@@ -445,7 +426,7 @@ static unsigned int to_ref_bytes(const struct to_ref *r)
 
 static u8 to_kind(const struct mmbt_target *t)
 {
-	return t->field == MMB_FIELD_TCP_OPT ? t->plen : mmb_field(t->field)->hoff;
+	return t->field == MMB_FIELD_TCP_OPT ? t->kind : mmb_field(t->field)->hoff;
 }
 
 /* The semantics as documented, one rule: mods, strips, adds; *@nofit counted. */
@@ -472,14 +453,14 @@ static bool to_ref_apply(struct to_ref *r, const struct mmbt_target *t, unsigned
 		changed = true;
 	}
 	for (i = 0; i < nt; i++)
-		any_keep |= t[i].type == MMB_TARGET_STRIP && t[i].vlen == 0xff;
+		any_keep |= t[i].type == MMB_TARGET_STRIP && t[i].invert;
 	for (j = 0; j < r->n; j++) {
 		bool strip = false, keep = false;
 
 		for (i = 0; i < nt; i++) {
 			if (t[i].type != MMB_TARGET_STRIP)
 				continue;
-			if (t[i].vlen == 0xff)
+			if (t[i].invert)
 				keep |= to_kind(&t[i]) == r->o[j].kind;
 			else
 				strip |= !to_kind(&t[i]) || to_kind(&t[i]) == r->o[j].kind;
@@ -603,23 +584,23 @@ static void to_rand_target(struct rnd_state *rs, struct mmbt_target *t)
 
 	memset(t, 0, sizeof(*t));
 	t->field = MMB_FIELD_TCP_OPT;
-	t->plen = kind;
+	t->kind = kind;
 	for (i = 0; i < ARRAY_SIZE(named); i++)
 		if (mmb_field(named[i])->hoff == kind)
 			t->field = named[i];
 	if (t->field != MMB_FIELD_TCP_OPT)
-		t->plen = 0;
+		t->kind = 0;
 	switch (prandom_u32_state(rs) % 5) {
 	case 0:
 		t->type = MMB_TARGET_STRIP;
 		if (!(prandom_u32_state(rs) % 6)) {
 			t->field = MMB_FIELD_TCP_OPT;	/* all */
-			t->plen = 0;
+			t->kind = 0;
 		}
 		break;
 	case 1:
 		t->type = MMB_TARGET_STRIP;
-		t->vlen = 0xff;		/* ! */
+		t->invert = true;
 		break;
 	case 2:
 		if (kind != 2 && kind != 3 && kind != 4) {

@@ -201,10 +201,13 @@ struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool sta
 	return rule;
 }
 
-/* add[-stateful] MATCHES TARGETS, a rule with targets that carry values */
-struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,
-				   const struct mmb_match_spec *m, unsigned int nm,
-				   const struct mmbt_target *t, unsigned int nt)
+/*
+ * A rule of MATCHES TARGETS (stateful: add-stateful), created, not
+ * inserted: the caller's to insert or to free.
+ */
+struct mmb_rule *mmbt_rule_make(struct kunit *test, bool stateful,
+				const struct mmb_match_spec *m, unsigned int nm,
+				const struct mmbt_target *t, unsigned int nt)
 {
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct mmb_rule_err err = {};
@@ -221,6 +224,8 @@ struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool
 		s->t[i].field = t[i].field;
 		s->t[i].vlen = t[i].vlen;
 		s->t[i].plen = t[i].plen ?: mmb_field(t[i].field)->bits;
+		s->t[i].kind = t[i].kind;
+		s->t[i].invert = t[i].invert;
 		s->t[i].rate = MMB_RATE_ALWAYS;
 		memcpy(s->t[i].value, t[i].value, t[i].vlen);
 	}
@@ -228,6 +233,16 @@ struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool
 	if (IS_ERR(rule))
 		KUNIT_FAIL(test, "rule refused: %s", err.msg);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	return rule;
+}
+
+/* add[-stateful] MATCHES TARGETS, a rule with targets that carry values */
+struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,
+				   const struct mmb_match_spec *m, unsigned int nm,
+				   const struct mmbt_target *t, unsigned int nt)
+{
+	struct mmb_rule *rule = mmbt_rule_make(test, stateful, m, nm, t, nt);
+
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 	return rule;
 }

@@ -62,9 +62,14 @@ struct mmbt_target {
 	u16 field;
 	u8 vlen;
 	u8 plen;
+	u8 kind;		/* of tcp-opt */
+	bool invert;		/* strip ! */
 	u8 value[38];		/* a TCP option's data at most */
 };
 
+struct mmb_rule *mmbt_rule_make(struct kunit *test, bool stateful,
+				const struct mmb_match_spec *m, unsigned int nm,
+				const struct mmbt_target *t, unsigned int nt);
 struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool stateful,
 				   const struct mmb_match_spec *m, unsigned int nm,
 				   const struct mmbt_target *t, unsigned int nt);
