@@ -18,34 +18,6 @@ in_r mmbctl enable r1
 in_r ethtool -K r1 tx off > /dev/null	# segment in software: checksums from what mmb wrote
 RMAC=$(mac_of "$R" r0)
 
-# capture_on NS IFACE PROTO COUNT: a capture in the background; its lines
-# go to $TMP/IFACE.cap; capture_stop IFACE ends it and prints them.
-capture_on() {
-	rm -f "$TMP/$2.cap"	# not a "ready" of the capture before
-	ip netns exec "$1" python3 "$TRAFFIC" capture "$2" "$3" "$4" "$CEILING" \
-		> "$TMP/$2.cap" 2>&1 &
-	eval "cap_$2=\$!"
-	wait_for "$CEILING" grep -q '^ready' "$TMP/$2.cap"
-}
-
-capture_stop() {
-	local pid
-
-	eval "pid=\$cap_$1"
-	kill "$pid" 2> /dev/null
-	wait "$pid" 2> /dev/null
-	grep -v '^ready' "$TMP/$1.cap"
-}
-
-# capture_wait IFACE: the capture ended by itself (it saw COUNT packets).
-capture_wait() {
-	local pid
-
-	eval "pid=\$cap_$1"
-	wait "$pid" 2> /dev/null
-	grep -v '^ready' "$TMP/$1.cap"
-}
-
 # --- fragments that hide the TCP header ---------------------------------------
 # A SYN to port 7000 in two fragments: "tiny" puts 16 bytes of the TCP
 # header in the first (no flags), "overlap" 8 (ports and sequence) and the

@@ -133,6 +133,37 @@ bg_in() {
 	BG_PID=$!
 }
 
+# capture_on NS IFACE PROTO COUNT [SECONDS]: a capture in the background,
+# ready when this returns, for COUNT packets or SECONDS (default CEILING);
+# its lines go to $TMP/IFACE.cap. capture_stop IFACE ends it and prints
+# them; capture_wait IFACE waits for it to end by itself. Both in the
+# shell that started it (not in a pipe or $(...): wait needs its child).
+capture_on() {
+	rm -f "$TMP/$2.cap"	# not a "ready" of the capture before
+	ip netns exec "$1" python3 "$TRAFFIC" capture "$2" "$3" "$4" "${5:-$CEILING}" \
+		> "$TMP/$2.cap" 2>&1 &
+	eval "cap_$2=\$!"
+	wait_for "$CEILING" grep -q '^ready' "$TMP/$2.cap"
+}
+
+capture_stop() {
+	local pid
+
+	eval "pid=\$cap_$1"
+	kill "$pid" 2> /dev/null
+	wait "$pid" 2> /dev/null
+	grep -v '^ready' "$TMP/$1.cap"
+}
+
+# capture_wait IFACE: the capture ended by itself (it saw COUNT packets).
+capture_wait() {
+	local pid
+
+	eval "pid=\$cap_$1"
+	wait "$pid" 2> /dev/null
+	grep -v '^ready' "$TMP/$1.cap"
+}
+
 # A background server in namespace $1, ready when it printed "ready";
 # SERVER_PID and SERVER_LOG name it.
 start_server() {

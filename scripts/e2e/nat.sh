@@ -177,17 +177,13 @@ in_s ethtool -K s0 tso off gso off > /dev/null
 in_r tc qdisc add dev r1 root netem loss 1%
 in_r tc qdisc add dev r0 root netem loss 1%
 start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
-bg_in "$C" python3 "$TRAFFIC" capture c0 6 100000 300 > "$TMP/cap"
-cap=$BG_PID
-wait_for "$CEILING" grep -q '^ready' "$TMP/cap"
+capture_on "$C" c0 6 100000 300
 check "seq shuffle: 10 MB echoed through 1% loss both ways are intact" \
 	in_c python3 "$TRAFFIC" tcp-multi 10.0.2.2 8000 1 0 10.0.1.2 10000000
-kill "$cap"
-wait "$cap" 2> /dev/null
+capture_stop c0 > "$TMP/cap.json"
 stop_server
 in_r tc qdisc del dev r1 root
 in_r tc qdisc del dev r0 root
-tail -n +2 "$TMP/cap" | grep -v '^ready' > "$TMP/cap.json"
 # [edges seen, the lowest, the highest], relative to the client's ISN
 edges=$(jq -sc '(map(select(.flags == 18)) | .[0].ack - 1) as $isn |
 	[.[] | select(.sack) | .sack[] | (. - $isn + 4294967296) % 4294967296] |

@@ -354,10 +354,7 @@ for how in tso gro; do
 		in_r ethtool -K r0 gro on > /dev/null
 	fi
 	for dst in 10.0.2.2 fd00:2::2; do
-		rm -f "$TMP/r0.cap"	# not the last round's "ready"
-		bg_in "$R" python3 "$TRAFFIC" capture r0 6 40 "$CEILING" > "$TMP/r0.cap" 2>&1
-		r0cap=$BG_PID
-		wait_for "$CEILING" grep -q '^ready' "$TMP/r0.cap"
+		capture_on "$R" r0 6 40
 		start_server "$S" python3 "$TRAFFIC" capture s0 6 50 "$CEILING"
 		check "$how: 1 MB echoed intact through both port rewrites ($dst)" \
 			in_c python3 "$TRAFFIC" tcp-client "$dst" 5010 1000000
@@ -365,8 +362,8 @@ for how in tso gro; do
 		# It ends at its 40th TCP packet (a 1 MB echo has more), or after
 		# the ceiling. (Stopped early with SIGTERM, its output came back
 		# empty now and then on 6.12 under TCG.)
-		wait "$r0cap"
-		big=$(grep -v '^ready' "$TMP/r0.cap" | jq -s 'map(.len) | max')
+		capture_wait r0 > "$TMP/r0.json"
+		big=$(jq -s 'map(.len) | max' "$TMP/r0.json")
 		check "$how: mmb on r0 got super-packets (largest $big bytes, $dst)" \
 			test "${big:-0}" -gt 1500
 		check "$how: 50 segments at s0 for port 5011, DSCP 10, checksums valid ($dst)" \

@@ -39,16 +39,11 @@ in_r mmbctl flush
 # --- SACK-permitted added to SYNs that lack it --------------------------------------
 # syn_ack PORT: the SYN at s0 and the server's SYN-ACK at c0, as JSON lines.
 syn_ack() {
-	rm -f "$TMP/s0.cap" "$TMP/c0.cap"
-	bg_in "$S" python3 "$TRAFFIC" capture s0 6 1 "$CEILING" > "$TMP/s0.cap"
-	local s0=$BG_PID
-	bg_in "$C" python3 "$TRAFFIC" capture c0 6 1 "$CEILING" > "$TMP/c0.cap"
-	local c0=$BG_PID
-	wait_for "$CEILING" grep -q '^ready' "$TMP/s0.cap"
-	wait_for "$CEILING" grep -q '^ready' "$TMP/c0.cap"
+	capture_on "$S" s0 6 1
+	capture_on "$C" c0 6 1
 	in_c timeout 5 bash -c "exec 3<>/dev/tcp/10.0.2.2/$1"
-	wait "$s0" "$c0"
-	grep -h '^{' "$TMP/s0.cap" "$TMP/c0.cap"
+	capture_wait s0
+	capture_wait c0
 }
 in_c sysctl -qw net.ipv4.tcp_sack=0
 check_jq "a client without SACK: its SYN and the server's SYN-ACK have no SACK-permitted" \
@@ -77,15 +72,12 @@ in_r ethtool -K r0 gro off > /dev/null
 in_r ethtool -K r0 gro on > /dev/null		# veth runs NAPI, so GRO, from here
 in_r ethtool -K r1 tx off > /dev/null
 in_r tc qdisc add dev r1 root netem loss 1%
-bg_in "$S" python3 "$TRAFFIC" capture s0 6 20000 600 > "$TMP/cap"
-cap=$BG_PID
-wait_for "$CEILING" grep -q '^ready' "$TMP/cap"
+capture_on "$S" s0 6 20000 600
 check "strip tcp-opt-timestamp through TSO, GRO and 1% loss: 20 MB echoed intact" \
 	in_c python3 "$TRAFFIC" tcp-multi 10.0.2.2 8000 1 0 10.0.1.2 20000000
-kill "$cap"
-wait "$cap" 2> /dev/null
+capture_stop s0 > "$TMP/s0.json"
 in_r tc qdisc del dev r1 root
-tail -n +2 "$TMP/cap" | grep -v '^ready' | jq -c 'select(.dport == 8000)' > "$TMP/data.json"
+jq -c 'select(.dport == 8000)' "$TMP/s0.json" > "$TMP/data.json"
 check_all "at s0: every segment to the server at most 1500 bytes, no timestamp, checksums valid" \
 	'.len <= 1500 and (.tcp_opts | has("8") | not) and .ip_csum and .l4_csum' 5000 \
 	"$(jq -c 'select(.flags != 2)' "$TMP/data.json")"
