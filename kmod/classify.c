@@ -92,8 +92,11 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		return;
 	}
 	for (i = 0; i < rv->n; i++) {
-		const struct mmb_rule *rule = rv->r[i].rule;
+		const struct mmb_rref *r = &rv->r[i];
+		const struct mmb_rule *rule = r->rule;
 
+		if (r->nres && !mmb_resid_match(rv->res + r->res, r->nres, &pkt->key))
+			continue;
 		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;
 		if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))

@@ -590,24 +590,39 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	return skb->len;
 }
 
-/* The fields of a mask: the == matches of a rule that has it. */
-static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule)
+/*
+ * The fields of a table's @tmask, named by the == matches of a rule in it:
+ * those whose bits the table's mask has, an address with the prefix the
+ * table keeps of it (tuple merging may keep a shorter one, or none).
+ */
+static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule,
+				  const struct mmb_key *tmask)
 {
 	struct nlattr *list, *nest;
-	unsigned int i, n = 0;
+	unsigned int i, j, n = 0;
 
 	list = nla_nest_start(skb, MMB_TABLE_A_FIELDS);
 	if (!list)
 		return -EMSGSIZE;
 	for (i = 0; i < rule->nmatches; i++) {
 		const struct mmb_match *m = &rule->m[i];
+		struct mmb_key fmask = {};
+		unsigned int plen = 0, bits = 0;
 
-		if (rule->slow & BIT(i) || m->field == MMB_FIELD_ALL)
+		if (!mmb_match_mask(rule, m, &fmask))
 			continue;
+		for (j = 0; j < MMB_KEY_WORDS; j++) {
+			bits += hweight64(fmask.w[j]);
+			plen += hweight64(fmask.w[j] & tmask->w[j]);
+		}
+		if (!plen || (plen != bits && !mmb_field_is_addr(m->field)))
+			continue;
+		if (plen == bits)
+			plen = m->plen;
 		nest = nla_nest_start(skb, ++n);
 		if (!nest || nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
-		    (m->plen != mmb_field(m->field)->bits &&
-		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
+		    (plen != mmb_field(m->field)->bits &&
+		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, plen)))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}
@@ -627,7 +642,7 @@ static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
 	nest = nla_nest_start(skb, MMB_A_TABLE);
 	if (!nest ||
 	    nla_put_u32(skb, MMB_TABLE_A_INDEX, index) ||
-	    (info->first && mmb_nl_put_mask_fields(skb, info->first)) ||
+	    (info->first && mmb_nl_put_mask_fields(skb, info->first, &info->mask)) ||
 	    nla_put_u32(skb, MMB_TABLE_A_ENTRIES, info->entries) ||
 	    nla_put_u32(skb, MMB_TABLE_A_RULES, info->rules) ||
 	    nla_put_u32(skb, MMB_TABLE_A_BUCKETS, info->buckets) ||

@@ -58,9 +58,12 @@ struct mmb_chunk {
 	u64 w[2];
 };
 
+#define MMB_KEY_WORDS		(MMB_KEY_CHUNKS * 2)
+
 struct mmb_key {
 	union {
 		struct mmb_chunk c[MMB_KEY_CHUNKS];
+		u64 w[MMB_KEY_WORDS];
 		u8 b[MMB_KEY_CHUNKS * 16];
 	};
 };

@@ -13,7 +13,8 @@
 #include "rule.h"
 #include "tcpopt.h"
 
-static bool mmb_field_is_addr(unsigned int id)
+/* An address: a field with a prefix. */
+bool mmb_field_is_addr(unsigned int id)
 {
 	return id == MMB_FIELD_IP_SADDR || id == MMB_FIELD_IP_DADDR ||
 	       id == MMB_FIELD_IP6_SADDR || id == MMB_FIELD_IP6_DADDR;
@@ -394,6 +395,19 @@ static bool mmb_compile_eq(struct mmb_key *mask, struct mmb_key *key,
 	for (i = 0; i < n; i++)
 		mmb_set(mask, key, off[i], mb[i], vb[i]);
 	return true;
+}
+
+/*
+ * The image bits of == match @m of @rule, added to @mask; false if it has
+ * none (it is checked after the probe).
+ */
+bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
+		    struct mmb_key *mask)
+{
+	struct mmb_key key = {};
+
+	return !(rule->slow & BIT(m - rule->m)) && m->field != MMB_FIELD_ALL &&
+	       mmb_compile_eq(mask, &key, m, mmb_match_value(rule, m));
 }
 
 /*

@@ -191,8 +191,11 @@ static inline void mmb_rule_err(struct mmb_rule_err *err, int part, unsigned int
 struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
 				 struct mmb_rule_err *err);
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
+bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
+		    struct mmb_key *mask);
 void mmb_rule_free(struct mmb_rule *rule);
 bool mmb_field_is_endpoint(unsigned int id);
+bool mmb_field_is_addr(unsigned int id);
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful);
 void mmb_rule_put(struct mmb_rule *rule);
 u32 mmb_value_u32(const u8 *v, unsigned int len);

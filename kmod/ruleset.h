@@ -79,8 +79,10 @@ struct mmb_table_info {
 	unsigned int rules;
 	unsigned int buckets;
 	unsigned int chain_max;	/* most entries in one bucket */
+	unsigned int merged_max;	/* most rules with residues in one entry */
 	u64 hits;
-	const struct mmb_rule *first;	/* its == matches define the mask */
+	const struct mmb_rule *first;	/* its == matches name the mask's fields */
+	struct mmb_key mask;		/* within the mask of each of its rules */
 };
 
 int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,

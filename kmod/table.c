@@ -11,13 +11,32 @@
 
 #include "tables.h"
 
-/* Append @rule to a list being built (flags start as MMB_RV_SIMPLE). */
-static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule)
+/* A list for up to @n rules and @nres residues, empty. */
+static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 {
-	rv->r[rv->n].rule = rule;
-	rv->r[rv->n].stats = rule->stats;
-	rv->n++;
-	if (rule->slow || rule->rewrite || rule->stateful ||
+	struct mmb_rvec *rv;
+
+	rv = kzalloc(struct_size(rv, r, n) + nres * sizeof(*rv->res), GFP_KERNEL_ACCOUNT);
+	if (rv) {
+		rv->flags = MMB_RV_SIMPLE;
+		rv->res = (struct mmb_resid *)&rv->r[n];
+	}
+	return rv;
+}
+
+/* Append @rule, with its @nres residues @res, to a list being built. */
+static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule,
+			 const struct mmb_resid *res, unsigned int nres)
+{
+	struct mmb_rref *r = &rv->r[rv->n++];
+
+	r->rule = rule;
+	r->stats = rule->stats;
+	r->res = rv->nres;
+	r->nres = nres;
+	memcpy(rv->res + rv->nres, res, nres * sizeof(*res));
+	rv->nres += nres;
+	if (nres || rule->slow || rule->rewrite || rule->stateful ||
 	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
 		rv->flags &= ~MMB_RV_SIMPLE;
 	if (rule->accept)
@@ -111,14 +130,13 @@ static void mmb_rvec_free_rcu(struct rcu_head *head)
 }
 
 /* A list of one rule (to be published with its entry). */
-static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule)
+static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule, const struct mmb_resid *res,
+				     unsigned int nres)
 {
-	struct mmb_rvec *rv = kzalloc(struct_size(rv, r, 1), GFP_KERNEL_ACCOUNT);
+	struct mmb_rvec *rv = mmb_rvec_alloc(1, nres);
 
-	if (rv) {
-		rv->flags = MMB_RV_SIMPLE;
-		mmb_rvec_add(rv, rule);
-	}
+	if (rv)
+		mmb_rvec_add(rv, rule, res, nres);
 	return rv;
 }
 
@@ -354,30 +372,34 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 	return 0;
 }
 
-/* Publish @e's rules with @add inserted in handle order, or without @del. */
+/*
+ * Publish @e's rules with @add (and its @nres residues @res) inserted in
+ * handle order, or without @del.
+ */
 static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
-			    struct mmb_entry *e, struct mmb_rule *add, struct mmb_rule *del)
+			    struct mmb_entry *e, struct mmb_rule *add,
+			    const struct mmb_resid *res, unsigned int nres,
+			    struct mmb_rule *del)
 {
 	struct mmb_rvec *old = mmb_entry_rules(rs, e), *rv;
 	struct mmb_table *t = mmb_tbl(rs, mask);
 	unsigned int i, n = old->n;
 
-	rv = kzalloc(struct_size(rv, r, n + 1), GFP_KERNEL_ACCOUNT);
+	rv = mmb_rvec_alloc(n + 1, old->nres + nres);
 	if (!rv)
 		return -ENOMEM;
-	rv->flags = MMB_RV_SIMPLE;
 	for (i = 0; i < n; i++) {
-		struct mmb_rule *rule = old->r[i].rule;
+		const struct mmb_rref *r = &old->r[i];
 
-		if (add && rule->handle > add->handle) {
-			mmb_rvec_add(rv, add);
+		if (add && r->rule->handle > add->handle) {
+			mmb_rvec_add(rv, add, res, nres);
 			add = NULL;
 		}
-		if (rule != del)
-			mmb_rvec_add(rv, rule);
+		if (r->rule != del)
+			mmb_rvec_add(rv, r->rule, old->res + r->res, r->nres);
 	}
 	if (add)
-		mmb_rvec_add(rv, add);
+		mmb_rvec_add(rv, add, res, nres);
 	mmb_entry_set_rules(e, rv);
 	mmb_bucket_hint(rs, t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
 	mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);
@@ -386,7 +408,8 @@ static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 
 /* A new entry of @mask for @key, holding @rule, linked into its table. */
 static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
-			 const struct mmb_chunk *key, struct mmb_rule *rule)
+			 const struct mmb_chunk *key, struct mmb_rule *rule,
+			 const struct mmb_resid *res, unsigned int nres)
 {
 	struct mmb_entry *e;
 	struct mmb_rvec *rv;
@@ -395,7 +418,7 @@ static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
 	e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	rv = mmb_rvec_one(rule);
+	rv = mmb_rvec_one(rule, res, nres);
 	if (!rv)
 		goto err_entry;		/* e has no list yet: NULL */
 	memcpy(e->key, key, mask->n * sizeof(*key));
@@ -414,31 +437,148 @@ err_entry:
 	return err;
 }
 
+/* Are the bits of @t all among those of @m? */
+static bool mmb_key_within(const struct mmb_key *t, const struct mmb_key *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < MMB_KEY_WORDS; i++)
+		if (t->w[i] & ~m->w[i])
+			return false;
+	return true;
+}
+
+/* The words of a rule's mask @img->mask that @mask leaves out, as residues. */
+static unsigned int mmb_resid_of(const struct mmb_mask *mask, const struct mmb_rule_image *img,
+				 struct mmb_resid *res)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MMB_KEY_WORDS; i++)
+		if (img->mask.w[i] & ~mask->m.w[i])
+			res[n++] = (struct mmb_resid){
+				.mask = img->mask.w[i],
+				.key = img->key.w[i] & img->mask.w[i],
+				.word = i,
+			};
+	return n;
+}
+
+/* Shorten the prefix of @len bytes at @m to a multiple of @step bits. */
+static void mmb_prefix_relax(u8 *m, unsigned int len, unsigned int step)
+{
+	unsigned int i, plen = 0;
+
+	while (plen < len * 8 && m[plen / 8] & (0x80 >> plen % 8))
+		plen++;
+	for (i = 0; i < len; i++)		/* not a prefix: leave it */
+		if (m[i] != mmb_prefix_mask(plen, i))
+			return;
+	for (i = 0; i < len; i++)
+		m[i] = mmb_prefix_mask(round_down(plen, step), i);
+}
+
 /*
- * Put @rule, whose mask and key (mmb_rule_key()) @img holds, into its
- * table. Nothing changes if that fails; nothing is retired then either,
- * since every step that can fail comes before anything is unpublished.
+ * The mask of a new table for a rule of mask @m and key @k: its address
+ * prefixes shortened to a multiple of an eighth of their bits (4 for IPv4,
+ * 16 for IPv6), so that rules whose prefixes differ a little share it.
+ */
+static void mmb_mask_relax(const struct mmb_key *m, const struct mmb_key *k,
+			   struct mmb_key *out)
+{
+	*out = *m;
+	if (m->b[MMB_IMG_FAMILY] != 0xff)
+		return;
+	if (k->b[MMB_IMG_FAMILY] == 4) {
+		mmb_prefix_relax(&out->b[MMB_IMG_IP4 + 12], 4, 4);
+		mmb_prefix_relax(&out->b[MMB_IMG_IP4 + 16], 4, 4);
+	} else {
+		mmb_prefix_relax(&out->b[MMB_IMG_IP6 + 8], 16, 16);
+		mmb_prefix_relax(&out->b[MMB_IMG_IP6 + 24], 16, 16);
+	}
+}
+
+static unsigned int mmb_key_bits(const struct mmb_key *m)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < MMB_KEY_WORDS; i++)
+		n += hweight64(m->w[i]);
+	return n;
+}
+
+/*
+ * Where a rule of mask and key @img goes: the table, among those whose
+ * mask is within the rule's, with the most bits and, of those, the fewest
+ * rules under the rule's key, as long as that entry has room (the table
+ * of the rule's own mask always has); NULL if none. @e is the entry.
+ */
+static struct mmb_mask *mmb_mask_choose(struct mmb_ruleset *rs,
+					const struct mmb_rule_image *img,
+					struct mmb_entry **e)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_mvec *mv = mmb_masks(rs);
+	unsigned int i, best_bits = 0, best_n = 0;
+	struct mmb_mask *best = NULL;
+
+	*e = NULL;
+	for (i = 0; mv && i < mv->n; i++) {
+		struct mmb_mask *mask = mv->m[i];
+		unsigned int bits, n = 0;
+		struct mmb_entry *pos;
+
+		if (!mmb_key_within(&mask->m, &img->mask))
+			continue;
+		mmb_mask_key(mask, &img->key, key);
+		pos = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
+		if (pos)
+			n = mmb_entry_rules(rs, pos)->n;
+		bits = mmb_key_bits(&mask->m);
+		if (n >= MMB_MERGE_LIMIT && memcmp(&mask->m, &img->mask, sizeof(img->mask)))
+			continue;
+		if (best && (bits < best_bits || (bits == best_bits && n >= best_n)))
+			continue;
+		best = mask;
+		best_bits = bits;
+		best_n = n;
+		*e = pos;
+	}
+	return best;
+}
+
+/*
+ * Put @rule, whose mask and key (mmb_rule_key()) @img holds, into a table:
+ * mmb_mask_choose()'s, or a new one for the relaxation of its mask (its
+ * own mask if a table for the relaxation is there but full). Nothing
+ * changes if that fails; nothing is retired then either, since every step
+ * that can fail comes before anything is unpublished.
  */
 int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		      const struct mmb_rule_image *img)
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_resid res[MMB_KEY_WORDS];
 	struct mmb_mask *mask, *new_mask = NULL;
 	struct mmb_entry *e;
+	unsigned int nres;
 	int err;
 
-	mask = mmb_mask_find(rs, &img->mask);
+	mask = mmb_mask_choose(rs, img, &e);
 	if (!mask) {
-		mask = mmb_mask_create(&img->mask);
+		struct mmb_key relaxed;
+
+		mmb_mask_relax(&img->mask, &img->key, &relaxed);
+		mask = mmb_mask_create(mmb_mask_find(rs, &relaxed) ? &img->mask : &relaxed);
 		if (!mask)
 			return -ENOMEM;
 		new_mask = mask;
 	}
-	mmb_mask_key(mask, &img->key, key);
-	e = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
+	nres = mmb_resid_of(mask, img, res);
 	if (e)		/* an existing entry: one published list replaces another */
-		return mmb_rules_update(rs, mask, e, rule, NULL);
-	err = mmb_entry_add(rs, mask, key, rule);
+		return mmb_rules_update(rs, mask, e, rule, res, nres, NULL);
+	mmb_mask_key(mask, &img->key, key);
+	err = mmb_entry_add(rs, mask, key, rule, res, nres);
 	if (err || !new_mask)
 		goto out;
 	/* A new mask is published last, with its table complete. */
@@ -451,27 +591,52 @@ out:
 	return err;
 }
 
+/* The table and entry of @rule in @rs: one of a mask within the rule's. */
+static struct mmb_mask *mmb_rule_find(struct mmb_ruleset *rs, struct mmb_rule *rule,
+				      struct mmb_entry **e)
+{
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	struct mmb_mvec *mv = mmb_masks(rs);
+	struct mmb_key rmask, rkey;
+	unsigned int i, j;
+
+	mmb_rule_key(rule, &rmask, &rkey);
+	for (i = 0; mv && i < mv->n; i++) {
+		struct mmb_mask *mask = mv->m[i];
+		const struct mmb_rvec *rv;
+
+		if (!mmb_key_within(&mask->m, &rmask))
+			continue;
+		mmb_mask_key(mask, &rkey, key);
+		*e = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
+		if (!*e)
+			continue;
+		rv = mmb_entry_rules(rs, *e);
+		for (j = 0; j < rv->n; j++)
+			if (rv->r[j].rule == rule)
+				return mask;
+	}
+	return NULL;
+}
+
 /*
  * Take @rule out of its table; what it leaves unused (its entry, its mask)
  * is retired. Nothing changes if that fails.
  */
 int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
-	struct mmb_chunk key[MMB_KEY_CHUNKS];
-	struct mmb_key rmask, rkey;
+	struct mmb_entry *e = NULL;
 	struct mmb_mask *mask;
 	struct mmb_table *t;
-	struct mmb_entry *e;
 	struct mmb_rvec *rv;
 
-	mmb_rule_key(rule, &rmask, &rkey);
-	mask = mmb_mask_find(rs, &rmask);
-	mmb_mask_key(mask, &rkey, key);
+	mask = mmb_rule_find(rs, rule, &e);
+	if (WARN_ON_ONCE(!mask))
+		return -ENOENT;
 	t = mmb_tbl(rs, mask);
-	e = mmb_lookup(rs, mask, t, key, false);
 	rv = mmb_entry_rules(rs, e);
 	if (rv->n > 1)
-		return mmb_rules_update(rs, mask, e, NULL, rule);
+		return mmb_rules_update(rs, mask, e, NULL, NULL, 0, rule);
 	mmb_bucket_del(rs, mask, t, e);
 	/* The entry goes with its last list, after a grace period. */
 	rv->dead = e;
@@ -500,19 +665,24 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	t = mmb_tbl(rs, mask);
 	memset(info, 0, sizeof(*info));
 	info->buckets = t->size_mask + 1;
+	info->mask = mask->m;
 	for (i = 0; i <= t->size_mask; i++) {
 		unsigned int chain = 0;
 
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
 			const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
 
+			unsigned int merged = 0;
+
 			info->chain_max = max(info->chain_max, ++chain);
 			info->entries++;
 			info->rules += rv->n;
 			for (j = 0; j < rv->n; j++) {
+				merged += !!rv->r[j].nres;
 				mmb_stats_read(rv->r[j].stats, &st);
 				info->hits += st.packets;
 			}
+			info->merged_max = max(info->merged_max, merged);
 			if (!info->first)
 				info->first = rv->r[0].rule;
 		}

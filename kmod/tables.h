@@ -77,10 +77,28 @@ void mmb_ruleset_changed(struct mmb_ruleset *rs);
 
 /* --- rule lists -------------------------------------------------------- */
 
+/*
+ * Tuple merging. A rule need not sit in the table of its own mask: it may
+ * sit in one whose mask is a relaxation of it (fewer bits: shorter address
+ * prefixes, fields left out), beside the rules of other masks that relax
+ * to the same one. Then the words of its mask that the table's leaves out
+ * are compared per packet after the probe, with the same AND/XOR; such a
+ * word is a residue. With tables for a few dozen relaxed masks instead of
+ * one per mask, a realistic ruleset costs a few dozen probes per packet,
+ * not hundreds (table.c says where a rule goes).
+ */
+struct mmb_resid {
+	u64 mask;
+	u64 key;		/* masked */
+	u32 word;		/* of the image, u64 */
+};
+
 /* A rule of an entry, with its counters: all a simple rule's hit reads. */
 struct mmb_rref {
 	struct mmb_rule *rule;
 	struct mmb_pcpu_stats __percpu *stats;
+	u16 res;		/* its residues: the list's res[res, res + nres) */
+	u16 nres;
 };
 
 /* Every rule of the list only accepts or always drops, without slow checks. */
@@ -92,16 +110,39 @@ struct mmb_rref {
  * The rules of one entry, in handle order, never changed once published,
  * freed after a grace period; the last list of an entry takes the entry
  * along (@dead). A packet that hits a simple list counts the rules and has
- * its verdict without reading them.
+ * its verdict without reading them. The residues follow the rules in the
+ * same allocation (@res).
  */
 struct mmb_rvec {
 	struct rcu_head rcu;
 	struct mmb_entry *dead;		/* to free with the list */
+	struct mmb_resid *res;
 	u32 n;
 	u16 flags;			/* MMB_RV_* */
+	u16 nres;
 	u8 dead_nkey;			/* chunks of key of @dead */
 	struct mmb_rref r[];
 };
+
+/* Does @key hold the @n residues at @res? */
+static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigned int n,
+					    const struct mmb_key *key)
+{
+	u64 diff = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		diff |= (key->w[res[i].word] & res[i].mask) ^ res[i].key;
+	return !diff;
+}
+
+/*
+ * A relaxed table takes at most this many rules per key: past it, a rule
+ * goes to a table with more of its bits. Each packet whose key hits such
+ * an entry compares up to this many residues; the table of a rule's own
+ * mask has no limit (its rules have no residues).
+ */
+#define MMB_MERGE_LIMIT	16
 
 /* --- entries, buckets, tables, masks ------------------------------------ */
 

@@ -13,6 +13,7 @@
 #include <net/tcp.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/tables.h"
 #include "../kmod/tcpopt.h"
 #include "../kmod/test.h"
 #include "util.h"
@@ -905,6 +906,203 @@ static void classify_differential_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, hits, 100);
 }
 
+/*
+ * Tuple merging, judged against the naive evaluation: 2000 rules shaped
+ * like a real ACL (prefixes of every length on clustered addresses, TCP,
+ * UDP or any protocol, exact ports and port ranges) have hundreds of masks;
+ * they must share far fewer tables, and every packet must still count in
+ * exactly the rules it matches, before and after most rules are deleted.
+ */
+#define NMERGE 2000
+#define NMERGE_PKTS 1000
+
+struct merge_ctx {
+	struct mmb_rule_spec spec[NMERGE];
+	struct mmb_rule *rule[NMERGE];
+	struct mmb_key mask[NMERGE];
+	u64 hits[NMERGE];
+};
+
+static u32 merge_addr(struct rnd_state *rs)
+{
+	/* Eight clusters of /16s, the low half random. */
+	return 0x0a000000 | rnd(rs, 8) << 16 | (prandom_u32_state(rs) & 0xffff);
+}
+
+static void merge_rule(struct rnd_state *rs, struct mmb_rule_spec *s)
+{
+	static const u16 mports[] = { 22, 53, 80, 443, 1521, 8080 };
+	u8 proto = rnd(rs, 5) ? (rnd(rs, 2) ? IPPROTO_TCP : IPPROTO_UDP) : 0;
+	u16 sport = proto == IPPROTO_TCP ? MMB_FIELD_TCP_SPORT : MMB_FIELD_UDP_SPORT;
+	u16 dport = proto == IPPROTO_TCP ? MMB_FIELD_TCP_DPORT : MMB_FIELD_UDP_DPORT;
+	unsigned int n = 0, lo;
+
+	memset(s, 0, sizeof(*s));
+	s->m[n] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, merge_addr(rs));
+	s->m[n++].plen = 8 + rnd(rs, 25);
+	if (rnd(rs, 5)) {
+		s->m[n] = mt(MMB_FIELD_IP_DADDR, MMB_OP_EQ, merge_addr(rs));
+		s->m[n++].plen = 8 + rnd(rs, 25);
+	}
+	if (proto) {
+		s->m[n++] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, proto);
+		switch (rnd(rs, 4)) {
+		case 0:
+			lo = mports[rnd(rs, ARRAY_SIZE(mports))];
+			s->m[n++] = mt(dport, MMB_OP_GE, lo);
+			s->m[n++] = mt(dport, MMB_OP_LE, lo + rnd(rs, 100));
+			break;
+		case 1:
+		case 2:
+			s->m[n++] = mt(dport, MMB_OP_EQ, mports[rnd(rs, ARRAY_SIZE(mports))]);
+			break;
+		}
+		if (!rnd(rs, 5))
+			s->m[n++] = mt(sport, MMB_OP_EQ, mports[rnd(rs, ARRAY_SIZE(mports))]);
+	}
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = rnd(rs, 4) ? MMB_TARGET_DROP : MMB_TARGET_ACCEPT;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+}
+
+/* A packet inside a random rule's prefixes, ports near its ports. */
+static void merge_packet(struct rnd_state *rs, struct merge_ctx *c, struct mmbt_pkt_desc *d)
+{
+	static const u16 pports[] = { 22, 53, 80, 100, 443, 1521, 1600, 8080 };
+	const struct mmb_rule_spec *s;
+	unsigned int i;
+
+	do
+		s = &c->spec[rnd(rs, NMERGE)];
+	while (!c->rule[s - c->spec]);
+	memset(d, 0, sizeof(*d));
+	d->proto = rnd(rs, 2) ? IPPROTO_TCP : IPPROTO_UDP;
+	d->ttl = 64;
+	d->sport = pports[rnd(rs, ARRAY_SIZE(pports))];
+	d->dport = pports[rnd(rs, ARRAY_SIZE(pports))] + rnd(rs, 3) * rnd(rs, 50);
+	put_unaligned_be32(merge_addr(rs), d->saddr);
+	put_unaligned_be32(merge_addr(rs), d->daddr);
+	for (i = 0; i < s->nmatches; i++) {
+		const struct mmb_match_spec *m = &s->m[i];
+		u32 host = m->plen < 32 ? ~0U >> m->plen : 0;
+		u8 *a = m->field == MMB_FIELD_IP_SADDR ? d->saddr : d->daddr;
+
+		if (m->field == MMB_FIELD_IP_PROTO)
+			d->proto = m->value[0];
+		if (m->field != MMB_FIELD_IP_SADDR && m->field != MMB_FIELD_IP_DADDR)
+			continue;
+		/* Its prefix, or (one time in eight) the neighbouring one. */
+		put_unaligned_be32((get_unaligned_be32(m->value) & ~host) |
+				   (get_unaligned_be32(a) & host), a);
+		if (!rnd(rs, 8) && m->plen)
+			a[(m->plen - 1) / 8] ^= 0x80 >> ((m->plen - 1) % 8);
+	}
+}
+
+static void merge_check(struct kunit *test, struct rnd_state *rnds, struct merge_ctx *c,
+			struct mmb_rules *r, unsigned int npkts)
+{
+	struct mmbt_pkt_desc d;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	unsigned int p, i, matched = 0;
+
+	for (i = 0; i < NMERGE; i++)
+		c->hits[i] = c->rule[i] ? rule_hits(c->rule[i]) : 0;
+	for (p = 0; p < npkts; p++) {
+		bool want_drop = false, want_accept = false;
+		struct sk_buff *skb;
+
+		merge_packet(rnds, c, &d);
+		skb = classify_one(test, mmbt_rs(r), &d, &pkt, &v);
+		for (i = 0; i < NMERGE; i++) {
+			bool want;
+			u64 now;
+
+			if (!c->rule[i])
+				continue;
+			want = naive_match(&c->spec[i], &pkt, skb);
+			now = rule_hits(c->rule[i]);
+			if (now - c->hits[i] != want) {
+				KUNIT_FAIL(test, "packet %u rule %u: counted %llu, reference %d",
+					   p, i, now - c->hits[i], want);
+				kfree_skb(skb);
+				return;
+			}
+			c->hits[i] = now;
+			matched += want;
+			want_drop |= want && c->rule[i]->drop;
+			want_accept |= want && c->rule[i]->accept;
+		}
+		KUNIT_EXPECT_EQ(test, v.drop, want_drop);
+		KUNIT_EXPECT_EQ(test, v.accept, want_accept);
+		kfree_skb(skb);
+	}
+	/* Most packets are built inside a rule: the check is not vacuous. */
+	KUNIT_EXPECT_GT(test, matched, npkts / 2);
+}
+
+/*
+ * Tables of @r, and the rules they hold; no entry holds more rules with
+ * residues than the limit.
+ */
+static unsigned int merge_tables(struct kunit *test, struct mmb_rules *r, unsigned int *rules)
+{
+	struct mmb_table_info info;
+	unsigned int i;
+
+	*rules = 0;
+	for (i = 0; !mmbt_table(r, i, &info); i++) {
+		*rules += info.rules;
+		KUNIT_EXPECT_LE(test, info.merged_max, MMB_MERGE_LIMIT);
+	}
+	return i;
+}
+
+static void classify_merge_test(struct kunit *test)
+{
+	struct merge_ctx *c = mmbt_vzalloc(test, sizeof(*c));
+	struct mmb_rules *r = mmbt_rules_new(test);
+	unsigned int i, j, masks = 0, tables, rules, left = 0;
+	struct mmb_key key;
+	struct rnd_state rnds;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	prandom_seed_state(&rnds, 0x6d657267);
+	for (i = 0; i < NMERGE; i++) {
+		merge_rule(&rnds, &c->spec[i]);
+		c->rule[i] = mmb_rule_create(&c->spec[i], NULL, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(c->rule[i]));
+		KUNIT_ASSERT_EQ(test, mmbt_insert(r, c->rule[i], i % 2 ? &c->spec[i].img : NULL),
+				0);
+		mmb_rule_key(c->rule[i], &c->mask[i], &key);
+		for (j = 0; j < i && memcmp(&c->mask[j], &c->mask[i], sizeof(key)); j++)
+			;
+		masks += j == i;
+	}
+	tables = merge_tables(test, r, &rules);
+	kunit_info(test, "%u rules of %u masks in %u tables", NMERGE, masks, tables);
+	KUNIT_EXPECT_EQ(test, rules, NMERGE);
+	KUNIT_EXPECT_GT(test, masks, 300);
+	KUNIT_EXPECT_LE(test, tables, 64);
+	merge_check(test, &rnds, c, r, NMERGE_PKTS);
+
+	/* Delete two rules in three, at random, and look again. */
+	for (i = 0; i < NMERGE; i++) {
+		if (rnd(&rnds, 3)) {
+			KUNIT_ASSERT_EQ(test, mmbt_remove(r, c->rule[i]), 0);
+			c->rule[i] = NULL;
+		} else {
+			left++;
+		}
+	}
+	rcu_barrier();
+	tables = merge_tables(test, r, &rules);
+	KUNIT_EXPECT_EQ(test, rules, left);
+	merge_check(test, &rnds, c, r, NMERGE_PKTS / 2);
+}
+
 /* One mask, thousands of entries: the table resizes many times. */
 #define NMANY 5000
 
@@ -1416,6 +1614,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(rule_compile_test),
 	KUNIT_CASE(rule_stats_pool_test),
 	KUNIT_CASE(classify_differential_test),
+	KUNIT_CASE(classify_merge_test),
 	KUNIT_CASE(classify_many_test),
 	KUNIT_CASE(classify_entry_list_test),
 	KUNIT_CASE(classify_spread_test),

@@ -8,6 +8,7 @@
 #include <linux/if_arp.h>
 #include <linux/ip.h>
 #include <linux/udp.h>
+#include <linux/vmalloc.h>
 #include <net/ip.h>
 
 #include "../kmod/ruleset.h"
@@ -272,6 +273,21 @@ int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *i
 	err = mmb_ruleset_table(mmb_rules_locked(r), index, info);
 	mmb_rules_unlock(r);
 	return err;
+}
+
+static void mmbt_vfree(void *p)
+{
+	vfree(p);
+}
+
+/* Zeroed memory too large for kmalloc, freed when @test ends. */
+void *mmbt_vzalloc(struct kunit *test, size_t size)
+{
+	void *p = vzalloc(size);
+
+	if (p && kunit_add_action_or_reset(test, mmbt_vfree, p))
+		return NULL;
+	return p;
 }
 
 /* A match of @field @op @v (a number, right-aligned in the field's bytes). */

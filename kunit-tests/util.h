@@ -42,6 +42,7 @@ struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
 
 struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
+void *mmbt_vzalloc(struct kunit *test, size_t size);
 u64 mmbt_tsc(void);
 
 struct mmb_rules;

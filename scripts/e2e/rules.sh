@@ -244,6 +244,21 @@ check "show tables: text form" \
 in_r mmbctl flush
 check "show tables: none after flush" test "$(in_r mmbctl -j show tables)" = "[]"
 
+# --- tuple merging: a /25 rule joins the table of a /22 one (relaxed to /20) -----
+in_r mmbctl add ip-saddr 10.0.4.0/22 udp-dport 6001 drop
+in_r mmbctl add ip-saddr 10.0.1.0/25 udp-dport 6001 drop
+check "merged: the /25 rule drops the client (10.0.1.2), the /22 one not" \
+	test "$(delivered 10.0.2.2 6001 3)" -eq 0
+tables=$(in_r mmbctl -j show tables | jq -c '[.[] | [.fields, .entries, .rules, .hits]]')
+check "merged: one table, ip-saddr/20, one entry of both rules, 3 hits" \
+	test "$tables" = '[[["ip-saddr/20","udp-dport"],1,2,3]]'
+check "merged: counted in the /25 rule only" \
+	test "$(in_r mmbctl -j list | jq -c '[.[].stats.packets]')" = '[0,3]'
+in_r mmbctl del "$(in_r mmbctl -j list | jq '.[1].handle')"
+check "merged: without the /25 rule the entry's other rule does not match" \
+	test "$(delivered 10.0.2.2 6001 3)" -eq 3
+in_r mmbctl flush
+
 # --- TCP options ------------------------------------------------------------------
 # The client's SYN carries MSS 1460 (MTU 1500), SACK-permitted, timestamps
 # and window scaling (Linux defaults).
