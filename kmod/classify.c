@@ -95,7 +95,7 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		const struct mmb_rref *r = &rv->r[i];
 		const struct mmb_rule *rule = r->rule;
 
-		if (r->nres && !mmb_resid_match(rv->res + r->res, r->nres, &pkt->key))
+		if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
 			continue;
 		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
 			continue;

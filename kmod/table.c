@@ -11,30 +11,31 @@
 
 #include "tables.h"
 
-/* A list for up to @n rules and @nres residues, empty. */
+/* A list of @n rules with up to @nres residues, to fill in. */
 static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 {
 	struct mmb_rvec *rv;
 
-	rv = kzalloc(struct_size(rv, r, n) + nres * sizeof(*rv->res), GFP_KERNEL_ACCOUNT);
+	rv = kzalloc(struct_size(rv, r, n) + nres * sizeof(struct mmb_resid),
+		     GFP_KERNEL_ACCOUNT);
 	if (rv) {
+		rv->n = n;
 		rv->flags = MMB_RV_SIMPLE;
-		rv->res = (struct mmb_resid *)&rv->r[n];
 	}
 	return rv;
 }
 
-/* Append @rule, with its @nres residues @res, to a list being built. */
-static void mmb_rvec_add(struct mmb_rvec *rv, struct mmb_rule *rule,
+/* Make @rule, with its @nres residues @res, rule @i of a list being built. */
+static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *rule,
 			 const struct mmb_resid *res, unsigned int nres)
 {
-	struct mmb_rref *r = &rv->r[rv->n++];
+	struct mmb_rref *r = &rv->r[i];
 
 	r->rule = rule;
 	r->stats = rule->stats;
 	r->res = rv->nres;
 	r->nres = nres;
-	memcpy(rv->res + rv->nres, res, nres * sizeof(*res));
+	memcpy(mmb_rvec_res(rv) + rv->nres, res, nres * sizeof(*res));
 	rv->nres += nres;
 	if (nres || rule->slow || rule->rewrite || rule->stateful ||
 	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
@@ -136,7 +137,7 @@ static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule, const struct mmb_res
 	struct mmb_rvec *rv = mmb_rvec_alloc(1, nres);
 
 	if (rv)
-		mmb_rvec_add(rv, rule, res, nres);
+		mmb_rvec_add(rv, 0, rule, res, nres);
 	return rv;
 }
 
@@ -383,23 +384,23 @@ static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 {
 	struct mmb_rvec *old = mmb_entry_rules(rs, e), *rv;
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int i, n = old->n;
+	unsigned int i, j = 0;
 
-	rv = mmb_rvec_alloc(n + 1, old->nres + nres);
+	rv = mmb_rvec_alloc(old->n + !!add - !!del, old->nres + nres);
 	if (!rv)
 		return -ENOMEM;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < old->n; i++) {
 		const struct mmb_rref *r = &old->r[i];
 
 		if (add && r->rule->handle > add->handle) {
-			mmb_rvec_add(rv, add, res, nres);
+			mmb_rvec_add(rv, j++, add, res, nres);
 			add = NULL;
 		}
 		if (r->rule != del)
-			mmb_rvec_add(rv, r->rule, old->res + r->res, r->nres);
+			mmb_rvec_add(rv, j++, r->rule, mmb_rvec_res(old) + r->res, r->nres);
 	}
 	if (add)
-		mmb_rvec_add(rv, add, res, nres);
+		mmb_rvec_add(rv, j, add, res, nres);
 	mmb_entry_set_rules(e, rv);
 	mmb_bucket_hint(rs, t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
 	mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);

@@ -111,18 +111,23 @@ struct mmb_rref {
  * freed after a grace period; the last list of an entry takes the entry
  * along (@dead). A packet that hits a simple list counts the rules and has
  * its verdict without reading them. The residues follow the rules in the
- * same allocation (@res).
+ * same allocation (mmb_rvec_res()).
  */
 struct mmb_rvec {
 	struct rcu_head rcu;
 	struct mmb_entry *dead;		/* to free with the list */
-	struct mmb_resid *res;
 	u32 n;
-	u16 flags;			/* MMB_RV_* */
-	u16 nres;
+	u8 flags;			/* MMB_RV_* */
 	u8 dead_nkey;			/* chunks of key of @dead */
+	u16 nres;
 	struct mmb_rref r[];
 };
+
+/* The residues of @rv's rules, after them. */
+static __always_inline struct mmb_resid *mmb_rvec_res(const struct mmb_rvec *rv)
+{
+	return (struct mmb_resid *)&rv->r[rv->n];
+}
 
 /* Does @key hold the @n residues at @res? */
 static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigned int n,

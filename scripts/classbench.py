@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ClassBench-style rule sets for `make perf`, and their mmb, nft linear and
+nft set forms.
+
+A rule set is generated from a ClassBench parameter ("seed") file, the
+public statistics of a real filter set (Taylor and Turner, "ClassBench: A
+Packet Classification Benchmark", IEEE/ACM ToN 15(3), 2007). This is our own
+reading of the method the paper publishes, not its program:
+
+  1. Each rule draws a protocol (-prots), then a port-pair class of that
+     protocol (the same line: WC, HI, LO, AR, EM for source and
+     destination), then its ports: WC 0-65535, HI 1024-65535, LO 0-1023,
+     AR a range from -spar/-dpar, EM an exact port from -spem/-dpem.
+  2. Then its prefix lengths, from the class's joint distribution: a total
+     length, then the source length given the total (-wc_wc ... -em_em).
+  3. Addresses come last, per side, from a binary trie built top down: the
+     rules still longer than the depth either all follow one branch or split
+     in two, as -sskew/-dskew give per depth (the probability of one child,
+     of two, and the skew: 1 - lighter/heavier of the two subtrees).
+
+  4. Smoothness s (the paper's example uses 2) spreads each prefix length
+     binomially over s + 1 lengths around it, as real sets aggregate less
+     neatly than a seed's spikes; a wildcard stays a wildcard.
+
+Duplicate rules (same fields after masking) are dropped, as ClassBench's
+redundancy check does; the set is cut or topped up to N rules.
+
+usage: classbench.py SEED N SEED_NUMBER SMOOTHNESS OUTDIR [DEVICE]
+Writes OUTDIR/{rules,mmb,nft-linear,nft-set,stats}.
+"""
+import math
+import random
+import sys
+
+PPC = ["wc_wc", "wc_hi", "hi_wc", "hi_hi", "wc_lo", "lo_wc", "hi_lo", "lo_hi",
+       "lo_lo", "wc_ar", "ar_wc", "hi_ar", "ar_hi", "wc_em", "em_wc", "hi_em",
+       "em_hi", "lo_ar", "ar_lo", "lo_em", "em_lo", "ar_ar", "ar_em", "em_ar",
+       "em_em"]
+
+
+def parse_seed(path):
+    """Sections of a seed file: name -> list of lines (split on white space)."""
+    sec, name = {}, None
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("-"):
+                name = line[1:]
+                sec[name] = []
+            elif line == "#":
+                name = None
+            elif line and name:
+                sec[name].append(line.split())
+    return sec
+
+
+def pick(rng, items):
+    """One value of [(weight, value), ...]; weights need not sum to 1."""
+    total = sum(w for w, _ in items)
+    x = rng.random() * total
+    for w, v in items:
+        x -= w
+        if x < 0:
+            return v
+    return items[-1][1]
+
+
+class Seed:
+    def __init__(self, path, smoothness):
+        s = parse_seed(path)
+        self.smoothness = smoothness
+        self.prots = []
+        for row in s["prots"]:
+            probs = [float(p) for p in row[2:2 + len(PPC)]]
+            self.prots.append((float(row[1]), (int(row[0]), probs)))
+        self.ports = {}
+        for side in ("sp", "dp"):
+            for kind in ("ar", "em"):
+                self.ports[side + kind] = [
+                    (float(w), tuple(int(p) for p in r.split(":")))
+                    for w, r in s.get(side + kind, [])]
+        self.lens = {}
+        for c in PPC:
+            rows = []
+            for row in s.get(c, []):
+                total, w = row[0].split(",")
+                srcs = [(float(p), int(l)) for l, p in (x.split(",") for x in row[1:])]
+                rows.append((float(w), (int(total), srcs)))
+            self.lens[c] = rows
+        self.skew = {}
+        for side in ("sskew", "dskew"):
+            self.skew[side] = {int(r[0]): (float(r[1]), float(r[2]), float(r[3]))
+                               for r in s[side]}
+
+    def port(self, rng, side, cls):
+        if cls == "wc":
+            return (0, 65535)
+        if cls == "hi":
+            return (1024, 65535)
+        if cls == "lo":
+            return (0, 1023)
+        table = self.ports[side + cls]
+        return pick(rng, table) if table else (0, 65535)
+
+    def rule_shape(self, rng):
+        """Protocol, ports and prefix lengths of one rule."""
+        proto, probs = pick(rng, self.prots)
+        cls = pick(rng, list(zip(probs, PPC)))
+        if not self.lens[cls]:
+            cls = "wc_wc"
+        sc, dc = cls.split("_")
+        sport, dport = self.port(rng, "sp", sc), self.port(rng, "dp", dc)
+        total, srcs = pick(rng, self.lens[cls]) if self.lens[cls] else (0, [(1, 0)])
+        slen = pick(rng, srcs)
+        dlen = max(0, min(32, total - slen))
+        return proto, sport, dport, self.smooth(rng, slen), self.smooth(rng, dlen)
+
+    def smooth(self, rng, plen):
+        """A prefix length spread binomially around the seed's (width s)."""
+        d = sum(rng.getrandbits(1) for _ in range(self.smoothness)) - self.smoothness // 2
+        return max(0, min(32, plen + d)) if plen else 0
+
+
+def addresses(rng, lens, skew):
+    """An address per prefix length, from a trie shaped by the skew table."""
+    out = [0] * len(lens)
+
+    def walk(idx, depth, prefix):
+        deeper = []
+        for i in idx:
+            if lens[i] == depth:
+                out[i] = prefix << (32 - depth) if depth else 0
+            else:
+                deeper.append(i)
+        if not deeper:
+            return
+        one, two, sk = skew.get(depth, (0.5, 0.5, 0.5))
+        rng.shuffle(deeper)
+        if len(deeper) == 1 or rng.random() * (one + two) < one:
+            walk(deeper, depth + 1, prefix << 1 | rng.getrandbits(1))
+            return
+        # Two subtrees: lighter / heavier = 1 - skew.
+        light = max(1, round(len(deeper) * (1 - sk) / (2 - sk)))
+        heavy_bit = rng.getrandbits(1)
+        walk(deeper[light:], depth + 1, prefix << 1 | heavy_bit)
+        walk(deeper[:light], depth + 1, prefix << 1 | (heavy_bit ^ 1))
+
+    walk(list(range(len(lens))), 0, 0)
+    return out
+
+
+def ip(a):
+    return ".".join(str(a >> s & 255) for s in (24, 16, 8, 0))
+
+
+def generate(seed, n, rng):
+    rules, seen = [], set()
+    while len(rules) < n:
+        want = n - len(rules)
+        shapes = [seed.rule_shape(rng) for _ in range(want + want // 8 + 8)]
+        src = addresses(rng, [s[3] for s in shapes], seed.skew["sskew"])
+        dst = addresses(rng, [s[4] for s in shapes], seed.skew["dskew"])
+        for (proto, sp, dp, sl, dl), sa, da in zip(shapes, src, dst):
+            if proto not in (6, 17):
+                sp = dp = (0, 65535)
+            r = (sa, sl, da, dl, proto, sp, dp)
+            if r not in seen and len(rules) < n:
+                seen.add(r)
+                rules.append(r)
+    return rules
+
+
+def mmb_port(name, p):
+    if p == (0, 65535):
+        return ""
+    if p[0] == p[1]:
+        return f" {name} {p[0]}"
+    return f" {name} >= {p[0]} {name} <= {p[1]}"
+
+
+def mmb_rule(r):
+    sa, sl, da, dl, proto, sp, dp = r
+    s = "add"
+    if sl:
+        s += f" ip-saddr {ip(sa)}/{sl}"
+    if dl:
+        s += f" ip-daddr {ip(da)}/{dl}"
+    if proto in (6, 17):
+        l4 = "tcp" if proto == 6 else "udp"
+        s += f" ip-proto {l4}" + mmb_port(l4 + "-sport", sp) + mmb_port(l4 + "-dport", dp)
+    elif proto:
+        s += f" ip-proto {proto}"
+    if s == "add":
+        s += " all"
+    return s + " drop"
+
+
+def nft_rule(r):
+    sa, sl, da, dl, proto, sp, dp = r
+    s = ""
+    if sl:
+        s += f" ip saddr {ip(sa)}/{sl}"
+    if dl:
+        s += f" ip daddr {ip(da)}/{dl}"
+    if proto in (6, 17):
+        l4 = "tcp" if proto == 6 else "udp"
+        for name, p in (("sport", sp), ("dport", dp)):
+            if p != (0, 65535):
+                s += f" {l4} {name} " + (str(p[0]) if p[0] == p[1] else f"{p[0]}-{p[1]}")
+        if s.find(l4) < 0:
+            s += f" ip protocol {l4}"
+    elif proto:
+        s += f" ip protocol {proto}"
+    return s.strip() + " drop"
+
+
+def volume(r):
+    """How many headers a rule covers, as bits of freedom."""
+    sa, sl, da, dl, proto, sp, dp = r
+    return ((32 - sl) + (32 - dl) + (0 if proto else 8) +
+            math.log2(sp[1] - sp[0] + 1) + math.log2(dp[1] - dp[0] + 1))
+
+
+def nft_elem(r):
+    sa, sl, da, dl, proto, sp, dp = r
+    proto = str(proto) if proto else "0-255"
+    return f"{ip(sa)}/{sl} . {ip(da)}/{dl} . {proto} . {sp[0]}-{sp[1]} . {dp[0]}-{dp[1]}"
+
+
+def main():
+    seed_path, n, seedno, smooth, out = sys.argv[1:6]
+    dev = sys.argv[6] if len(sys.argv) > 6 else "veth0"
+    rules = generate(Seed(seed_path, int(smooth)), int(n), random.Random(int(seedno)))
+    hook = f"  type filter hook ingress device {dev} priority 0;\n"
+    with open(f"{out}/rules", "w") as f:
+        for r in rules:
+            f.write(" ".join(map(str, r)) + "\n")
+    with open(f"{out}/mmb", "w") as f:
+        f.write("".join(mmb_rule(r) + "\n" for r in rules))
+    with open(f"{out}/nft-linear", "w") as f:
+        f.write("table netdev perf {\n chain c {\n" + hook)
+        f.write("".join(f"  {nft_rule(r)}\n" for r in rules))
+        f.write(" }\n}\n")
+    # The set's elements are added 50 per command afterwards (one huge
+    # command takes the set's whole interval work at once).
+    with open(f"{out}/nft-set", "w") as f:
+        f.write("table netdev perf {\n set s {\n"
+                "  type ipv4_addr . ipv4_addr . inet_proto . inet_service . inet_service\n"
+                "  flags interval\n }\n chain c {\n" + hook +
+                "  ip saddr . ip daddr . ip protocol . th sport . th dport @s drop\n }\n}\n")
+    # pipapo refuses an element whose first or last point lies in one it
+    # holds: the most specific go first, so that fewer are refused.
+    elems = sorted(rules, key=volume)
+    with open(f"{out}/nft-set-elements", "w") as f:
+        for i in range(0, len(elems), 50):
+            f.write("add element netdev perf s { " +
+                    ", ".join(nft_elem(r) for r in elems[i:i + 50]) + " }\n")
+    shapes = {(r[1], r[3], r[4] != 0, r[5] if r[5][0] == r[5][1] else None,
+               r[6] if r[6][0] == r[6][1] else None) for r in rules}
+    masks = {(s[0], s[1], s[2], s[3] is not None, s[4] is not None) for s in shapes}
+    ranges = sum(1 for r in rules
+                 if any(p[0] != p[1] and p != (0, 65535) for p in (r[5], r[6])))
+    with open(f"{out}/stats", "w") as f:
+        f.write(f"rules {len(rules)} masks {len(masks)} ranges {ranges}\n")
+
+
+if __name__ == "__main__":
+    main()
