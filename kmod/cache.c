@@ -91,6 +91,17 @@ void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misse
 	}
 }
 
+/* Count a lookup; at the end of a window, judge it. */
+static void mmb_cache_window(struct mmb_cache *c, bool hit)
+{
+	c->window_hits += hit;
+	if (++c->window < MMB_CACHE_WINDOW)
+		return;
+	c->sparse = c->window_hits * MMB_CACHE_POOR < c->window;
+	c->window = 0;
+	c->window_hits = 0;
+}
+
 /*
  * Look @pkt up in this CPU's cache. On a hit the verdict is made and *@hit
  * set; on a miss, the entry to fill after the probes is returned, with its
@@ -115,6 +126,7 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 		ce = &set[i];
 		if (ce->gen == gen && ce->mv == mv && mmb_image_equal(&ce->key, &flow)) {
 			c->hits++;
+			mmb_cache_window(c, true);
 			for (j = 0; j < MMB_CACHE_HITS && ce->e[j]; j++)
 				mmb_verdict_entry(ce->e[j], pkt, skb, v);
 			*hit = true;
@@ -122,6 +134,7 @@ mmb_cache_lookup(const struct mmb_ruleset *rs, struct mmb_cache *c,
 		}
 	}
 	c->misses++;
+	mmb_cache_window(c, false);
 	/* Refill a stale entry of the set, or else each in turn. */
 	for (i = 0; i < MMB_CACHE_WAYS && set[i].gen == gen; i++)
 		;

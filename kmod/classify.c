@@ -128,6 +128,8 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 
 	if (!mv)
 		return;
+	if (c && unlikely(c->sparse) && ++c->tick % MMB_CACHE_SAMPLE)
+		c = NULL;	/* the cache does not pay: most packets skip it */
 	if (c) {
 		ce = mmb_cache_lookup(rs, c, mv, gen, pkt, skb, v, &hit);
 		if (hit)

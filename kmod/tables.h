@@ -147,7 +147,7 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
  * an entry compares up to this many residues; the table of a rule's own
  * mask has no limit (its rules have no residues).
  */
-#define MMB_MERGE_LIMIT	16
+#define MMB_MERGE_LIMIT	32
 
 /* --- entries, buckets, tables, masks ------------------------------------ */
 
@@ -245,7 +245,7 @@ void mmb_tables_destroy(struct mmb_ruleset *rs);
  * packet that reads a new list before the generation's bump never takes
  * an entry keyed under another union of masks.
  */
-#define MMB_CACHE_HITS		4
+#define MMB_CACHE_HITS		8
 #define MMB_CACHE_MIN_MASKS	4
 #define MMB_CACHE_WAYS		4	/* entries of a set */
 
@@ -256,10 +256,26 @@ struct mmb_cache_entry {
 	const struct mmb_entry *e[MMB_CACHE_HITS];	/* the first n */
 };
 
+/*
+ * Traffic with no locality (every packet a new flow, as in a flood of
+ * random headers) never hits, and each lookup and fill then only adds its
+ * cost. Per window of MMB_CACHE_WINDOW lookups a CPU checks its hit rate;
+ * below one in MMB_CACHE_POOR, only one packet in MMB_CACHE_SAMPLE looks
+ * in the cache during the next window, which is enough to notice when
+ * flows come back.
+ */
+#define MMB_CACHE_WINDOW	1024
+#define MMB_CACHE_POOR		8
+#define MMB_CACHE_SAMPLE	16
+
 struct mmb_cache {
 	u64 hits;
 	u64 misses;
 	unsigned int victim;
+	unsigned int window;		/* lookups this window */
+	unsigned int window_hits;
+	unsigned int tick;		/* packets, while sparse */
+	bool sparse;			/* the last window hit poorly */
 	struct mmb_cache_entry e[];
 };
 
