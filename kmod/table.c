@@ -672,7 +672,6 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
 			const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
-
 			unsigned int merged = 0;
 
 			info->chain_max = max(info->chain_max, ++chain);
