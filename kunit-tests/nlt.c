@@ -78,7 +78,9 @@ unsigned int nlt_nest(struct nlt *t, u16 type)
 void nlt_nest_end(struct nlt *t, unsigned int off)
 {
 	((struct nlattr *)(t->buf + off))->nla_len = t->len - off;
-	t->open = t->parent[t->open];
+	/* A test may close what it did not open: a nest made by hand. */
+	if (t->open >= 0)
+		t->open = t->parent[t->open];
 }
 
 /* Send the request built in @t to the kernel. */

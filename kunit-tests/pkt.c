@@ -122,6 +122,7 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 	} else {
 		l4[0] = d->sport >> 8;		/* ICMP type and code */
 		l4[1] = d->sport & 0xff;
+		put_unaligned_be16(0, l4 + 2);	/* the checksum, summed next */
 		put_unaligned_be16(0x4242, l4 + 4);
 	}
 	for (i = 0; i < d->payload_len; i++)
