@@ -175,6 +175,12 @@ static int nlt_setsockopt(struct socket *sock, int opt)
 
 void nlt_open(struct kunit *test, struct nlt *t)
 {
+	nlt_open_net(test, t, &init_net);
+}
+
+/* A socket in @net: the requests act on its state. */
+void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
+{
 	struct nlattr *a;
 
 	memset(t, 0, sizeof(*t));
@@ -185,7 +191,7 @@ void nlt_open(struct kunit *test, struct nlt *t)
 	KUNIT_ASSERT_NOT_NULL(test, t->reply);
 	KUNIT_ASSERT_NOT_NULL(test, t->buf);
 	KUNIT_ASSERT_NOT_NULL(test, t->rx);
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW,
+	KUNIT_ASSERT_EQ(test, sock_create_kern(net, AF_NETLINK, SOCK_RAW,
 					       NETLINK_GENERIC, &t->sock), 0);
 	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_EXT_ACK), 0);
 	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_CAP_ACK), 0);
