@@ -4,7 +4,12 @@
 MMB_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MMB_BUILD=${MMB_BUILD:-$MMB_ROOT/build}
 UML_TREE=$MMB_BUILD/uml/linux
-UML_OUT=$MMB_BUILD/uml/out
+# MMB_UML=debug: the debug kernel (kunit-tests/debug.config), built apart.
+if [ "${MMB_UML:-}" = debug ]; then
+	UML_OUT=$MMB_BUILD/uml/out-debug
+else
+	UML_OUT=$MMB_BUILD/uml/out
+fi
 UML_LINUX=$UML_OUT/linux
 
 die() {
