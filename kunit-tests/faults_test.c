@@ -83,30 +83,13 @@ static void ft_state(struct ft *f, struct ft_state *s)
 /* Send the request in f->t; the answer: 0, -errno, or 1 for none. */
 static int ft_send(struct ft *f)
 {
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	struct kvec out = { .iov_base = f->t.buf, .iov_len = f->t.len };
-	struct msghdr req = { .msg_name = &to, .msg_namelen = sizeof(to) };
 	struct nlt *t = &f->t;
-	unsigned int rounds;
+	int err;
 
 	nlt_hdr(t)->nlmsg_len = t->len;
-	if (kernel_sendmsg(t->sock, &req, &out, 1, t->len) != t->len)
+	if (nlt_try_xmit(t) != t->len)
 		return 1;	/* the request itself failed */
-	for (rounds = 0; rounds < 100; rounds++) {
-		struct kvec vec = { .iov_base = f->rx, .iov_len = NLT_BUF };
-		struct msghdr msg = {};
-		struct nlmsghdr *nlh;
-		int rem;
-
-		rem = kernel_recvmsg(t->sock, &msg, &vec, 1, NLT_BUF, MSG_DONTWAIT);
-		if (rem <= 0)
-			return 1;
-		nlh = (struct nlmsghdr *)f->rx;
-		for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem))
-			if (nlh->nlmsg_seq == t->seq && nlh->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)nlmsg_data(nlh))->error;
-	}
-	return 1;
+	return nlt_answer(t, f->rx, NLT_BUF, &err) == NLMSG_ERROR ? err : 1;
 }
 
 /* Requests, as mmbctl builds them. */
@@ -317,7 +300,6 @@ static void faults_control_path_test(struct kunit *test)
 	struct ft *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	unsigned int op, n, total = 0, nets = 0;
 	struct net *net;
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->test = test;
@@ -343,13 +325,7 @@ static void faults_control_path_test(struct kunit *test)
 	}
 	kunit_info(test, "new namespace: %u allocations, %u of them failing it", n - 1, nets);
 
-	f->net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f->net));
-	f->dev = mmbt_netdev_create(test);
-	rtnl_lock();
-	err = dev_change_net_namespace(f->dev, f->net, "mmbf%d");
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
+	f->net = mmbt_netns_new(test, &f->dev);
 	nlt_open_net(test, &f->t, f->net);
 
 	for (op = 0; op < FT_OPS; op++) {
@@ -364,12 +340,7 @@ static void faults_control_path_test(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, ft_failslab_sleepers(false), 0);
 	nlt_close(&f->t);
-	rtnl_lock();
-	err = dev_change_net_namespace(f->dev, &init_net, "mmbt%d");
-	rtnl_unlock();
-	KUNIT_EXPECT_EQ(test, err, 0);
-	put_net(f->net);
-	mmbt_netdev_destroy(f->dev);
+	mmbt_netns_done(test, f->net, f->dev);
 }
 
 static struct kunit_case mmb_faults_cases[] = {

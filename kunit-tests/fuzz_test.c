@@ -196,7 +196,7 @@ static void fz_fix_csums(struct fz *f)
 {
 	u8 *l4 = f->in + f->l4off;
 	unsigned int l4len = f->len - f->l4off, off;
-	__wsum sum;
+	__sum16 sum;
 
 	if (!f->v6) {
 		struct iphdr *iph = (void *)f->in;
@@ -210,19 +210,10 @@ static void fz_fix_csums(struct fz *f)
 	if (f->proto == IPPROTO_UDP && !f->v6 && !get_unaligned((u16 *)(l4 + off)))
 		return;		/* no checksum */
 	put_unaligned(0, (u16 *)(l4 + off));
-	sum = csum_partial(l4, l4len, 0);
-	if (f->proto == IPPROTO_ICMP)
-		put_unaligned(csum_fold(sum), (__sum16 *)(l4 + off));
-	else if (f->v6)
-		put_unaligned(csum_ipv6_magic(&((struct ipv6hdr *)f->in)->saddr,
-					      &((struct ipv6hdr *)f->in)->daddr,
-					      l4len, f->proto, sum), (__sum16 *)(l4 + off));
-	else
-		put_unaligned(csum_tcpudp_magic(((struct iphdr *)f->in)->saddr,
-						((struct iphdr *)f->in)->daddr,
-						l4len, f->proto, sum), (__sum16 *)(l4 + off));
-	if (f->proto == IPPROTO_UDP && !get_unaligned((u16 *)(l4 + off)))
-		put_unaligned(CSUM_MANGLED_0, (__sum16 *)(l4 + off));
+	sum = mmbt_l4_csum(f->in, f->l4off, l4len, f->v6, f->proto);
+	if (f->proto == IPPROTO_UDP && !sum)
+		sum = CSUM_MANGLED_0;
+	put_unaligned(sum, (__sum16 *)(l4 + off));
 }
 
 /* Header bytes set at random, the packet's structure kept. */
@@ -357,8 +348,7 @@ static void fz_partial(struct fz *f)
 static const char *fz_check(struct fz *f, struct sk_buff *skb, const u8 *p, unsigned int len)
 {
 	unsigned int iplen, l4off = f->l4off, l4len, off;
-	u8 *l4 = f->scratch;
-	__wsum sum;
+	u8 *l4 = f->scratch + l4off;
 
 	if (f->v6) {
 		iplen = sizeof(struct ipv6hdr) + get_unaligned_be16(p + 4);
@@ -381,8 +371,10 @@ static const char *fz_check(struct fz *f, struct sk_buff *skb, const u8 *p, unsi
 	off = fz_csum_off(f->proto);
 	if (!off)
 		return NULL;
+	if (iplen > sizeof(f->scratch))
+		return "IP length beyond the test's buffer";
 	l4len = iplen - l4off;
-	memcpy(l4, p + l4off, l4len);
+	memcpy(f->scratch, p, iplen);
 	if (skb->ip_summed == CHECKSUM_PARTIAL) {
 		if (skb->csum_start != skb_network_header(skb) - skb->head + l4off ||
 		    skb->csum_offset != off)
@@ -392,12 +384,7 @@ static const char *fz_check(struct fz *f, struct sk_buff *skb, const u8 *p, unsi
 	}
 	if (f->proto == IPPROTO_UDP && !f->v6 && !get_unaligned((u16 *)(l4 + off)))
 		return NULL;
-	sum = csum_partial(l4, l4len, 0);
-	if (f->proto == IPPROTO_ICMP ? csum_fold(sum) :
-	    f->v6 ? csum_ipv6_magic(&((struct ipv6hdr *)p)->saddr,
-				    &((struct ipv6hdr *)p)->daddr, l4len, f->proto, sum) :
-	    csum_tcpudp_magic(((struct iphdr *)p)->saddr, ((struct iphdr *)p)->daddr,
-			      l4len, f->proto, sum))
+	if (mmbt_l4_csum(f->scratch, l4off, l4len, f->v6, f->proto))
 		return "L4 checksum";
 	return NULL;
 }
@@ -634,6 +621,9 @@ static void fuzz_datapath_test(struct kunit *test)
 	kunit_info(test, "valid %u, reshaped %u, broken %u; linear %u, paged %u, cloned %u, shared %u",
 		   f->by_kind[0], f->by_kind[1], f->by_kind[2], f->by_layout[0], f->by_layout[1],
 		   f->by_layout[2], f->by_layout[3]);
+	kunit_info(test, "ip_summed none %u, unnecessary %u, complete %u, partial %u",
+		   f->by_summed[CHECKSUM_NONE], f->by_summed[CHECKSUM_UNNECESSARY],
+		   f->by_summed[CHECKSUM_COMPLETE], f->by_summed[CHECKSUM_PARTIAL]);
 	KUNIT_EXPECT_EQ(test, f->failures, 0);
 	/* Every path was taken. */
 	KUNIT_EXPECT_GT(test, f->dropped, f->n / 200);

@@ -308,47 +308,12 @@ static void nf_mutate(struct nf *f)
 	}
 }
 
-/* Read until the answer to @seq ends: 1 acked, 0 refused, -1 nothing. */
-static int nf_answer(struct nf *f, u32 seq, bool *dump)
-{
-	unsigned int rounds;
-
-	*dump = false;
-	for (rounds = 0; rounds < 1000; rounds++) {
-		struct kvec vec = { .iov_base = f->rx, .iov_len = NF_RX };
-		struct msghdr msg = {};
-		struct nlmsghdr *nlh;
-		int rem;
-
-		rem = kernel_recvmsg(f->t.sock, &msg, &vec, 1, NF_RX, MSG_DONTWAIT);
-		if (rem <= 0)
-			return -1;
-		nlh = (struct nlmsghdr *)f->rx;
-		for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
-			if (nlh->nlmsg_seq != seq)
-				continue;
-			if (nlh->nlmsg_type == NLMSG_DONE) {
-				*dump = true;
-				return 1;
-			}
-			if (nlh->nlmsg_type == NLMSG_ERROR)
-				return ((struct nlmsgerr *)nlmsg_data(nlh))->error ? 0 : 1;
-		}
-	}
-	return -1;
-}
-
 static void nf_one(struct nf *f)
 {
-	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
-	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
+	u8 cmd = nf_rand(f, __MMB_CMD_MAX + 2);
 	struct nf_state before, after;
 	struct nlt *t = &f->t;
-	struct kvec vec;
-	bool dump;
-	int ret;
-
-	u8 cmd = nf_rand(f, __MMB_CMD_MAX + 2);
+	int ret, err;
 
 	nlt_begin(t, t->family, cmd);
 	if (cmd == MMB_CMD_DEV_GET || cmd == MMB_CMD_RULE_GET || cmd == MMB_CMD_TABLE_GET ||
@@ -370,13 +335,11 @@ static void nf_one(struct nf *f)
 		nlt_hdr(t)->nlmsg_len = nf_rand(f, 2 * t->len);
 
 	nf_state(f, &before);
-	vec.iov_base = t->buf;
-	vec.iov_len = t->len;
-	KUNIT_ASSERT_EQ(t->test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
-	ret = nf_answer(f, t->seq, &dump);
-	if (ret < 0) {
+	KUNIT_ASSERT_EQ(t->test, nlt_try_xmit(t), (int)t->len);
+	ret = nlt_answer(t, f->rx, NF_RX, &err);
+	if (!ret) {
 		f->unanswered++;
-	} else if (ret == 0) {
+	} else if (ret == NLMSG_ERROR && err) {
 		f->refused++;
 		nf_state(f, &after);
 		KUNIT_EXPECT_PTR_EQ(t->test, after.rs, before.rs);
@@ -387,7 +350,7 @@ static void nf_one(struct nf *f)
 		KUNIT_EXPECT_EQ(t->test, after.tcp_loose, before.tcp_loose);
 		KUNIT_EXPECT_MEMEQ(t->test, after.timeouts, before.timeouts,
 				   sizeof(before.timeouts));
-	} else if (dump) {
+	} else if (ret == NLMSG_DONE) {
 		f->dumps++;
 	} else {
 		f->acked++;
@@ -414,19 +377,12 @@ static void nlfuzz_commands_test(struct kunit *test)
 {
 	struct nf *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
 	unsigned int i;
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->rx = kunit_kzalloc(test, NF_RX, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f->rx);
-	f->net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(f->net));
 	/* A device in the namespace, for the device commands to find. */
-	f->dev = mmbt_netdev_create(test);
-	rtnl_lock();
-	err = dev_change_net_namespace(f->dev, f->net, "mmbf%d");
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
+	f->net = mmbt_netns_new(test, &f->dev);
 	nlt_open_net(test, &f->t, f->net);
 	prandom_seed_state(&f->rs, fuzz_nl_seed);
 
@@ -442,13 +398,7 @@ static void nlfuzz_commands_test(struct kunit *test)
 		   fuzz_messages, fuzz_nl_seed, f->acked, f->dumps, f->refused, f->unanswered);
 
 	nlt_close(&f->t);
-	/* The device leaves, and so does the namespace, with what it holds. */
-	rtnl_lock();
-	err = dev_change_net_namespace(f->dev, &init_net, "mmbt%d");
-	rtnl_unlock();
-	KUNIT_EXPECT_EQ(test, err, 0);
-	put_net(f->net);
-	mmbt_netdev_destroy(f->dev);
+	mmbt_netns_done(test, f->net, f->dev);
 	/* Every outcome happened; a message the core drops gets no answer. */
 	KUNIT_EXPECT_GT(test, f->acked, 0);
 	KUNIT_EXPECT_GT(test, f->dumps, 0);

@@ -83,15 +83,55 @@ void nlt_nest_end(struct nlt *t, unsigned int off)
 		t->open = t->parent[t->open];
 }
 
-/* Send the request built in @t to the kernel. */
-void nlt_xmit(struct nlt *t)
+/*
+ * Send the t->len bytes of the request as they are, its header's length
+ * as the caller left it; returns what kernel_sendmsg() did. A fuzzed or
+ * fault-injected request may fail here.
+ */
+int nlt_try_xmit(struct nlt *t)
 {
 	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
 	struct kvec vec = { .iov_base = t->buf, .iov_len = t->len };
 	struct msghdr msg = { .msg_name = &to, .msg_namelen = sizeof(to) };
 
+	return kernel_sendmsg(t->sock, &msg, &vec, 1, t->len);
+}
+
+/* Send the request built in @t to the kernel. */
+void nlt_xmit(struct nlt *t)
+{
 	nlt_hdr(t)->nlmsg_len = t->len;
-	KUNIT_ASSERT_EQ(t->test, kernel_sendmsg(t->sock, &msg, &vec, 1, t->len), (int)t->len);
+	KUNIT_ASSERT_EQ(t->test, nlt_try_xmit(t), (int)t->len);
+}
+
+/*
+ * Read the answer to the last request into @rx (@size bytes), whatever it
+ * is: NLMSG_ERROR with *err set (0 for an acknowledgment), NLMSG_DONE at
+ * the end of a dump, or 0 if nothing that ends it came.
+ */
+int nlt_answer(struct nlt *t, void *rx, unsigned int size, int *err)
+{
+	unsigned int rounds;
+
+	for (rounds = 0; rounds < 1000; rounds++) {
+		struct kvec vec = { .iov_base = rx, .iov_len = size };
+		struct msghdr msg = {};
+		struct nlmsghdr *nlh = rx;
+		int rem;
+
+		rem = kernel_recvmsg(t->sock, &msg, &vec, 1, size, MSG_DONTWAIT);
+		if (rem <= 0)
+			return 0;
+		for (; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
+			if (nlh->nlmsg_seq != t->seq)
+				continue;
+			if (nlh->nlmsg_type == NLMSG_ERROR)
+				*err = ((struct nlmsgerr *)nlmsg_data(nlh))->error;
+			if (nlh->nlmsg_type == NLMSG_ERROR || nlh->nlmsg_type == NLMSG_DONE)
+				return nlh->nlmsg_type;
+		}
+	}
+	return 0;
 }
 
 /* Receive what the kernel answered into t->rx (it answers at once). */

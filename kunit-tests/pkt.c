@@ -27,8 +27,8 @@ static unsigned int l4_hdr_len(const struct mmbt_pkt_desc *d)
 }
 
 /* The L4 checksum over the packet as it is, 0 meaning valid. */
-static __sum16 l4_csum(const u8 *l3, unsigned int l4off, unsigned int len,
-		       bool v6, u8 proto)
+__sum16 mmbt_l4_csum(const u8 *l3, unsigned int l4off, unsigned int len,
+		     bool v6, u8 proto)
 {
 	__wsum sum = csum_partial(l3 + l4off, len, 0);
 
@@ -128,7 +128,7 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 	for (i = 0; i < d->payload_len; i++)
 		l4[l4_hdr_len(d) + i] = d->payload_seed + i * 7;
 	if (!(d->proto == IPPROTO_UDP && d->no_udp_csum)) {
-		sum = l4_csum(l3, l4off, l4len, d->v6, d->proto);
+		sum = mmbt_l4_csum(l3, l4off, l4len, d->v6, d->proto);
 		if (!sum && d->proto == IPPROTO_UDP)
 			sum = CSUM_MANGLED_0;
 		put_unaligned(sum, (__sum16 *)(l4 + l4_csum_off(d->proto)));
@@ -187,5 +187,5 @@ bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 pr
 		if (!udp && !v6)
 			return true;	/* no checksum */
 	}
-	return !l4_csum(l3, l4off, len, v6, proto);
+	return !mmbt_l4_csum(l3, l4off, len, v6, proto);
 }

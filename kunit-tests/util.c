@@ -67,6 +67,34 @@ void mmbt_netdev_destroy(struct net_device *dev)
 	free_netdev(dev);
 }
 
+/* A new network namespace, with a test device (*@dev) moved into it. */
+struct net *mmbt_netns_new(struct kunit *test, struct net_device **dev)
+{
+	struct net *net = copy_net_ns(CLONE_NEWNET, &init_user_ns, &init_net);
+	int err;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(net));
+	*dev = mmbt_netdev_create(test);
+	rtnl_lock();
+	err = dev_change_net_namespace(*dev, net, "mmbf%d");
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return net;
+}
+
+/* The device leaves, and so does the namespace, with what it holds. */
+void mmbt_netns_done(struct kunit *test, struct net *net, struct net_device *dev)
+{
+	int err;
+
+	rtnl_lock();
+	err = dev_change_net_namespace(dev, &init_net, "mmbt%d");
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, err, 0);
+	put_net(net);
+	mmbt_netdev_destroy(dev);
+}
+
 /* An Ethernet + IPv4 + UDP frame to @dev, data pointing at L3 after eth_type_trans(). */
 struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload)
 {

@@ -14,6 +14,8 @@
 struct net_device *mmbt_netdev_create(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
+struct net *mmbt_netns_new(struct kunit *test, struct net_device **dev);
+void mmbt_netns_done(struct kunit *test, struct net *net, struct net_device *dev);
 struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload);
 void mmbt_receive(struct sk_buff *skb);
 
@@ -40,6 +42,7 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 struct sk_buff *mmbt_pkt_chain6(struct net_device *dev, unsigned int n);
 struct sk_buff *mmbt_frame(struct net_device *dev, struct sk_buff *skb);
 bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 proto);
+__sum16 mmbt_l4_csum(const u8 *l3, unsigned int l4off, unsigned int len, bool v6, u8 proto);
 
 struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
 void *mmbt_vzalloc(struct kunit *test, size_t size);
