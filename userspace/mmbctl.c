@@ -18,6 +18,7 @@ static void usage(FILE *f)
 	fprintf(f,
 "Usage: mmbctl [ OPTIONS ] COMMAND\n"
 "       mmbctl [ OPTIONS ] -f FILE\n"
+"       mmbctl [ OPTIONS ] -b FILE\n"
 "\n"
 "COMMAND := { enable IFACE | disable IFACE | add RULE | add-stateful RULE |\n"
 "             del HANDLE | flush [ connections ] | list | set SETTING... |\n"
@@ -28,6 +29,11 @@ static void usage(FILE *f)
 "  -f FILE           apply a file of add, add-stateful, del and flush commands (one per\n"
 "                    line, # comments) as one transaction: all or nothing;\n"
 "                    -f - reads standard input\n"
+"  -b FILE           run a file of commands (one per line, # comments), each as\n"
+"                    on the command line and its own transaction; a line\n"
+"                    \"-f FILE\" applies that file; the first that fails stops\n"
+"                    the run, the lines before it stay applied; -b - reads\n"
+"                    standard input\n"
 "\n"
 "RULE    := MATCH [ MATCH ]... TARGET [ TARGET ]...\n"
 "MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
@@ -143,14 +149,31 @@ static int run(int argc, char **argv)
 
 	cur.n = argc;
 	cur.w = argv;
-	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		if (strcmp(argv[0], cmds[i].name))
-			continue;
-		err = cmds[i].fn(argc, argv);
-		mmb_nl_close();
-		return err;
-	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		if (!strcmp(argv[0], cmds[i].name))
+			return cmds[i].fn(argc, argv);
 	return err_word(0, "unknown command \"%s\", try \"mmbctl help\"", argv[0]);
+}
+
+static int run_main(int argc, char **argv, const char *file, const char *script)
+{
+	if ((file || script) && argc) {
+		fprintf(stderr, "Error: -%c FILE takes no command\n", file ? 'f' : 'b');
+		return EXIT_USAGE;
+	}
+	if (file && script) {
+		fprintf(stderr, "Error: -f and -b do not go together\n");
+		return EXIT_USAGE;
+	}
+	if (file)
+		return do_batch(file);
+	if (script)
+		return do_script(script, run);
+	if (argc < 1) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	return run(argc, argv);
 }
 
 int main(int argc, char **argv)
@@ -161,13 +184,14 @@ int main(int argc, char **argv)
 		{ "help",	no_argument, NULL, 'h' },
 		{ "version",	no_argument, NULL, 'V' },
 		{ "file",	required_argument, NULL, 'f' },
+		{ "batch",	required_argument, NULL, 'b' },
 		{}
 	};
+	const char *file = NULL, *script = NULL;
 	bool json = false, pretty = false;
-	const char *file = NULL;
-	int c;
+	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jphVf:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jphVf:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -184,6 +208,9 @@ int main(int argc, char **argv)
 		case 'f':
 			file = optarg;
 			break;
+		case 'b':
+			script = optarg;
+			break;
 		default:
 			usage(stderr);
 			return EXIT_USAGE;
@@ -192,16 +219,7 @@ int main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	print_init(stdout, json, pretty);
-	if (file) {
-		if (argc) {
-			fprintf(stderr, "Error: -f FILE takes no command\n");
-			return EXIT_USAGE;
-		}
-		return do_batch(file);
-	}
-	if (argc < 1) {
-		usage(stderr);
-		return EXIT_USAGE;
-	}
-	return run(argc, argv);
+	ret = run_main(argc, argv, file, script);
+	mmb_nl_close();
+	return ret;
 }

@@ -53,6 +53,7 @@ int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
+int do_script(const char *file, int (*run)(int argc, char **argv));
 int do_show_tables(int argc, char **argv);
 int do_show_connections(int argc, char **argv);
 int do_flush_connections(int argc, char **argv);

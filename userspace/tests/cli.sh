@@ -123,6 +123,36 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
 -:1: add frob 1 drop
          ^~~~" -- -f - < <(printf 'add frob 1 drop\n')
 
+# -b runs line by line: a line that does not parse stops the run there,
+# with the error at its word and the line named.
+printf '# a comment\n\n  help  # again\nadd ip-ttl 999 drop\nfrob\n' > "$tmp/script"
+t "-b: the first bad line stops the run and is named" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/script:4: add ip-ttl 999 drop
+$(printf '%*s' $((${#tmp} + 22)) '')^~~
+Command failed $tmp/script:4" -- -b "$tmp/script"
+printf 'help\n-f\n' > "$tmp/script-f"
+t "-b: a line -f without a file" 2 "Error: missing FILE
+$tmp/script-f:2: -f
+$(printf '%*s' $((${#tmp} + 16)) '')^
+Command failed $tmp/script-f:2" -- -b "$tmp/script-f"
+printf -- '-j list\n' > "$tmp/script-j"
+t "-b: options other than -f are refused on a line" 2 "Error: only -f takes effect on a line of -b
+$tmp/script-j:1: -j list
+$(printf '%*s' $((${#tmp} + 13)) '')^~
+Command failed $tmp/script-j:1" -- -b "$tmp/script-j"
+printf -- '-f %s\n' "$tmp/bad" > "$tmp/script-bad"
+t "-b: a -f line's error names the file it applies" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/bad:5: add ip-ttl 999 drop
+$(printf '%*s' $((${#tmp} + 19)) '')^~~
+Command failed $tmp/script-bad:1" -- -b "$tmp/script-bad"
+printf 'help\0\n' > "$tmp/script-nul"
+t "-b: a NUL byte is refused" 2 "Error: $tmp/script-nul:1: a NUL byte in the line" -- -b "$tmp/script-nul"
+t "-b: a missing file is refused" 1 "Error: $tmp/none: No such file or directory" -- -b "$tmp/none"
+t "-b takes no command" 2 "Error: -b FILE takes no command" -- -b "$tmp/script" list
+t "-f and -b do not go together" 2 "Error: -f and -b do not go together" -- -f "$tmp/bad" -b "$tmp/script"
+t "-b: an empty script succeeds" 0 "" -- -b /dev/null
+t "-b: a script of help lines on stdin succeeds" 0 "" -- -b - < <(printf 'help\nhelp\n')
+
 # Without the module, commands that need it fail with status 1 and say why.
 if [ ! -e /sys/module/mmb ]; then
 	t "without the module, show interfaces says it is not loaded" 1 \
