@@ -61,9 +61,12 @@ static int __init mmb_init(void)
 	err = mmb_conn_cache_init();
 	if (err)
 		goto err_classify;
-	err = register_pernet_subsys(&mmb_net_ops);
+	err = mmb_rules_module_init();
 	if (err)
 		goto err_conn;
+	err = register_pernet_subsys(&mmb_net_ops);
+	if (err)
+		goto err_rules;
 	err = mmb_dev_notifier_register();
 	if (err)
 		goto err_pernet;
@@ -76,6 +79,9 @@ err_notifier:
 	mmb_dev_notifier_unregister();
 err_pernet:
 	unregister_pernet_subsys(&mmb_net_ops);
+err_rules:
+	rcu_barrier();
+	mmb_rules_module_exit();
 	rcu_barrier();
 	rcu_barrier();
 err_conn:
@@ -90,6 +96,9 @@ static void __exit mmb_exit(void)
 	mmb_genl_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
+	/* Replaced rulesets queued to their worker, which frees them. */
+	rcu_barrier();
+	mmb_rules_module_exit();
 	/* Connections freed with call_rcu, then the rules they held. */
 	rcu_barrier();
 	rcu_barrier();

@@ -49,6 +49,43 @@ void mmb_ruleset_changed(struct mmb_ruleset *rs)
 	}
 }
 
+/*
+ * A ruleset a commit replaced is freed by a worker a grace period later:
+ * waiting for one in the commit would cost every transaction that
+ * replaces the rules (-f, flush) a grace period, several milliseconds on
+ * a busy machine. At most MMB_RETIRING_MAX wait at once (module-wide), so
+ * that a loop of reloads keeps its memory bounded; past that, and where
+ * the connections of ended rules must be swept after the grace period,
+ * the commit waits as before.
+ */
+#define MMB_RETIRING_MAX 8
+
+static struct workqueue_struct *mmb_retire_wq;
+static atomic_t mmb_retiring = ATOMIC_INIT(0);
+
+static void mmb_ruleset_destroy(struct mmb_ruleset *rs);
+
+static void mmb_ruleset_free_work(struct work_struct *work)
+{
+	struct mmb_ruleset *rs = container_of(to_rcu_work(work), struct mmb_ruleset,
+					      free_work);
+
+	mmb_ruleset_destroy(rs);
+	atomic_dec(&mmb_retiring);
+}
+
+int __init mmb_rules_module_init(void)
+{
+	mmb_retire_wq = alloc_workqueue("mmb_retire", WQ_UNBOUND, 0);
+	return mmb_retire_wq ? 0 : -ENOMEM;
+}
+
+/* After the last commit: rcu_barrier(), then this waits for the workers. */
+void mmb_rules_module_exit(void)
+{
+	destroy_workqueue(mmb_retire_wq);
+}
+
 /* A new ruleset, whose writers will hold @lock once it is live. */
 static struct mmb_ruleset *mmb_ruleset_create(struct mutex *lock)
 {
@@ -346,7 +383,10 @@ int mmb_txn_flush(struct mmb_txn *t)
 /*
  * Make the transaction's changes the rules: in place they are already;
  * aside, the new ruleset is published with one pointer store, and the old
- * one freed once no reader can see it.
+ * one freed once no reader can see it. When stateful rules ended, that is
+ * waited for here: a packet that judged by the old ruleset could still be
+ * making a connection for one of them, and the caller's sweep must come
+ * after it.
  */
 void mmb_txn_commit(struct mmb_txn *t)
 {
@@ -363,6 +403,11 @@ void mmb_txn_commit(struct mmb_txn *t)
 	r->next_handle = t->next_handle;
 	t->ended = mmb_ruleset_bury(old, t->rs);
 	mutex_unlock(&r->lock);
+	if (!t->ended && atomic_add_unless(&mmb_retiring, 1, MMB_RETIRING_MAX)) {
+		INIT_RCU_WORK(&old->free_work, mmb_ruleset_free_work);
+		queue_rcu_work(mmb_retire_wq, &old->free_work);
+		return;
+	}
 	synchronize_rcu();
 	mmb_ruleset_destroy(old);
 }

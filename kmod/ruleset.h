@@ -125,6 +125,8 @@ void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule);
 
 int __init mmb_tables_init(void);
 void mmb_tables_exit(void);
+int __init mmb_rules_module_init(void);
+void mmb_rules_module_exit(void);
 extern unsigned int mmb_cache_entries;
 void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
 void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,

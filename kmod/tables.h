@@ -42,6 +42,7 @@
 #include <linux/lockdep.h>
 #include <linux/mutex.h>
 #include <linux/prefetch.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 
 #include "ruleset.h"
@@ -58,6 +59,7 @@ struct mmb_ruleset {
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */
 	unsigned int cache_bits;	/* of the number of sets */
 	u32 cache_seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit image word */
+	struct rcu_work free_work;	/* replaced: freed a grace period later */
 };
 
 /*
