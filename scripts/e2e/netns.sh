@@ -59,6 +59,43 @@ refused "disable without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
 refused "show interfaces without CAP_NET_ADMIN" 1 "CAP_NET_ADMIN" \
 	in_r setpriv --reuid=65534 --regid=65534 --clear-groups mmbctl show interfaces
 refused "disable a device mmb is not on" 1 "not enabled" in_r mmbctl disable b1
+
+# From a user namespace of its own (where it is root) an unprivileged user
+# still has no CAP_NET_ADMIN over the router's namespace, which the
+# initial user namespace owns: every command that changes or reads mmb's
+# state is refused, and nothing changes.
+as_userns() {
+	in_r setpriv --reuid=65534 --regid=65534 --clear-groups \
+		unshare --user --map-root-user "$@"
+}
+in_r mmbctl add ip-ttl 1 drop > /dev/null
+rules_before=$(in_r mmbctl list)
+settings_before=$(in_r mmbctl -j show settings | jq -c 'del(.stats)')
+check "an unprivileged user namespace is root in itself" \
+	test "$(as_userns id -u)" = 0
+for cmd in "enable b1" "disable r0" "add all drop" "add-stateful all accept" "del 1" \
+	"flush" "flush connections" "set conn-max 10" "list" "show interfaces" \
+	"show tables" "show connections" "show settings" "monitor"; do
+	refused "$cmd from a user namespace that does not own the netns" 1 "CAP_NET_ADMIN" \
+		as_userns mmbctl $cmd
+done
+refused "-f from a user namespace that does not own the netns" 1 "CAP_NET_ADMIN" \
+	as_userns mmbctl -f - <<< "flush"
+check "after them, the rules, devices and settings are as they were" \
+	test "$(in_r mmbctl list)" = "$rules_before" -a "$(enabled_in "$R")" = "r0 r1" \
+	-a "$(in_r mmbctl -j show settings | jq -c 'del(.stats)')" = "$settings_before"
+in_r mmbctl flush
+
+# In a network namespace its own user namespace owns, the same user is the
+# administrator: mmb works there, and only there.
+check "an unprivileged user runs mmb in a netns of its own" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups unshare --user --map-root-user --net \
+	bash -c 'ip link add v0 type veth peer name v1 && ip link set v0 up &&
+		mmbctl enable v0 && mmbctl add ip-ttl 1 drop &&
+		test "$(mmbctl -j list | jq length)" = 1 &&
+		test "$(mmbctl -j show interfaces | jq -r ".[].ifname")" = v0'
+check "which the router's namespace does not see" \
+	test -z "$(in_r mmbctl list)" -a "$(enabled_in "$R")" = "r0 r1"
 refused "enable without a device is a usage error" 2 "missing IFACE" in_r mmbctl enable
 refused "unknown command is a usage error" 2 "unknown command" in_r mmbctl frobnicate
 check "after the refusals, still exactly r0 and r1" \
