@@ -15,6 +15,7 @@
 
 #include "mmbctl.h"
 #include "rule.h"
+#include "rule_cmp.h"
 
 static int n, failed;
 
@@ -57,27 +58,6 @@ static int parse(const char *text, struct urule *r)
 	return urule_parse(c, w, 1, r);
 }
 
-static int same(const struct urule *a, const struct urule *b)
-{
-	int i;
-
-	if (a->nm != b->nm || a->nt != b->nt)
-		return 0;
-	for (i = 0; i < a->nm; i++)
-		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||
-		    a->m[i].plen != b->m[i].plen || a->m[i].vlen != b->m[i].vlen ||
-		    a->m[i].kind != b->m[i].kind ||
-		    memcmp(a->m[i].value, b->m[i].value, a->m[i].vlen))
-			return 0;
-	for (i = 0; i < a->nt; i++)
-		if (a->t[i].type != b->t[i].type || a->t[i].field != b->t[i].field ||
-		    a->t[i].rate != b->t[i].rate || a->t[i].vlen != b->t[i].vlen ||
-		    a->t[i].kind != b->t[i].kind || a->t[i].invert != b->t[i].invert ||
-		    memcmp(a->t[i].value, b->t[i].value, a->t[i].vlen))
-			return 0;
-	return 1;
-}
-
 /* @text parses, prints as @want (NULL: as itself), and that parses back the same. */
 static void good(const char *text, const char *want)
 {
@@ -94,7 +74,7 @@ static void good(const char *text, const char *want)
 		result(0, "prints back: %s", text);
 		return;
 	}
-	result(!parse(out, &b) && same(&a, &b), "round trip: %s", text);
+	result(!parse(out, &b) && urule_same(&a, &b), "round trip: %s", text);
 }
 
 /* @text is refused with exit status @status at word @word (0 = "add"). */
@@ -122,33 +102,13 @@ static void bad(const char *text, int status, int word)
 static void wire(const char *text, bool stateful)
 {
 	static struct urule a, b;
-	const struct nlattr *put, *attr;
-	struct mmb_req *req = mmb_req_new(MMB_CMD_RULE_ADD, NLM_F_ACK);
-	struct mmb_req *ans = mmb_req_new(MMB_CMD_RULE_GET, 0);
-	struct nlattr *nest;
-	uint32_t handle = 0;
-	struct attrs st;
-	int ok;
 
 	a.stateful = stateful;
-	if (!req || !ans || parse(text, &a)) {
+	if (parse(text, &a)) {
 		result(0, "encodes: %s", text);
-		goto out;
+		return;
 	}
-	urule_put(req, &a);
-	put = mnl_nlmsg_get_payload_offset(req->nlh, GENL_HDRLEN);
-	nest = mnl_attr_nest_start(ans->nlh, MMB_A_RULE);
-	mnl_attr_put_u32(ans->nlh, MMB_RULE_A_HANDLE, 7);
-	mnl_attr_for_each_nested(attr, put)
-		mnl_attr_put(ans->nlh, mnl_attr_get_type(attr), mnl_attr_get_payload_len(attr),
-			     mnl_attr_get_payload(attr));
-	mnl_attr_nest_end(ans->nlh, nest);
-	ok = !urule_decode(nest, &b, &handle, &st) && handle == 7 && same(&a, &b) &&
-	     b.stateful == stateful;
-	result(ok, "attributes and back: %s", text);
-out:
-	mmb_req_free(req);
-	mmb_req_free(ans);
+	result(!urule_wire(&a, &b) && urule_same(&a, &b), "attributes and back: %s", text);
 }
 
 /*

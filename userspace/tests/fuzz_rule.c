@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl's rule parser under libFuzzer (built with ASan and UBSan): the
+ * input is the words of a rule (the first byte's low bit: add-stateful).
+ * Whatever they are, the parser accepts or refuses them without a memory
+ * error or undefined behaviour, and a refusal is a usage error that points
+ * at one of the words or just past them. What it accepts must print as
+ * words that parse to the same rule, and go to attributes and back (as
+ * list reads them) to the same rule. A broken promise aborts, and
+ * libFuzzer keeps the input.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "mmbctl.h"
+#include "rule_cmp.h"
+
+#define WORDS_MAX 128
+
+static int split(char *text, char **w)
+{
+	char *tok;
+	int n = 0;
+
+	for (tok = strtok(text, " \t\n"); tok && n < WORDS_MAX; tok = strtok(NULL, " \t\n"))
+		w[n++] = tok;
+	return n;
+}
+
+static void broken(const char *what, const char *text)
+{
+	fprintf(stderr, "fuzz_rule: %s: \"%s\"\n", what, text);
+	abort();
+}
+
+/* Parse "add WORDS...": 0, or a usage error at a word of them. */
+static int parse(char *text, bool stateful, struct urule *r, char **w)
+{
+	int n = split(text, w + 1) + 1, ret;
+
+	w[0] = stateful ? "add-stateful" : "add";
+	cur = (struct words){ .n = n, .w = w, .err_argi = -1 };
+	memset(r, 0, sizeof(*r));
+	r->stateful = stateful;
+	ret = urule_parse(n, w, 1, r);
+	if (ret && (ret != EXIT_USAGE || cur.err_argi < 1 || cur.err_argi > n))
+		return -1;
+	return ret;
+}
+
+/* The refusals' messages go nowhere while the parser runs: they would be
+ * most of the run's time. Reports of the sanitizers still reach stderr. */
+static int quiet(int fd)
+{
+	static int devnull = -1;
+	int saved;
+
+	if (getenv("FUZZ_RULE_VERBOSE"))
+		return -1;
+	if (fd >= 0) {
+		dup2(fd, 2);
+		close(fd);
+		return -1;
+	}
+	if (devnull < 0)
+		devnull = open("/dev/null", O_WRONLY);
+	saved = dup(2);
+	dup2(devnull, 2);
+	return saved;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct urule a, b, c;
+	static char *w[WORDS_MAX + 2];
+	char *text, *again, out[4096];
+	bool stateful;
+	size_t i;
+	int ret, fd;
+
+	if (!size || size > 2048)
+		return 0;
+	stateful = data[0] & 1;
+	text = malloc(size);
+	again = malloc(sizeof(out));
+	if (!text || !again)
+		abort();
+	for (i = 1; i < size; i++)	/* a NUL cannot be in a word */
+		text[i - 1] = data[i] ? data[i] : ' ';
+	text[size - 1] = '\0';
+	fd = quiet(-1);
+	ret = parse(text, stateful, &a, w);
+	quiet(fd);
+	if (ret < 0)
+		broken("refused, but not as a usage error at a word", text);
+	if (ret == 0) {
+		urule_format(&a, out, sizeof(out));
+		snprintf(again, sizeof(out), "%s", out);
+		if (parse(again, stateful, &b, w) || !urule_same(&a, &b))
+			broken("printed as words that do not parse to it", out);
+		if (urule_wire(&a, &c) || !urule_same(&a, &c))
+			broken("attributes do not decode to it", out);
+	}
+	free(text);
+	free(again);
+	return 0;
+}
