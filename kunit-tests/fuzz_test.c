@@ -645,7 +645,8 @@ static void fuzz_datapath_test(struct kunit *test)
 	mmb_conns_flush(&mn->conns);
 	mmbt_netdev_destroy(f->dev);
 	kunit_info(test, "%u packets from seed %u: %u passed (%u rewritten, %u grown, %u shrunk), %u dropped",
-		   f->n, fuzz_seed + first, f->passed, f->rewritten, f->grown, f->shrunk, f->dropped);
+		   f->n, fuzz_seed + first, f->passed, f->rewritten, f->grown, f->shrunk,
+		   f->dropped);
 	kunit_info(test, "valid %u, reshaped %u, broken %u; linear %u, paged %u, cloned %u, shared %u",
 		   f->by_kind[0], f->by_kind[1], f->by_kind[2], f->by_layout[0], f->by_layout[1],
 		   f->by_layout[2], f->by_layout[3]);
