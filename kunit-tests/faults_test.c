@@ -41,16 +41,33 @@ struct ft_state {
 };
 
 /*
- * failslab leaves allocations that may sleep alone unless its debugfs
- * "ignore-gfp-wait" says otherwise. The suite runs at boot, before any
- * userspace: it finds the flag through a private debugfs mount (the file's
- * inode holds its address; debugfs bools take no kernel_write()).
+ * failslab and fail_page_alloc leave allocations that may sleep alone
+ * unless their debugfs "ignore-gfp-wait" says otherwise, and
+ * fail_page_alloc single pages unless its "min-order" is 0. The suite runs
+ * at boot, before any userspace: it finds the settings through a private
+ * debugfs mount (a file's inode holds the setting's address; debugfs bools
+ * take no kernel_write()). Without fail_page_alloc, page allocations are
+ * not failed, and only slab allocations count.
  */
-static int ft_failslab_sleepers(bool fail)
+static int ft_debugfs_set(struct vfsmount *mnt, const char *path, bool is_bool, u32 val)
+{
+	struct file *file = file_open_root_mnt(mnt, path, O_RDONLY, 0);
+
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	if (is_bool)
+		WRITE_ONCE(*(bool *)file_inode(file)->i_private, val);
+	else
+		WRITE_ONCE(*(u32 *)file_inode(file)->i_private, val);
+	fput(file);
+	return 0;
+}
+
+static int ft_fail_sleepers(bool fail)
 {
 	struct file_system_type *type = get_fs_type("debugfs");
 	struct vfsmount *mnt;
-	struct file *file;
+	int err;
 
 	if (!type)
 		return -ENODEV;
@@ -58,13 +75,12 @@ static int ft_failslab_sleepers(bool fail)
 	put_filesystem(type);
 	if (IS_ERR(mnt))
 		return PTR_ERR(mnt);
-	file = file_open_root_mnt(mnt, "failslab/ignore-gfp-wait", O_RDONLY, 0);
-	if (!IS_ERR(file)) {
-		WRITE_ONCE(*(bool *)file_inode(file)->i_private, !fail);
-		fput(file);
-	}
+	err = ft_debugfs_set(mnt, "failslab/ignore-gfp-wait", true, !fail);
+	if (!err && IS_ENABLED(CONFIG_FAIL_PAGE_ALLOC))
+		err = ft_debugfs_set(mnt, "fail_page_alloc/ignore-gfp-wait", true, !fail) ?:
+		      ft_debugfs_set(mnt, "fail_page_alloc/min-order", false, fail ? 0 : 1);
 	mntput(mnt);
-	return PTR_ERR_OR_ZERO(file);
+	return err;
 }
 
 static void ft_state(struct ft *f, struct ft_state *s)
@@ -305,7 +321,7 @@ static void faults_control_path_test(struct kunit *test)
 	f->test = test;
 	f->rx = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, f->rx);
-	KUNIT_ASSERT_EQ(test, ft_failslab_sleepers(true), 0);
+	KUNIT_ASSERT_EQ(test, ft_fail_sleepers(true), 0);
 
 	/* A namespace being created: mmb's part of it fails cleanly. */
 	for (n = 1; n < FT_MAX_N; n++) {
@@ -338,7 +354,7 @@ static void faults_control_path_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, total, f->injected);
 	KUNIT_EXPECT_GT(test, f->refused, FT_OPS);
 
-	KUNIT_EXPECT_EQ(test, ft_failslab_sleepers(false), 0);
+	KUNIT_EXPECT_EQ(test, ft_fail_sleepers(false), 0);
 	nlt_close(&f->t);
 	mmbt_netns_done(test, f->net, f->dev);
 }
