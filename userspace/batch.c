@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmbctl -f FILE: a file of add, add-stateful, del and flush commands applied as one
- * transaction. Every line is parsed first; an error anywhere names the file,
+ * transaction. Words are read as a shell reads them (quotes, backslashes,
+ * # comments), so list's output, quoted for a shell, reads back. Every
+ * line is parsed first; an error anywhere names the file,
  * line and word, and nothing is sent. Then one MMB_CMD_RULE_BATCH carries
  * them all, one MMB_A_OP attribute each (an attribute holds at most 64 KiB,
  * a message more), and the kernel applies all or none; its error, too, is mapped
@@ -235,16 +237,29 @@ static int parse_all(struct batch *b)
 
 	for (; *p; p = nl + 1) {
 		struct op *op;
+		char *bad;
 
 		lineno++;
 		nl = strchrnul(p, '\n');
-		hash = memchr(p, '#', nl - p);
 		op = &b->ops[b->n];	/* b->cap counts the lines */
 		op->text = p;
-		op->len = (hash ?: nl) - p;
 		op->line = lineno;
 		last = !*nl;
-		p[op->len] = '\0';
+		if (memchr(p, '\'', nl - p) || memchr(p, '"', nl - p) || memchr(p, '\\', nl - p)) {
+			/* Quotes: the shell's rules, once; then as NUL-separated words. */
+			*nl = '\0';
+			n = words_split(p, nl, &b->w, &b->wcap, &bad);
+			if (n == -2) {
+				fprintf(stderr, "Error: %s:%u: %s\n", b->file, lineno, *bad == '\\' ?
+					"a backslash ends the line" : "a quote is left open");
+				return EXIT_USAGE;
+			}
+			op->len = n > 0 ? b->w[n - 1] + strlen(b->w[n - 1]) - p : 0;
+		} else {
+			hash = memchr(p, '#', nl - p);
+			op->len = (hash ?: nl) - p;
+			p[op->len] = '\0';
+		}
 		n = split_words(b, op);
 		if (n < 0)
 			return err_sys("reading", ENOMEM);

@@ -145,7 +145,6 @@ static const struct cmd {
 static int run(int argc, char **argv)
 {
 	unsigned int i;
-	int err;
 
 	cur.n = argc;
 	cur.w = argv;

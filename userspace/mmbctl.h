@@ -54,6 +54,10 @@ int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
 int do_script(const char *file, int (*run)(int argc, char **argv));
+
+/* Words as a shell reads and quotes them (words.c). */
+int words_split(char *p, char *end, char ***w, int *cap, char **bad);
+void words_quote(const char *words, char *buf, size_t len);
 int do_show_tables(int argc, char **argv);
 int do_show_connections(int argc, char **argv);
 int do_flush_connections(int argc, char **argv);

@@ -168,15 +168,18 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;
-	char text[4096];
+	char text[4096], quoted[8192];
 
 	attrs_parse(nlh, &a);
 	if (!a.tb[MMB_A_RULE] || urule_decode(a.tb[MMB_A_RULE], r, &handle, &stats))
 		return MNL_CB_OK;
 	urule_format(r, text, sizeof(text));
+	/* Text to paste into a shell ('<'); JSON the words as they are. */
+	words_quote(text, quoted, sizeof(quoted));
 	print_open_object(NULL);
 	print_u64("handle", NULL, handle);
-	print_string("rule", r->stateful ? "add-stateful %s" : "add %s", text);
+	print_string("rule", NULL, text);
+	print_string(NULL, r->stateful ? "add-stateful %s" : "add %s", quoted);
 	print_bool("stateful", NULL, r->stateful);
 	print_u64(NULL, " # handle %llu", handle);
 	print_open_object("stats");

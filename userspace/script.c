@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmbctl -b FILE: a file of commands run one after the other, each as if
- * given on the command line (ip -batch, tc -batch), over one netlink
+ * given on the command line (ip -batch, tc -batch; words read as a shell
+ * reads them, with quotes and # comments), over one netlink
  * socket. Every line is its own transaction; "-f FILE" on a line applies
  * that file as one. The first line that fails stops the run with its exit
  * status and an error naming the file and line; the lines before it stay
@@ -15,37 +16,11 @@
 
 #include "mmbctl.h"
 
-/* Split @line in place at blanks, up to a '#'; the count or -1. */
-static int split(char *line, char ***w, int *cap)
-{
-	char *p = line, *hash = strchr(line, '#');
-	int n = 0;
-
-	if (hash)
-		*hash = '\0';
-	for (;;) {
-		p += strspn(p, " \t\r\n");
-		if (!*p)
-			return n;
-		if (n == *cap) {
-			char **nw = realloc(*w, (*cap = *cap * 2 + 16) * sizeof(*nw));
-
-			if (!nw)
-				return -1;
-			*w = nw;
-		}
-		(*w)[n++] = p;
-		p += strcspn(p, " \t\r\n");
-		if (*p)
-			*p++ = '\0';
-	}
-}
-
 int do_script(const char *file, int (*run)(int argc, char **argv))
 {
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	unsigned int lineno = 0;
-	char *line = NULL, **w = NULL;
+	char *line = NULL, **w = NULL, *bad;
 	int n, cap = 0, ret = EXIT_OK;
 	size_t size = 0;
 	ssize_t len;
@@ -59,9 +34,14 @@ int do_script(const char *file, int (*run)(int argc, char **argv))
 			ret = EXIT_USAGE;
 			break;
 		}
-		n = split(line, &w, &cap);
+		n = words_split(line, line + len, &w, &cap, &bad);
 		if (n < 0) {
-			ret = err_sys("reading", ENOMEM);
+			if (n == -1)
+				ret = err_sys("reading", ENOMEM);
+			else
+				fprintf(stderr, "Error: %s:%u: %s\n", file, lineno, *bad == '\\' ?
+					"a backslash ends the line" : "a quote is left open");
+			ret = n == -1 ? ret : EXIT_USAGE;
 			break;
 		}
 		if (!n)

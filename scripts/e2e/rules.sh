@@ -172,12 +172,14 @@ before=$(rules)
 in_r mmbctl list | sed 's/ #.*//' > "$TMP/ruleset"
 in_r mmbctl flush
 check "list prints nothing after flush" test -z "$(rules)"
+check "list quotes what a shell would not read as it is" \
+	grep -q "^add ip-saddr 10.0.1.0/24 ip-ttl '<' 10 drop 12.5$" "$TMP/ruleset"
 replayed=0
 while read -r line; do
-	# shellcheck disable=SC2086
-	in_r mmbctl $line && replayed=$((replayed + 1))
+	# As pasted into a shell.
+	eval "in_r mmbctl $line" && replayed=$((replayed + 1))
 done < "$TMP/ruleset"
-check "list output replays as commands ($replayed of 5)" test "$replayed" -eq 5
+check "list output replays as shell commands ($replayed of 5)" test "$replayed" -eq 5
 check "and re-creates the same rules" test "$(rules)" = "$before"
 in_r mmbctl flush
 

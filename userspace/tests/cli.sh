@@ -123,6 +123,25 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
 -:1: add frob 1 drop
          ^~~~" -- -f - < <(printf 'add frob 1 drop\n')
 
+# Files are read as a shell reads words: list's quoted output reads back.
+printf "add ip-ttl '<' 999 drop # quoted as list prints it\n" > "$tmp/quoted"
+t "-f: a quoted word is read as the shell reads it" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/quoted:1: add ip-ttl < 999 drop
+$(printf '%*s' $((${#tmp} + 24)) '')^~~" -- -f "$tmp/quoted"
+printf 'add ip-ttl "<=" 1 drop\nadd ip-ttl \\> 999 drop\n' > "$tmp/quoted2"
+t "-f: double quotes and a backslash too" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/quoted2:2: add ip-ttl > 999 drop
+$(printf '%*s' $((${#tmp} + 25)) '')^~~" -- -f "$tmp/quoted2"
+printf "add ip-ttl 1 drop\nadd ip-ttl '< 1 drop\n" > "$tmp/open"
+t "-f: a quote left open is refused" 2 "Error: $tmp/open:2: a quote is left open" -- -f "$tmp/open"
+t "-b: a quote left open is refused" 2 "Error: -:2: a quote is left open" -- -b - \
+	< <(printf "help\nadd ip-ttl '< 1 drop\n")
+printf 'help\nadd ip-ttl "<" 999 drop\n' > "$tmp/script-q"
+t "-b: quoted words" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/script-q:2: add ip-ttl < 999 drop
+$(printf '%*s' $((${#tmp} + 26)) '')^~~
+Command failed $tmp/script-q:2" -- -b "$tmp/script-q"
+
 # -b runs line by line: a line that does not parse stops the run there,
 # with the error at its word and the line named.
 printf '# a comment\n\n  help  # again\nadd ip-ttl 999 drop\nfrob\n' > "$tmp/script"

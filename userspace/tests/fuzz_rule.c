@@ -5,8 +5,9 @@
  * Whatever they are, the parser accepts or refuses them without a memory
  * error or undefined behaviour, and a refusal is a usage error that points
  * at one of the words or just past them. What it accepts must print as
- * words that parse to the same rule, and go to attributes and back (as
- * list reads them) to the same rule. A broken promise aborts, and
+ * words that parse to the same rule, quoted for a shell (as list prints
+ * it) read back by the shell's rules (as -f reads them) to the same rule,
+ * and go to attributes and back (as list reads them) to the same rule. A broken promise aborts, and
  * libFuzzer keeps the input.
  */
 #include <stdint.h>
@@ -50,6 +51,28 @@ static int parse(char *text, bool stateful, struct urule *r, char **w)
 	if (ret && (ret != EXIT_USAGE || cur.err_argi < 1 || cur.err_argi > n))
 		return -1;
 	return ret;
+}
+
+/* @words quoted for a shell, split as a shell splits them, parsed. */
+static int shell_parse(const char *words, bool stateful, struct urule *r, char **w)
+{
+	static char quoted[8192];
+	static char **sw;
+	static int cap;
+	char *bad;
+	int n, i;
+
+	words_quote(words, quoted, sizeof(quoted));
+	n = words_split(quoted, quoted + strlen(quoted), &sw, &cap, &bad);
+	if (n < 0 || n > WORDS_MAX)
+		return -1;
+	w[0] = stateful ? "add-stateful" : "add";
+	for (i = 0; i < n; i++)
+		w[i + 1] = sw[i];
+	cur = (struct words){ .n = n + 1, .w = w, .err_argi = -1 };
+	memset(r, 0, sizeof(*r));
+	r->stateful = stateful;
+	return urule_parse(n + 1, w, 1, r);
 }
 
 /* The refusals' messages go nowhere while the parser runs: they would be
@@ -106,6 +129,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			broken("printed as words that do not parse to it", out);
 		if (urule_wire(&a, &c) || !urule_same(&a, &c))
 			broken("attributes do not decode to it", out);
+		/* As list prints it for a shell, and a shell (or -f) reads it. */
+		if (shell_parse(out, stateful, &b, w) || !urule_same(&a, &b))
+			broken("quoted for a shell, does not read back", out);
 	}
 	free(text);
 	free(again);

@@ -58,6 +58,45 @@ static int parse(const char *text, struct urule *r)
 	return urule_parse(c, w, 1, r);
 }
 
+/*
+ * @words (single spaces between them) quoted as list prints them: /bin/sh
+ * reads back the same words, and so does words_split() (-f and -b).
+ */
+static int shell_reads(const char *words)
+{
+	char quoted[2048], cmd[2400], got[2048] = "", line[512], copy[2048], *bad;
+	static char **w;
+	static int cap;
+	int count, i, ok;
+	FILE *sh;
+
+	words_quote(words, quoted, sizeof(quoted));
+	/* In a directory of its own: a word read as a redirection writes there. */
+	snprintf(cmd, sizeof(cmd), "d=$(mktemp -d) && cd \"$d\" && "
+		 "{ printf '%%s\\n' %s; s=$?; cd /; rm -rf \"$d\"; exit $s; }", quoted);
+	sh = popen(cmd, "r");
+	if (!sh)
+		return 0;
+	while (fgets(line, sizeof(line), sh)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (got[0])
+			strcat(got, " ");
+		strncat(got, line, sizeof(got) - strlen(got) - 2);
+	}
+	ok = !pclose(sh) && !strcmp(got, words);
+	snprintf(copy, sizeof(copy), "%s", quoted);
+	count = words_split(copy, copy + strlen(copy), &w, &cap, &bad);
+	got[0] = '\0';
+	for (i = 0; i < count; i++) {
+		if (i)
+			strcat(got, " ");
+		strncat(got, w[i], sizeof(got) - strlen(got) - 2);
+	}
+	if (!ok || strcmp(got, words))
+		printf("#   quoted as %s, read back as %s\n", quoted, got);
+	return ok && !strcmp(got, words);
+}
+
 /* @text parses, prints as @want (NULL: as itself), and that parses back the same. */
 static void good(const char *text, const char *want)
 {
@@ -75,6 +114,7 @@ static void good(const char *text, const char *want)
 		return;
 	}
 	result(!parse(out, &b) && urule_same(&a, &b), "round trip: %s", text);
+	result(shell_reads(out), "a shell reads it back as printed: %s", out);
 }
 
 /* @text is refused with exit status @status at word @word (0 = "add"). */
@@ -274,6 +314,10 @@ int main(void)
 	good("udp-sport 1 udp-dport 2 mod udp-sport 3 mod udp-dport 4", NULL);
 	good("ip-saddr 10.1.1.1 mod ip-saddr 10.2.2.2 mod ip-ttl 1", NULL);
 	good("ip6-saddr ::1 mod ip6-saddr fd00::2", NULL);
+
+	/* Words only an interface name could hold. */
+	result(shell_reads("in a'b drop"), "a quote quoted: %s", "in a'b drop");
+	result(shell_reads("in $x` drop mod \\ \"y\" #z"), "%s", "shell characters quoted");
 
 	bad("", EXIT_USAGE, 1);
 	bad("drop", EXIT_USAGE, 1);
