@@ -10,6 +10,7 @@
 
 #include "mmbctl.h"
 #include "print.h"
+#include "rule.h"
 
 #define MMBCTL_VERSION "0.1.0"
 
@@ -23,7 +24,7 @@ static void usage(FILE *f)
 "COMMAND := { enable IFACE | disable IFACE | add RULE | add-stateful RULE |\n"
 "             del HANDLE | flush [ connections ] | list | set SETTING... |\n"
 "             show { interfaces | tables | connections | settings } |\n"
-"             monitor | help }\n"
+"             monitor | help [ fields | targets | states ] }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
 "\n"
 "  -f FILE           apply a file of add, add-stateful, del and flush commands (one per\n"
@@ -95,9 +96,34 @@ static void usage(FILE *f)
 "2 malformed command.\n");
 }
 
+/*
+ * "help" prints the usage; "help fields|targets|states" the words of one
+ * kind, one per line, for scripts and bash completion.
+ */
 static int do_help(int argc, char **argv)
 {
-	usage(stdout);
+	const struct target_kind *k;
+	int i;
+
+	if (argc < 2) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (argc > 2)
+		return err_word(2, "unexpected word");
+	if (!strcmp(argv[1], "fields")) {
+		for (i = 0; i < __MMB_FIELD_MAX; i++)
+			if (field_name(i) && field_name(i)[0])
+				printf("%s\n", field_name(i));
+	} else if (!strcmp(argv[1], "targets")) {
+		for (k = target_kinds; k->name; k++)
+			printf("%s\n", k->name);
+	} else if (!strcmp(argv[1], "states")) {
+		for (i = 0; i < __MMB_CONN_STATE_MAX; i++)
+			printf("%s\n", conn_state_setting(i));
+	} else {
+		return err_word(1, "unknown topic \"%s\", try: fields, targets, states", argv[1]);
+	}
 	return EXIT_OK;
 }
 

@@ -123,6 +123,20 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
 -:1: add frob 1 drop
          ^~~~" -- -f - < <(printf 'add frob 1 drop\n')
 
+# help TOPIC: the words of one kind, one per line.
+n=$((n + 1))
+if [ "$("$MMBCTL" help fields | wc -l)" -eq 71 ] && "$MMBCTL" help fields | grep -qx tcp-opt-mss &&
+	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle " ] &&
+	"$MMBCTL" help states | grep -qx udp-unreplied; then
+	echo "ok $n - cli: help fields, targets, states list their words"
+else
+	failed=$((failed + 1))
+	echo "not ok $n - cli: help fields, targets, states list their words"
+fi
+t "help of an unknown topic points at it" 2 'Error: unknown topic "frob", try: fields, targets, states
+mmbctl help frob
+            ^~~~' -- help frob
+
 # Files are read as a shell reads words: list's quoted output reads back.
 printf "add ip-ttl '<' 999 drop # quoted as list prints it\n" > "$tmp/quoted"
 t "-f: a quoted word is read as the shell reads it" 2 "Error: 999 does not fit in ip-ttl (8 bits)
