@@ -14,8 +14,9 @@
 #                                       7008-7015 DSCP 10 / 20: gen A / B
 #                                       7008-7015 otherwise: unmarked
 #
-# Then connections created by two CPUs at once (one entry per flow), and
-# device delete, netns delete and module unload under traffic. Rates are
+# Then flush, disable and enable under traffic, connections created by two
+# CPUs at once (one entry per flow), and device delete, netns delete and
+# module unload under traffic. Rates are
 # printed as diagnostics, never asserted. Prints TAP.
 set -u
 
@@ -235,7 +236,6 @@ check "traffic of generation B arrives" wait_for "$CEILING" obs_grows gen_b "$b"
 a=$(obs gen_a)
 check "generation A applied again" in_r mmbctl -f "$TMP/gen-a"
 check "traffic of generation A arrives" wait_for "$CEILING" obs_grows gen_a "$a"
-pg_stop "$C"
 
 leak=$(obs leak)
 a=$(obs gen_a)
@@ -247,6 +247,25 @@ check "packets were checked ($((a + b + leak + un)))" test $((a + b + leak + un)
 check "no packet to a dropped port got through ($leak)" test "$leak" -eq 0
 check "every packet to a marked port was marked by a generation ($un unmarked)" \
 	test "$un" -eq 0
+
+# --- flush, disable and enable under traffic ------------------------------------
+# Between these the traffic's verdict is not one ruleset's: what is checked
+# is that every command succeeds, the kernel stays quiet and the end state
+# is exact.
+for i in $(seq 100); do
+	echo flush
+	echo "-f $TMP/gen-b"
+	echo "disable r0"
+	echo "enable r0"
+	echo "-f $TMP/gen-a"
+done > "$TMP/toggle"
+check "500 flushes, disables, enables and replacements under traffic" \
+	in_r mmbctl -b "$TMP/toggle"
+check "then r0 is enabled and the rules are generation A's" \
+	test "$(enabled_in "$R")" = r0 -a "$(rule_count)" = "$rules_a"
+a=$(obs gen_a)
+check "and generation A marks the traffic again" wait_for "$CEILING" obs_grows gen_a "$a"
+pg_stop "$C"
 
 # --- connections created by two CPUs at once ------------------------------------
 # Every stream sends the same 272 flows (16 source ports by 17 destination
