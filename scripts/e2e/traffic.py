@@ -306,7 +306,9 @@ def capture(iface, proto, count, seconds):
         nonlocal got
         info = parse_ip(frame) if addr[2] != socket.PACKET_OUTGOING else None
         if info and info["proto"] == int(proto):
-            print(json.dumps(info), flush=True)
+            # One write(2) a line: SIGTERM's Stop, raised between two
+            # bytecodes, cannot cut a line in half (print() could).
+            os.write(sys.stdout.fileno(), (json.dumps(info) + "\n").encode())
             got += 1
         return got == int(count)
 
