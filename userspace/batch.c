@@ -245,18 +245,17 @@ static int parse_all(struct batch *b)
 		op->text = p;
 		op->line = lineno;
 		last = !*nl;
+		hash = memchr(p, '#', nl - p);
 		if (memchr(p, '\'', nl - p) || memchr(p, '"', nl - p) || memchr(p, '\\', nl - p)) {
 			/* Quotes: the shell's rules, once; then as NUL-separated words. */
 			*nl = '\0';
 			n = words_split(p, nl, &b->w, &b->wcap, &bad);
-			if (n == -2) {
-				fprintf(stderr, "Error: %s:%u: %s\n", b->file, lineno, *bad == '\\' ?
-					"a backslash ends the line" : "a quote is left open");
-				return EXIT_USAGE;
-			}
+			if (n == -1)
+				return err_sys("reading", ENOMEM);
+			if (n == -2)
+				return words_refused(b->file, lineno, bad);
 			op->len = n > 0 ? b->w[n - 1] + strlen(b->w[n - 1]) - p : 0;
 		} else {
-			hash = memchr(p, '#', nl - p);
 			op->len = (hash ?: nl) - p;
 			p[op->len] = '\0';
 		}

@@ -57,6 +57,7 @@ int do_script(const char *file, int (*run)(int argc, char **argv));
 
 /* Words as a shell reads and quotes them (words.c). */
 int words_split(char *p, char *end, char ***w, int *cap, char **bad);
+int words_refused(const char *file, unsigned int line, const char *bad);
 void words_quote(const char *words, char *buf, size_t len);
 int do_show_tables(int argc, char **argv);
 int do_show_connections(int argc, char **argv);

@@ -36,12 +36,7 @@ int do_script(const char *file, int (*run)(int argc, char **argv))
 		}
 		n = words_split(line, line + len, &w, &cap, &bad);
 		if (n < 0) {
-			if (n == -1)
-				ret = err_sys("reading", ENOMEM);
-			else
-				fprintf(stderr, "Error: %s:%u: %s\n", file, lineno, *bad == '\\' ?
-					"a backslash ends the line" : "a quote is left open");
-			ret = n == -1 ? ret : EXIT_USAGE;
+			ret = n == -1 ? err_sys("reading", ENOMEM) : words_refused(file, lineno, bad);
 			break;
 		}
 		if (!n)

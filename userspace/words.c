@@ -4,6 +4,7 @@
  * words quoted so that a shell reads them back (list's text output).
  */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,14 @@ int words_split(char *p, char *end, char ***w, int *cap, char **bad)
 		if (p < end)
 			*p++ = '\0';
 	}
+}
+
+/* Say what words_split() refused at @bad, in line @line of @file. */
+int words_refused(const char *file, unsigned int line, const char *bad)
+{
+	fprintf(stderr, "Error: %s:%u: %s\n", file, line,
+		*bad == '\\' ? "a backslash ends the line" : "a quote is left open");
+	return EXIT_USAGE;
 }
 
 /* Characters a shell takes as they are, anywhere in a word. */

@@ -38,10 +38,14 @@ static void broken(const char *what, const char *text)
 	abort();
 }
 
-/* Parse "add WORDS...": 0, or a usage error at a word of them. */
-static int parse(char *text, bool stateful, struct urule *r, char **w)
+/*
+ * Parse the rule of words w[1] to w[n - 1] as "add" (or "add-stateful")
+ * would: 0, a usage error at one of them (or just past), or -1 for any
+ * other refusal.
+ */
+static int parse_words(int n, char **w, bool stateful, struct urule *r)
 {
-	int n = split(text, w + 1) + 1, ret;
+	int ret;
 
 	w[0] = stateful ? "add-stateful" : "add";
 	cur = (struct words){ .n = n, .w = w, .err_argi = -1 };
@@ -51,6 +55,12 @@ static int parse(char *text, bool stateful, struct urule *r, char **w)
 	if (ret && (ret != EXIT_USAGE || cur.err_argi < 1 || cur.err_argi > n))
 		return -1;
 	return ret;
+}
+
+/* Parse "add WORDS...": 0, or a usage error at a word of them. */
+static int parse(char *text, bool stateful, struct urule *r, char **w)
+{
+	return parse_words(split(text, w + 1) + 1, w, stateful, r);
 }
 
 /* @words quoted for a shell, split as a shell splits them, parsed. */
@@ -66,13 +76,9 @@ static int shell_parse(const char *words, bool stateful, struct urule *r, char *
 	n = words_split(quoted, quoted + strlen(quoted), &sw, &cap, &bad);
 	if (n < 0 || n > WORDS_MAX)
 		return -1;
-	w[0] = stateful ? "add-stateful" : "add";
 	for (i = 0; i < n; i++)
 		w[i + 1] = sw[i];
-	cur = (struct words){ .n = n + 1, .w = w, .err_argi = -1 };
-	memset(r, 0, sizeof(*r));
-	r->stateful = stateful;
-	return urule_parse(n + 1, w, 1, r);
+	return parse_words(n + 1, w, stateful, r);
 }
 
 /* The refusals' messages go nowhere while the parser runs: they would be
