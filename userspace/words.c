@@ -17,9 +17,10 @@ static bool blank(char c)
 
 /*
  * Split @p up to @end in place into the words a shell would see: blanks
- * separate, '...' is literal, "..." is literal but for \" \\ \$ \`,
- * a backslash outside quotes takes the next character as it is, and a
- * word that starts with # starts a comment. Each word ends in a NUL and
+ * separate, '...' is literal, "..." is literal but for \" \\ \$ \`, and
+ * a backslash outside quotes takes the next character as it is. A #
+ * outside quotes starts a comment, inside a word too (as -f has always
+ * read a line; a shell would need a blank before it). Each word ends in a NUL and
  * what its quotes took is zeroed. The count; -1 out of memory; -2 with
  * *@bad at an opening quote left open, or a backslash at the end.
  */
@@ -43,7 +44,11 @@ int words_split(char *p, char *end, char ***w, int *cap, char **bad)
 		}
 		(*w)[n++] = out = p;
 		while (p < end && !blank(*p)) {
-			if (*p == '\\') {
+			if (*p == '#') {
+				*p = '\0';
+				end = p;	/* the comment is not read */
+				break;
+			} else if (*p == '\\') {
 				if (++p == end) {
 					*bad = p - 1;
 					return -2;

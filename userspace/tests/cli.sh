@@ -146,6 +146,10 @@ printf 'add ip-ttl "<=" 1 drop\nadd ip-ttl \\> 999 drop\n' > "$tmp/quoted2"
 t "-f: double quotes and a backslash too" 2 "Error: 999 does not fit in ip-ttl (8 bits)
 $tmp/quoted2:2: add ip-ttl > 999 drop
 $(printf '%*s' $((${#tmp} + 25)) '')^~~" -- -f "$tmp/quoted2"
+printf "add ip-ttl '<' 999 drop#c 'x\n" > "$tmp/hash"
+t "-f: on a line with quotes, a # inside a word starts a comment too" 2 "Error: 999 does not fit in ip-ttl (8 bits)
+$tmp/hash:1: add ip-ttl < 999 drop
+$(printf '%*s' $((${#tmp} + 22)) '')^~~" -- -f "$tmp/hash"
 printf "add ip-ttl 1 drop\nadd ip-ttl '< 1 drop\n" > "$tmp/open"
 t "-f: a quote left open is refused" 2 "Error: $tmp/open:2: a quote is left open" -- -f "$tmp/open"
 t "-b: a quote left open is refused" 2 "Error: -:2: a quote is left open" -- -b - \
