@@ -17,6 +17,13 @@ die() {
 	exit 1
 }
 
+# What the kernel holds for rules and connections, in bytes: unreclaimable
+# slab, per-CPU and vmalloc memory (page cache and the tools' own memory
+# are not in it). For scripts run inside a VM.
+mem_kernel() {
+	awk '/^(SUnreclaim|Percpu|VmallocUsed):/ { s += $2 } END { print s * 1024 }' /proc/meminfo
+}
+
 # The pristine kernel source of a Debian linux-source-X.Y package.
 mmb_kernel_source() {
 	local ver=$1 tarball=/usr/src/linux-source-$1.tar.xz
