@@ -23,59 +23,84 @@ static void mmb_dev_free(struct mmb_dev *md)
 	kfree(md);
 }
 
-int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
+/*
+ * Check that mmb can be enabled on @dev and allocate what it needs there;
+ * mmb_dev_attach() then cannot fail while RTNL is still held. Two steps,
+ * so that a batch checks all its devices before it commits anything.
+ */
+struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *extack)
 {
-	struct mmb_net *mn = mmb_pernet(dev_net(dev));
 	struct mmb_dev *md;
-	int err;
 
 	ASSERT_RTNL();
 	if (mmb_dev_get_rtnl(dev)) {
 		NL_SET_ERR_MSG(extack, "mmb is already enabled on this device");
-		return -EEXIST;
+		return ERR_PTR(-EEXIST);
 	}
 	if (dev->flags & IFF_LOOPBACK) {
 		NL_SET_ERR_MSG(extack, "mmb cannot be enabled on a loopback device");
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 	/* l3mdev hands a VRF's packets over after the rx_handler ran. */
 	if (netif_is_l3_master(dev)) {
 		NL_SET_ERR_MSG(extack,
 			       "a VRF device receives no packets itself: enable mmb on its member devices");
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	}
 	if (netdev_is_rx_handler_busy(dev)) {
 		NL_SET_ERR_MSG(extack,
 			       "device already has an rx_handler (bridge, bond, team, macvlan or OVS port?)");
-		return -EBUSY;
+		return ERR_PTR(-EBUSY);
 	}
 
 	md = kzalloc(sizeof(*md), GFP_KERNEL_ACCOUNT);
 	if (!md)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	md->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
 	md->drops = netdev_alloc_pcpu_stats(struct mmb_pcpu_drops);
 	if (!md->stats || !md->drops) {
-		err = -ENOMEM;
-		goto err_free;
+		mmb_dev_free(md);
+		return ERR_PTR(-ENOMEM);
 	}
 	md->dev = dev;
-	md->mn = mn;
+	md->mn = mmb_pernet(dev_net(dev));
+	INIT_LIST_HEAD(&md->list);
+	return md;
+}
 
+/* Give up a prepared device that was not attached. */
+void mmb_dev_unprepare(struct mmb_dev *md)
+{
+	mmb_dev_free(md);
+}
+
+/* Attach a prepared device, under the RTNL that was held since. */
+int mmb_dev_attach(struct mmb_dev *md, struct netlink_ext_ack *extack)
+{
+	struct net_device *dev = md->dev;
+	int err;
+
+	ASSERT_RTNL();
 	err = netdev_rx_handler_register(dev, mmb_hook, md);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "device does not accept an rx_handler");
-		goto err_free;
+		mmb_dev_free(md);
+		return err;
 	}
 	netdev_hold(dev, &md->dev_tracker, GFP_KERNEL);
 	dev_disable_lro(dev);
-	list_add_tail_rcu(&md->list, &mn->devs);
-	mn->dev_gen++;
+	list_add_tail_rcu(&md->list, &md->mn->devs);
+	md->mn->dev_gen++;
 	return 0;
+}
 
-err_free:
-	mmb_dev_free(md);
-	return err;
+int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
+{
+	struct mmb_dev *md = mmb_dev_prepare(dev, extack);
+
+	if (IS_ERR(md))
+		return PTR_ERR(md);
+	return mmb_dev_attach(md, extack);
 }
 
 static void mmb_dev_detach(struct mmb_dev *md)

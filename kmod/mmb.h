@@ -53,6 +53,9 @@ static inline struct mmb_net *mmb_pernet(const struct net *net)
 }
 
 /* dev.c: attaching to devices */
+struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *extack);
+void mmb_dev_unprepare(struct mmb_dev *md);
+int mmb_dev_attach(struct mmb_dev *md, struct netlink_ext_ack *extack);
 int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack);
 int mmb_dev_disable(struct net_device *dev, struct netlink_ext_ack *extack);
 struct mmb_dev *mmb_dev_get_rtnl(const struct net_device *dev);

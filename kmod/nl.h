@@ -40,6 +40,9 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 extern const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1];
+extern const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1];
+int mmb_nl_settings_apply(struct mmb_conns *mc, const struct nlattr *attr,
+			  struct netlink_ext_ack *extack);
 int mmb_nl_conn_dump_start(struct netlink_callback *cb);
 int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb);
 int mmb_nl_conn_dump_done(struct netlink_callback *cb);

@@ -40,7 +40,7 @@ static const struct nla_policy mmb_timeouts_policy[__MMB_CONN_STATE_MAX + 1] = {
 	MMB_TIMEOUT_POLICY(MMB_CONN_ICMP),
 };
 
-static const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1] = {
+const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1] = {
 	[MMB_SET_A_CONN_MAX]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_conn_max_range),
 	[MMB_SET_A_TCP_LOOSE]	= NLA_POLICY_MAX(NLA_U8, 1),
 	[MMB_SET_A_TIMEOUTS]	= NLA_POLICY_NESTED(mmb_timeouts_policy),
@@ -246,24 +246,28 @@ int mmb_nl_conn_flush(struct sk_buff *skb, struct genl_info *info)
 }
 
 /* All of a set's attributes were checked by the policy: none can fail now. */
-int mmb_nl_set(struct sk_buff *skb, struct genl_info *info)
+/*
+ * Apply the settings of @attr (a nest of enum mmb_set_attr, validated by
+ * its policy) to @mc; with @mc NULL only check them. Once they check, they
+ * apply: a batch checks its settings first and applies them at its commit.
+ */
+int mmb_nl_settings_apply(struct mmb_conns *mc, const struct nlattr *attr,
+			  struct netlink_ext_ack *extack)
 {
-	struct mmb_conns *mc = &mmb_pernet(genl_info_net(info))->conns;
 	struct nlattr *tb[MMB_SET_A_MAX + 1], *tt[__MMB_CONN_STATE_MAX + 1];
 	unsigned int i;
 	int err;
 
-	if (GENL_REQ_ATTR_CHECK(info, MMB_A_SETTINGS))
-		return -EINVAL;
-	err = mmb_nla_nested(tb, MMB_SET_A_MAX, info->attrs[MMB_A_SETTINGS], info->extack);
+	err = mmb_nla_nested(tb, MMB_SET_A_MAX, attr, extack);
 	if (err)
 		return err;
 	if (tb[MMB_SET_A_TIMEOUTS]) {
-		err = mmb_nla_nested(tt, __MMB_CONN_STATE_MAX, tb[MMB_SET_A_TIMEOUTS],
-				     info->extack);
+		err = mmb_nla_nested(tt, __MMB_CONN_STATE_MAX, tb[MMB_SET_A_TIMEOUTS], extack);
 		if (err)
 			return err;
 	}
+	if (!mc)
+		return 0;
 	mutex_lock(&mc->lock);
 	if (tb[MMB_SET_A_CONN_MAX])
 		WRITE_ONCE(mc->max, nla_get_u32(tb[MMB_SET_A_CONN_MAX]));
@@ -274,6 +278,15 @@ int mmb_nl_set(struct sk_buff *skb, struct genl_info *info)
 			WRITE_ONCE(mc->timeouts[i], nla_get_u32(tt[i + 1]) * HZ);
 	mutex_unlock(&mc->lock);
 	return 0;
+}
+
+int mmb_nl_set(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_conns *mc = &mmb_pernet(genl_info_net(info))->conns;
+
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_SETTINGS))
+		return -EINVAL;
+	return mmb_nl_settings_apply(mc, info->attrs[MMB_A_SETTINGS], info->extack);
 }
 
 static int mmb_nl_put_conn_counters(struct sk_buff *skb, struct mmb_conns *mc)

@@ -7,6 +7,7 @@
  * this side (struct mmb_nl_where): rule.c says which match or target, and
  * the extended ACK points at its attribute.
  */
+#include <linux/rtnetlink.h>
 #include <net/sock.h>
 
 #include "nl.h"
@@ -48,9 +49,10 @@ const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
 };
 
 static const struct nla_policy mmb_batch_op_policy[MMB_BATCH_A_MAX + 1] = {
-	[MMB_BATCH_A_CMD]	= NLA_POLICY_RANGE(NLA_U8, MMB_CMD_RULE_ADD,
-						   MMB_CMD_RULE_FLUSH),
+	[MMB_BATCH_A_CMD]	= NLA_POLICY_RANGE(NLA_U8, MMB_CMD_DEV_ENABLE, MMB_CMD_SET),
 	[MMB_BATCH_A_RULE]	= NLA_POLICY_NESTED(mmb_rule_policy),
+	[MMB_BATCH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[MMB_BATCH_A_SETTINGS]	= NLA_POLICY_NESTED(mmb_set_policy),
 };
 
 const struct nla_policy mmb_batch_policy[MMB_A_OP + 1] = {
@@ -404,10 +406,13 @@ int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
-/* One operation of a batch, in its transaction @txn. */
+/*
+ * One operation of a batch, in its transaction @txn. Enable and set are
+ * only checked here; mmb_nl_batch_commit() applies them.
+ */
 static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 			   struct mmb_nl_rule *r, struct mmb_stats_pool *pool,
-			   struct netlink_ext_ack *extack)
+			   unsigned int *enables, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1], *rtb[MMB_RULE_A_MAX + 1];
 	struct mmb_rule *rule;
@@ -420,8 +425,26 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_CMD))
 		return -EINVAL;
 	cmd = nla_get_u8(tb[MMB_BATCH_A_CMD]);
-	if (cmd == MMB_CMD_RULE_FLUSH)
+	switch (cmd) {
+	case MMB_CMD_RULE_FLUSH:
 		return mmb_txn_flush(txn);
+	case MMB_CMD_DEV_ENABLE:
+		if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_IFNAME))
+			return -EINVAL;
+		(*enables)++;
+		return 0;
+	case MMB_CMD_SET:
+		if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_SETTINGS))
+			return -EINVAL;
+		return mmb_nl_settings_apply(NULL, tb[MMB_BATCH_A_SETTINGS], extack);
+	case MMB_CMD_RULE_ADD:
+	case MMB_CMD_RULE_DEL:
+		break;
+	default:
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_BATCH_A_CMD],
+				    "a batch holds add, del, flush, enable and set operations");
+		return -EOPNOTSUPP;
+	}
 	if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_RULE))
 		return -EINVAL;
 	err = mmb_nla_nested(rtb, MMB_RULE_A_MAX, tb[MMB_BATCH_A_RULE], extack);
@@ -441,11 +464,90 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 	return err;
 }
 
+/* The operation @op of a batch if its command is @cmd; its attributes in @tb. */
+static bool mmb_nl_batch_is(const struct nlattr *op, u8 cmd, struct nlattr **tb)
+{
+	/* Checked by mmb_nl_batch_op() already: this cannot fail. */
+	if (nla_type(op) != MMB_A_OP ||
+	    mmb_nla_nested(tb, MMB_BATCH_A_MAX, op, NULL))
+		return false;
+	return nla_get_u8(tb[MMB_BATCH_A_CMD]) == cmd;
+}
+
+/*
+ * Commit a checked batch: under RTNL, prepare each device to enable (the
+ * step that can fail), then publish the rules, attach the devices and
+ * apply the settings, none of which can. Devices already enabled stay as
+ * they are.
+ */
+static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
+			       struct genl_info *info, unsigned int enables)
+{
+	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
+	struct net *net = genl_info_net(info);
+	int len = genlmsg_len(info->genlhdr), rem, err = 0;
+	struct mmb_dev *md, *tmp;
+	LIST_HEAD(prepared);
+
+	if (!enables)
+		goto commit;
+	rtnl_lock();
+	nla_for_each_attr(op, ops, len, rem) {
+		struct net_device *dev;
+
+		if (!mmb_nl_batch_is(op, MMB_CMD_DEV_ENABLE, tb))
+			continue;
+		dev = __dev_get_by_name(net, nla_data(tb[MMB_BATCH_A_IFNAME]));
+		if (!dev) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_BATCH_A_IFNAME],
+					    "no such device in this network namespace");
+			err = -ENODEV;
+			break;
+		}
+		if (mmb_dev_get_rtnl(dev))
+			continue;
+		list_for_each_entry(md, &prepared, list)
+			if (md->dev == dev)
+				break;
+		if (!list_entry_is_head(md, &prepared, list))
+			continue;
+		md = mmb_dev_prepare(dev, info->extack);
+		if (IS_ERR(md)) {
+			NL_SET_BAD_ATTR(info->extack, tb[MMB_BATCH_A_IFNAME]);
+			err = PTR_ERR(md);
+			break;
+		}
+		list_add_tail(&md->list, &prepared);
+	}
+	if (err) {
+		list_for_each_entry_safe(md, tmp, &prepared, list)
+			mmb_dev_unprepare(md);
+		rtnl_unlock();
+		mmb_txn_abort(txn);
+		return err;
+	}
+commit:
+	mmb_nl_txn_commit(mn, txn);
+	list_for_each_entry_safe(md, tmp, &prepared, list) {
+		list_del(&md->list);
+		/* Cannot fail: the device was free of a handler under this RTNL. */
+		WARN_ON_ONCE(mmb_dev_attach(md, NULL));
+	}
+	nla_for_each_attr(op, ops, len, rem)
+		if (mmb_nl_batch_is(op, MMB_CMD_SET, tb))
+			mmb_nl_settings_apply(&mn->conns, tb[MMB_BATCH_A_SETTINGS], NULL);
+	if (enables)
+		rtnl_unlock();
+	return 0;
+}
+
 int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
 	struct mmb_stats_pool pool = {};
+	unsigned int enables = 0;
 	struct mmb_nl_rule *r;
 	struct mmb_txn txn;
 	int rem, len, err;
@@ -465,7 +567,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	nla_for_each_attr(op, ops, len, rem) {
 		if (nla_type(op) != MMB_A_OP)
 			continue;
-		err = mmb_nl_batch_op(op, &txn, r, &pool, info->extack);
+		err = mmb_nl_batch_op(op, &txn, r, &pool, &enables, info->extack);
 		if (err)
 			break;
 		cond_resched();
@@ -473,7 +575,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		mmb_txn_abort(&txn);
 	else
-		mmb_nl_txn_commit(mn, &txn);
+		err = mmb_nl_batch_commit(mn, &txn, info, enables);
 out:
 	mmb_stats_pool_end(&pool);
 	kfree(r);

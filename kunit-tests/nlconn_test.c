@@ -8,6 +8,7 @@
  */
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/tcp.h>
@@ -348,9 +349,159 @@ static void nlconn_dump_test(struct kunit *test)
 	nlt_close(&t);
 }
 
+/* A batch's "add udp-dport @port accept"; with no target if @bad. */
+static void nlc_op_add(struct nlt *t, u16 port, bool bad)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), rule, list, nest;
+	__be16 p = htons(port);
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	if (!bad) {
+		list = nlt_nest(t, MMB_RULE_A_TARGETS);
+		nest = nlt_nest(t, 1);
+		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ACCEPT);
+		nlt_nest_end(t, nest);
+		nlt_nest_end(t, list);
+	}
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+}
+
+/* A batch's "enable @name"; the offset of the name. */
+static unsigned int nlc_op_enable(struct nlt *t, const char *name)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), off;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_DEV_ENABLE);
+	off = nlt_put(t, MMB_BATCH_A_IFNAME, name, strlen(name) + 1);
+	nlt_nest_end(t, op);
+	return off;
+}
+
+/* A batch's "set conn-max @max"; the offset of the value. */
+static unsigned int nlc_op_set(struct nlt *t, u32 max)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), set, off;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_SET);
+	set = nlt_nest(t, MMB_BATCH_A_SETTINGS);
+	off = nlt_u32(t, MMB_SET_A_CONN_MAX, max);
+	nlt_nest_end(t, set);
+	nlt_nest_end(t, op);
+	return off;
+}
+
+static void nlc_count_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
+{
+}
+
+static bool nlc_enabled(struct net_device *dev)
+{
+	bool on;
+
+	rtnl_lock();
+	on = mmb_dev_get_rtnl(dev);
+	rtnl_unlock();
+	return on;
+}
+
+/*
+ * A batch that enables devices and sets settings, as "mmbctl save" writes
+ * and "-f" applies: everything applies, or (a missing device, a device
+ * that cannot take mmb, a bad setting, a bad rule) nothing does, the ACK
+ * naming the attribute. Enabling an enabled device in a batch is no error.
+ */
+static void nlconn_batch_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_conns *mc = nlc_conns();
+	u32 max = READ_ONCE(mc->max);
+	unsigned int off;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+
+	/* A missing device, last: no rule, no device, no setting. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_add(&t, 53, false);
+	nlc_op_enable(&t, dev->name);
+	nlc_op_set(&t, 55);
+	off = nlc_op_enable(&t, "nosuchdev0");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENODEV);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 0);
+	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), max);
+
+	/* A device that cannot take mmb (loopback). */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_enable(&t, dev->name);
+	off = nlc_op_enable(&t, "lo");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+
+	/* A bad setting, a bad rule. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_enable(&t, dev->name);
+	off = nlc_op_set(&t, 0);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_enable(&t, dev->name);
+	nlc_op_set(&t, 55);
+	nlc_op_add(&t, 53, true);
+	KUNIT_EXPECT_NE(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), max);
+
+	/* All of it, the device named twice. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_enable(&t, dev->name);
+	nlc_op_set(&t, 55);
+	nlc_op_add(&t, 53, false);
+	nlc_op_enable(&t, dev->name);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 1);
+	KUNIT_EXPECT_TRUE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 55);
+
+	/* Again, after a flush: the same state, no error. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	off = nlt_nest(&t, MMB_A_OP);
+	nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
+	nlt_nest_end(&t, off);
+	nlc_op_set(&t, 56);
+	nlc_op_enable(&t, dev->name);
+	nlc_op_add(&t, 53, false);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 1);
+	KUNIT_EXPECT_TRUE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 56);
+
+	/* Enabling it outside a batch is still an error. */
+	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EEXIST);
+
+	WRITE_ONCE(mc->max, max);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_nlconn_cases[] = {
 	KUNIT_CASE(nlconn_settings_test),
 	KUNIT_CASE(nlconn_dump_test),
+	KUNIT_CASE(nlconn_batch_test),
 	{}
 };
 

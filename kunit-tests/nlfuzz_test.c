@@ -222,6 +222,25 @@ static void nf_rule(struct nf *f, u16 type)
 	nlt_nest_end(t, rule);
 }
 
+/* Settings at random, in a nest of @type. */
+static void nf_settings(struct nf *f, u16 type)
+{
+	struct nlt *t = &f->t;
+	unsigned int nest = nlt_nest(t, type);
+
+	if (nf_rand(f, 2))
+		nlt_u32(t, MMB_SET_A_CONN_MAX, nf_value(f));
+	if (nf_rand(f, 2))
+		nlt_u8(t, MMB_SET_A_TCP_LOOSE, nf_rand(f, 3));
+	if (nf_rand(f, 2)) {
+		unsigned int to = nlt_nest(t, MMB_SET_A_TIMEOUTS);
+
+		nlt_u32(t, 1 + nf_rand(f, __MMB_CONN_STATE_MAX + 1), nf_value(f));
+		nlt_nest_end(t, to);
+	}
+	nlt_nest_end(t, nest);
+}
+
 /* The attributes @cmd takes, with values at random. */
 static void nf_request(struct nf *f, u8 cmd)
 {
@@ -248,7 +267,8 @@ static void nf_request(struct nf *f, u8 cmd)
 		n = 1 + nf_rand(f, 4);
 		for (i = 0; i < n; i++) {
 			static const u8 ops[] = { MMB_CMD_RULE_ADD, MMB_CMD_RULE_ADD,
-						  MMB_CMD_RULE_DEL, MMB_CMD_RULE_FLUSH };
+						  MMB_CMD_RULE_DEL, MMB_CMD_RULE_FLUSH,
+						  MMB_CMD_DEV_ENABLE, MMB_CMD_SET };
 			u8 op = ops[nf_rand(f, ARRAY_SIZE(ops))];
 
 			nest = nlt_nest(t, MMB_A_OP);
@@ -260,23 +280,18 @@ static void nf_request(struct nf *f, u8 cmd)
 
 				nlt_u32(t, MMB_RULE_A_HANDLE, nf_rand(f, 64));
 				nlt_nest_end(t, r);
+			} else if (op == MMB_CMD_DEV_ENABLE) {
+				const char *name = nf_rand(f, 4) ? f->dev->name : "lo";
+
+				nlt_put(t, MMB_BATCH_A_IFNAME, name, strlen(name) + 1);
+			} else if (op == MMB_CMD_SET) {
+				nf_settings(f, MMB_BATCH_A_SETTINGS);
 			}
 			nlt_nest_end(t, nest);
 		}
 		break;
 	case MMB_CMD_SET:
-		nest = nlt_nest(t, MMB_A_SETTINGS);
-		if (nf_rand(f, 2))
-			nlt_u32(t, MMB_SET_A_CONN_MAX, nf_value(f));
-		if (nf_rand(f, 2))
-			nlt_u8(t, MMB_SET_A_TCP_LOOSE, nf_rand(f, 3));
-		if (nf_rand(f, 2)) {
-			unsigned int to = nlt_nest(t, MMB_SET_A_TIMEOUTS);
-
-			nlt_u32(t, 1 + nf_rand(f, __MMB_CONN_STATE_MAX + 1), nf_value(f));
-			nlt_nest_end(t, to);
-		}
-		nlt_nest_end(t, nest);
+		nf_settings(f, MMB_A_SETTINGS);
 		break;
 	}
 }

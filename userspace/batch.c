@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmbctl -f FILE: a file of add, add-stateful, del and flush commands applied as one
- * transaction. Words are read as a shell reads them (quotes, backslashes,
+ * mmbctl -f FILE: a file of add, add-stateful, del, flush, enable and set
+ * commands applied as one transaction (the devices enabled and the
+ * settings set when the rules are in place). Words are read as a shell reads them (quotes, backslashes,
  * # comments), so list's output, quoted for a shell, reads back. Every
  * line is parsed first; an error anywhere names the file,
  * line and word, and nothing is sent. Then one MMB_CMD_RULE_BATCH carries
@@ -188,7 +189,15 @@ static int encode(struct batch *b, struct mmb_req *req, int n, uint8_t *cmd)
 		*cmd = MMB_CMD_RULE_FLUSH;
 		return n > 1 ? err_word(1, "unexpected word after flush") : 0;
 	}
-	return err_word(0, "a file holds add, add-stateful, del and flush commands");
+	if (!strcmp(w[0], "enable")) {
+		*cmd = MMB_CMD_DEV_ENABLE;
+		return ifname_put(req, n, w, MMB_BATCH_A_IFNAME);
+	}
+	if (!strcmp(w[0], "set")) {
+		*cmd = MMB_CMD_SET;
+		return settings_encode(req, n, w);
+	}
+	return err_word(0, "a file holds add, add-stateful, del, flush, enable and set commands");
 }
 
 /* The most a command's attributes take: 32 matches, 16 targets. */
@@ -219,9 +228,11 @@ static int append(struct batch *b, struct op *op, int n)
 	ret = encode(b, req, n, mnl_attr_get_payload(cmd));
 	if (ret)
 		return ret;
-	/* MMB_A_RULE of a single command is MMB_BATCH_A_RULE in a batch. */
-	if (req->nlh->nlmsg_len > op->base)
+	/* MMB_A_RULE of a single command is MMB_BATCH_A_RULE in a batch; so for settings. */
+	if (req->nlh->nlmsg_len > op->base && rule->nla_type == (NLA_F_NESTED | MMB_A_RULE))
 		rule->nla_type = NLA_F_NESTED | MMB_BATCH_A_RULE;
+	else if (req->nlh->nlmsg_len > op->base && rule->nla_type == (NLA_F_NESTED | MMB_A_SETTINGS))
+		rule->nla_type = NLA_F_NESTED | MMB_BATCH_A_SETTINGS;
 	mnl_attr_nest_end(req->nlh, nest);
 	op->end = req->nlh->nlmsg_len;
 	return 0;

@@ -11,27 +11,35 @@
 #include "mmbctl.h"
 #include "print.h"
 
-static int dev_set(int argc, char **argv, uint8_t cmd)
+/* "enable IFACE" (or disable) as the name attribute @type in @req; 0 or an exit code. */
+int ifname_put(struct mmb_req *req, int argc, char **argv, uint16_t type)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
 	struct nlattr *attr;
-	int ret;
 
 	if (argc < 2)
 		return err_word(AT(argv + argc), "missing IFACE");
 	if (argc > 2)
 		return err_word(AT(argv + 2), "unexpected word after IFACE");
-	if (!argv[1][0] || strlen(argv[1]) >= IFNAMSIZ)
+	if (!argv[1][0] || strlen(argv[1]) >= IFNAMSIZ || strchr(argv[1], '/'))
 		return err_word(AT(argv + 1), "not a valid interface name");
+	attr = mnl_nlmsg_get_payload_tail(req->nlh);
+	mnl_attr_put_strz(req->nlh, type, argv[1]);
+	mmb_req_token(req, attr, AT(argv + 1));
+	return 0;
+}
+
+static int dev_set(int argc, char **argv, uint8_t cmd)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req;
+	int ret;
 
 	req = mmb_req_new(cmd, NLM_F_ACK);
 	if (!req)
 		return err_sys("allocating a request", ENOMEM);
-	attr = mnl_nlmsg_get_payload_tail(req->nlh);
-	mnl_attr_put_strz(req->nlh, MMB_A_IFNAME, argv[1]);
-	mmb_req_token(req, attr, AT(argv + 1));
-	ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
+	ret = ifname_put(req, argc, argv, MMB_A_IFNAME);
+	if (!ret)
+		ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
 	mmb_req_free(req);
 	return ret;
 }

@@ -22,14 +22,17 @@ static void usage(FILE *f)
 "       mmbctl [ OPTIONS ] -b FILE\n"
 "\n"
 "COMMAND := { enable IFACE | disable IFACE | add RULE | add-stateful RULE |\n"
-"             del HANDLE | flush [ connections ] | list | set SETTING... |\n"
+"             del HANDLE | flush [ connections ] | list | save | set SETTING... |\n"
 "             show { interfaces | tables | connections | settings } |\n"
 "             monitor | help [ fields | targets | states ] }\n"
 "OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
 "\n"
-"  -f FILE           apply a file of add, add-stateful, del and flush commands (one per\n"
-"                    line, # comments) as one transaction: all or nothing;\n"
-"                    -f - reads standard input\n"
+"  -f FILE           apply a file of add, add-stateful, del, flush, enable\n"
+"                    and set commands (one per line, # comments) as one\n"
+"                    transaction: all or nothing; the interfaces are enabled\n"
+"                    and the settings set once the rules are in place (an\n"
+"                    interface already enabled is no error); -f - reads\n"
+"                    standard input\n"
 "  -b FILE           run a file of commands (one per line, # comments), each as\n"
 "                    on the command line and its own transaction; a line\n"
 "                    \"-f FILE\" applies that file; the first that fails stops\n"
@@ -79,6 +82,8 @@ static void usage(FILE *f)
 "  set SETTING...    connection timeouts, the table's size, whether TCP\n"
 "                    connections may start mid-stream (tcp-loose)\n"
 "  list              rules, as the commands that re-create them\n"
+"  save              the whole configuration (settings, interfaces, rules)\n"
+"                    as a file for -f: mmbctl save > /etc/mmb/mmb.rules\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
 "  show tables       the hash tables (one per mask, similar masks merged):\n"
 "                    fields, entries, rules, hits\n"
@@ -162,6 +167,7 @@ static const struct cmd {
 	{ "del",	do_del },
 	{ "flush",	do_flush },
 	{ "list",	do_list },
+	{ "save",	do_save },
 	{ "show",	do_show },
 	{ "set",	do_set },
 	{ "monitor",	do_monitor },

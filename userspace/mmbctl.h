@@ -45,6 +45,9 @@ int err_word(int argi, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 int err_kernel(const struct mmb_nl_err *err);
 int err_sys(const char *what, int error);
 
+int ifname_put(struct mmb_req *req, int argc, char **argv, uint16_t type);
+int settings_encode(struct mmb_req *req, int argc, char **argv);
+int do_save(int argc, char **argv);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_show_interfaces(int argc, char **argv);

@@ -104,12 +104,13 @@ static void settings_put(struct mmb_req *req, const struct settings *s)
 	mnl_attr_nest_end(req->nlh, set);
 }
 
-/* All settings of the command apply together, or none (the kernel checks all first). */
-int do_set(int argc, char **argv)
+/*
+ * "set SETTING..." (argv[0] is "set") as MMB_A_SETTINGS in @req; 0 or an
+ * exit code. -f puts it in a batch.
+ */
+int settings_encode(struct mmb_req *req, int argc, char **argv)
 {
 	struct settings s = { .loose = -1 };
-	struct mmb_nl_err err;
-	struct mmb_req *req;
 	int i = 1, ret;
 
 	if (argc < 2)
@@ -119,11 +120,23 @@ int do_set(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
+	settings_put(req, &s);
+	return 0;
+}
+
+/* All settings of the command apply together, or none (the kernel checks all first). */
+int do_set(int argc, char **argv)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req;
+	int ret;
+
 	req = mmb_req_new(MMB_CMD_SET, NLM_F_ACK);
 	if (!req)
 		return err_sys("allocating a request", ENOMEM);
-	settings_put(req, &s);
-	ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
+	ret = settings_encode(req, argc, argv);
+	if (!ret)
+		ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
 	mmb_req_free(req);
 	return ret;
 }

@@ -143,6 +143,74 @@ check "every datagram sent through the cycles arrived ($(cat "$TMP/sent") sent, 
 	test "$(cat "$TMP/sent")" -gt 0 -a "$(received)" = "$(cat "$TMP/sent")"
 check "ping after the cycles" in_c ping -c 2 -i 0.2 -W 10 fd00:2::2
 
+# --- save and restore --------------------------------------------------------
+# "mmbctl save" writes the whole configuration as a file for -f. Applied to
+# an empty namespace it gives back what was saved; applied again it is no
+# error; a file with a fault anywhere changes nothing.
+X=$R-x
+Y=$R-y
+for ns in "$X" "$Y"; do
+	ip netns add "$ns"
+	ip -n "$ns" link add r0 type veth peer name r1
+done
+in_r mmbctl flush
+in_r mmbctl set conn-max 4321 tcp-loose off timeout udp-replied 77 timeout tcp-close 3
+cat > "$TMP/rules" << 'RULES'
+add ip-proto icmp icmp-type 8 ip-ttl '<' 100 drop
+add ip6-saddr fd00:1::/64 udp-dport 53 mod ip6-dscp 10
+add-stateful ip-saddr 10.0.1.0/24 ip-proto tcp accept
+add tcp-syn tcp-opt-mss '>' 1400 mod tcp-opt-mss 1400
+add tcp-opt-timestamp strip ! tcp-opt-mss strip ! tcp-opt-wscale
+add-stateful ip-proto udp udp-dport 7000 mod ip-daddr 10.0.2.2 shuffle udp-sport 20000-20100
+add ip-ttl '<=' 2 drop 12.5
+RULES
+check "a ruleset of quoted, stateful, NAT and option rules" in_r mmbctl -f "$TMP/rules"
+check "save" bash -c "ip netns exec $R mmbctl save > $TMP/saved"
+diag < "$TMP/saved"
+check "save: flush, settings, the interfaces, then the rules in order" \
+	test "$(grep -v '^#' "$TMP/saved" | cut -d' ' -f1,2 | sed 's/^enable r[01]$/enable/' | tr '\n' ' ')" = \
+	"flush set conn-max set timeout enable enable add ip-proto add ip6-saddr add-stateful ip-saddr add tcp-syn add tcp-opt-timestamp add-stateful ip-proto add ip-ttl "
+check "save: the enabled interfaces are r0 and r1" \
+	test "$(grep '^enable ' "$TMP/saved" | sort | tr '\n' ' ')" = "enable r0 enable r1 "
+check "the saved file applies to a namespace with none of it" \
+	ip netns exec "$X" mmbctl -f "$TMP/saved"
+check "which then saves the same file" \
+	bash -c "ip netns exec $X mmbctl save | cmp - $TMP/saved"
+check "applying it again is no error (its interfaces are enabled already)" \
+	ip netns exec "$X" mmbctl -f "$TMP/saved"
+check "and changes nothing" bash -c "ip netns exec $X mmbctl save | cmp - $TMP/saved"
+check "the settings came back" \
+	bash -c "ip netns exec $X mmbctl show settings | grep -qx 'conn-max 4321 tcp-loose off'"
+ip netns exec "$Y" mmbctl save > "$TMP/empty"
+{ cat "$TMP/saved"; echo "enable nosuchdev"; } > "$TMP/bad"
+refused "a file that enables a missing device is refused, naming the line" 1 \
+	"$TMP/bad:$(($(wc -l < "$TMP/saved") + 1)): enable nosuchdev" \
+	ip netns exec "$Y" mmbctl -f "$TMP/bad"
+check "and changes nothing: no interface, rule or setting" \
+	bash -c "ip netns exec $Y mmbctl save | cmp - $TMP/empty"
+{ cat "$TMP/saved"; echo "add udp-dport 1 drop 0"; } > "$TMP/bad"
+refused "a file with a bad rule after its enables is refused" 2 "percentage" \
+	ip netns exec "$Y" mmbctl -f "$TMP/bad"
+check "and changes nothing either" \
+	bash -c "ip netns exec $Y mmbctl save | cmp - $TMP/empty"
+ip netns del "$X"
+ip netns del "$Y"
+
+# Restored on the router, it filters traffic as before.
+in_r mmbctl disable r0
+in_r mmbctl disable r1
+in_r mmbctl flush
+in_r mmbctl set conn-max 100000 tcp-loose on
+check "the router restores from the saved file" in_r mmbctl -f "$TMP/saved"
+check "r0 and r1 are enabled again" test "$(enabled_in "$R")" = "r0 r1"
+check "and the router saves the same file" \
+	bash -c "ip netns exec $R mmbctl save | cmp - $TMP/saved"
+d0=$(dev_drops r0 rule)
+check_fails "IPv4 ping is dropped by the restored rule" in_c ping -c 2 -i 0.2 -W 1 10.0.2.2
+check "r0 counted those drops" wait_for "$CEILING" drops_reached r0 rule $((d0 + 2))
+check "IPv6 ping still passes" in_c ping -c 2 -i 0.2 -W 10 fd00:2::2
+in_r mmbctl flush
+
 # --- module unload under traffic (qemu, where mmb is a module) --------------
 if [ -n "${MMB_KO:-}" ]; then
 	bg_in "$C" ping -i 0.05 -W 1 10.0.2.2 > "$TMP/ping" 2>&1

@@ -62,13 +62,20 @@
  *
  * MMB_CMD_RULE_BATCH
  *	MMB_A_OP, repeated: the operations, in order, each a nest of enum
- *	mmb_batch_attr: MMB_BATCH_A_CMD (MMB_CMD_RULE_ADD, _DEL or _FLUSH)
- *	and, for add and del, MMB_BATCH_A_RULE as for those commands. (An
- *	attribute holds at most 64 KiB; a message can be larger.) All apply, in
- *	order, as one transaction: packets see the rules from before or from
- *	after, never between; if one fails, none applies, and the extended
+ *	mmb_batch_attr: MMB_BATCH_A_CMD (MMB_CMD_RULE_ADD, _DEL, _FLUSH,
+ *	MMB_CMD_DEV_ENABLE or MMB_CMD_SET) and, for add and del,
+ *	MMB_BATCH_A_RULE as for those commands; for enable, MMB_BATCH_A_IFNAME;
+ *	for set, MMB_BATCH_A_SETTINGS as MMB_A_SETTINGS of MMB_CMD_SET. (An
+ *	attribute holds at most 64 KiB; a message can be larger.) All apply as
+ *	one transaction: packets see the rules from before or from after,
+ *	never between; if one operation fails, none applies, and the extended
  *	ACK names the attribute at fault. Rules the batch leaves in place keep
- *	their handles and counters.
+ *	their handles and counters. Rule operations apply in order; the
+ *	devices are enabled and the settings set when the new rules are in
+ *	place, so a device's first packets meet them. Enabling a device mmb
+ *	is already enabled on is not an error in a batch (the batch says what
+ *	is to be enabled after it): a saved configuration can be applied
+ *	again.
  *
  * MMB_CMD_TABLE_GET (dump only)
  *	One MMB_A_TABLE per distinct mask (per-mask hash table), in lookup
@@ -198,8 +205,10 @@ enum mmb_table_attr {
 
 enum mmb_batch_attr {
 	MMB_BATCH_A_UNSPEC,
-	MMB_BATCH_A_CMD,	/* u8: MMB_CMD_RULE_ADD, _DEL or _FLUSH */
+	MMB_BATCH_A_CMD,	/* u8: MMB_CMD_RULE_ADD, _DEL, _FLUSH, _DEV_ENABLE, _SET */
 	MMB_BATCH_A_RULE,	/* nest of enum mmb_rule_attr */
+	MMB_BATCH_A_IFNAME,	/* NUL-terminated string, < IFNAMSIZ */
+	MMB_BATCH_A_SETTINGS,	/* nest of enum mmb_set_attr */
 	__MMB_BATCH_A_MAX
 };
 

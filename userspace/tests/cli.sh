@@ -109,9 +109,31 @@ t "-f: an error names file, line and word" 2 "Error: 999 does not fit in ip-ttl 
 $tmp/bad:5: add ip-ttl 999 drop
 $(printf '%*s' $((${#tmp} + 19)) '')^~~" -- -f "$tmp/bad"
 printf 'add ip-ttl 1 drop\nfrob\n' > "$tmp/cmd"
-t "-f: only add, add-stateful, del and flush" 2 "Error: a file holds add, add-stateful, del and flush commands
+t "-f: only add, add-stateful, del, flush, enable and set" 2 "Error: a file holds add, add-stateful, del, flush, enable and set commands
 $tmp/cmd:2: frob
 $(printf '%*s' $((${#tmp} + 8)) '')^~~~" -- -f "$tmp/cmd"
+printf 'enable eth0\ndisable eth0\n' > "$tmp/disable"
+t "-f: no disable in a file" 2 "Error: a file holds add, add-stateful, del, flush, enable and set commands
+$tmp/disable:2: disable eth0
+$(printf '%*s' $((${#tmp} + 12)) '')^~~~~~~" -- -f "$tmp/disable"
+printf 'set conn-max 10\nenable eth0 eth1\n' > "$tmp/enable"
+t "-f: enable takes one interface" 2 "Error: unexpected word after IFACE
+$tmp/enable:2: enable eth0 eth1
+$(printf '%*s' $((${#tmp} + 23)) '')^~~~" -- -f "$tmp/enable"
+printf 'enable ../x\n' > "$tmp/enable2"
+t "-f: enable of a name no interface can have" 2 "Error: not a valid interface name
+$tmp/enable2:1: enable ../x
+$(printf '%*s' $((${#tmp} + 19)) '')^~~~" -- -f "$tmp/enable2"
+printf 'flush\nset timeout udp-replied 0\n' > "$tmp/set"
+t "-f: a bad setting names its word" 2 "Error: a timeout is a number from 1 to 1000000
+$tmp/set:2: set timeout udp-replied 0
+$(printf '%*s' $((${#tmp} + 32)) '')^" -- -f "$tmp/set"
+t "save takes no word" 2 'Error: unexpected word (save > FILE writes a file)
+mmbctl save now
+            ^~~' -- save now
+t "save has no JSON form" 2 'Error: save writes -f syntax; -j list and -j show give JSON
+mmbctl save
+       ^~~~' -- -j save
 printf 'flush x\n' > "$tmp/flush"
 t "-f: flush takes no word" 2 "Error: unexpected word after flush
 $tmp/flush:1: flush x
