@@ -36,6 +36,7 @@ t() {
 
 t "commands" "add add-stateful" "mmbctl ad"
 t "commands after options" "show" "mmbctl -j -p sh"
+t "save among the commands" "save set show" "mmbctl s"
 t "options" "--batch" "mmbctl -j --b"
 t "show objects" "connections" "mmbctl show con"
 t "flush" "connections" "mmbctl flush "
