@@ -14,16 +14,18 @@ static const struct nla_policy mmb_dev_policy[MMB_A_IFNAME + 1] = {
 	[MMB_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 };
 
-/* The device a request names, by index or by name. Called under RTNL. */
-static struct net_device *mmb_nl_dev_lookup(struct genl_info *info)
+/*
+ * The device named by @ifindex or @ifname (exactly one of them) in @net,
+ * for a request or an operation of a batch. Called under RTNL.
+ */
+struct net_device *mmb_nl_dev_lookup(struct net *net, const struct nlattr *ifindex,
+				     const struct nlattr *ifname,
+				     struct netlink_ext_ack *extack)
 {
-	struct nlattr *ifindex = info->attrs[MMB_A_IFINDEX];
-	struct nlattr *ifname = info->attrs[MMB_A_IFNAME];
-	struct net *net = genl_info_net(info);
 	struct net_device *dev;
 
 	if (ifindex && ifname) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ifname,
+		NL_SET_ERR_MSG_ATTR(extack, ifname,
 				    "name the device by index or by name, not both");
 		return ERR_PTR(-EINVAL);
 	}
@@ -32,12 +34,11 @@ static struct net_device *mmb_nl_dev_lookup(struct genl_info *info)
 	} else if (ifname) {
 		dev = __dev_get_by_name(net, nla_data(ifname));
 	} else {
-		NL_SET_ERR_MSG(info->extack,
-			       "missing device: MMB_A_IFINDEX or MMB_A_IFNAME");
+		NL_SET_ERR_MSG(extack, "missing device: MMB_A_IFINDEX or MMB_A_IFNAME");
 		return ERR_PTR(-EINVAL);
 	}
 	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(info->extack, ifindex ?: ifname,
+		NL_SET_ERR_MSG_ATTR(extack, ifindex ?: ifname,
 				    "no such device in this network namespace");
 		return ERR_PTR(-ENODEV);
 	}
@@ -50,7 +51,8 @@ static int mmb_nl_dev_set(struct genl_info *info, bool enable)
 	int err;
 
 	rtnl_lock();
-	dev = mmb_nl_dev_lookup(info);
+	dev = mmb_nl_dev_lookup(genl_info_net(info), info->attrs[MMB_A_IFINDEX],
+				info->attrs[MMB_A_IFNAME], info->extack);
 	if (IS_ERR(dev))
 		err = PTR_ERR(dev);
 	else if (enable)

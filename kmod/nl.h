@@ -29,6 +29,9 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 		     struct mmb_pcpu_drops __percpu *drops, const struct mmb_rule *rule);
 int mmb_nla_nested(struct nlattr **tb, int maxtype, const struct nlattr *nla,
 		   struct netlink_ext_ack *extack);
+struct net_device *mmb_nl_dev_lookup(struct net *net, const struct nlattr *ifindex,
+				     const struct nlattr *ifname,
+				     struct netlink_ext_ack *extack);
 
 extern const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1];
 extern const struct nla_policy mmb_batch_policy[MMB_A_OP + 1];

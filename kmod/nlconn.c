@@ -245,7 +245,6 @@ int mmb_nl_conn_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-/* All of a set's attributes were checked by the policy: none can fail now. */
 /*
  * Apply the settings of @attr (a nest of enum mmb_set_attr, validated by
  * its policy) to @mc; with @mc NULL only check them. Once they check, they

@@ -406,13 +406,20 @@ int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info)
 	return err;
 }
 
+/* What a batch applies after its rules: how many enable and set operations. */
+struct mmb_nl_batch_late {
+	unsigned int enables;
+	unsigned int sets;
+};
+
 /*
  * One operation of a batch, in its transaction @txn. Enable and set are
- * only checked here; mmb_nl_batch_commit() applies them.
+ * only checked and counted in @late here; mmb_nl_batch_commit() applies
+ * them.
  */
 static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 			   struct mmb_nl_rule *r, struct mmb_stats_pool *pool,
-			   unsigned int *enables, struct netlink_ext_ack *extack)
+			   struct mmb_nl_batch_late *late, struct netlink_ext_ack *extack)
 {
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1], *rtb[MMB_RULE_A_MAX + 1];
 	struct mmb_rule *rule;
@@ -431,11 +438,12 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 	case MMB_CMD_DEV_ENABLE:
 		if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_IFNAME))
 			return -EINVAL;
-		(*enables)++;
+		late->enables++;
 		return 0;
 	case MMB_CMD_SET:
 		if (NL_REQ_ATTR_CHECK(extack, op, tb, MMB_BATCH_A_SETTINGS))
 			return -EINVAL;
+		late->sets++;
 		return mmb_nl_settings_apply(NULL, tb[MMB_BATCH_A_SETTINGS], extack);
 	case MMB_CMD_RULE_ADD:
 	case MMB_CMD_RULE_DEL:
@@ -474,71 +482,94 @@ static bool mmb_nl_batch_is(const struct nlattr *op, u8 cmd, struct nlattr **tb)
 	return nla_get_u8(tb[MMB_BATCH_A_CMD]) == cmd;
 }
 
+/* Whether @dev is on the list of @prepared devices already. */
+static bool mmb_nl_prepared(const struct list_head *prepared, const struct net_device *dev)
+{
+	const struct mmb_dev *md;
+
+	list_for_each_entry(md, prepared, list)
+		if (md->dev == dev)
+			return true;
+	return false;
+}
+
 /*
- * Commit a checked batch: under RTNL, prepare each device to enable (the
- * step that can fail), then publish the rules, attach the devices and
- * apply the settings, none of which can. Devices already enabled stay as
- * they are.
+ * Under RTNL, prepare each device the batch enables (mmb_dev_prepare(): the
+ * step that can fail) onto @prepared; devices already enabled, or named
+ * twice, once. On an error nothing stays prepared.
  */
-static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
-			       struct genl_info *info, unsigned int enables)
+static int mmb_nl_batch_prepare(struct genl_info *info, struct list_head *prepared)
 {
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
-	struct net *net = genl_info_net(info);
-	int len = genlmsg_len(info->genlhdr), rem, err = 0;
 	struct mmb_dev *md, *tmp;
-	LIST_HEAD(prepared);
+	int rem, err;
 
-	if (!enables)
-		goto commit;
-	rtnl_lock();
-	nla_for_each_attr(op, ops, len, rem) {
+	nla_for_each_attr(op, ops, genlmsg_len(info->genlhdr), rem) {
 		struct net_device *dev;
 
 		if (!mmb_nl_batch_is(op, MMB_CMD_DEV_ENABLE, tb))
 			continue;
-		dev = __dev_get_by_name(net, nla_data(tb[MMB_BATCH_A_IFNAME]));
-		if (!dev) {
-			NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_BATCH_A_IFNAME],
-					    "no such device in this network namespace");
-			err = -ENODEV;
-			break;
+		dev = mmb_nl_dev_lookup(genl_info_net(info), NULL, tb[MMB_BATCH_A_IFNAME],
+					info->extack);
+		if (IS_ERR(dev)) {
+			err = PTR_ERR(dev);
+			goto err;
 		}
-		if (mmb_dev_get_rtnl(dev))
-			continue;
-		list_for_each_entry(md, &prepared, list)
-			if (md->dev == dev)
-				break;
-		if (!list_entry_is_head(md, &prepared, list))
+		if (mmb_dev_get_rtnl(dev) || mmb_nl_prepared(prepared, dev))
 			continue;
 		md = mmb_dev_prepare(dev, info->extack);
 		if (IS_ERR(md)) {
 			NL_SET_BAD_ATTR(info->extack, tb[MMB_BATCH_A_IFNAME]);
 			err = PTR_ERR(md);
-			break;
+			goto err;
 		}
-		list_add_tail(&md->list, &prepared);
+		list_add_tail(&md->list, prepared);
 	}
-	if (err) {
-		list_for_each_entry_safe(md, tmp, &prepared, list)
-			mmb_dev_unprepare(md);
-		rtnl_unlock();
-		mmb_txn_abort(txn);
-		return err;
+	return 0;
+
+err:
+	list_for_each_entry_safe(md, tmp, prepared, list)
+		mmb_dev_unprepare(md);
+	return err;
+}
+
+/*
+ * Commit a checked batch: prepare the devices it enables, then publish the
+ * rules, attach the devices and apply the settings, none of which can
+ * fail. Devices already enabled stay as they are.
+ */
+static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
+			       struct genl_info *info, const struct mmb_nl_batch_late *late)
+{
+	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
+	struct mmb_dev *md, *tmp;
+	LIST_HEAD(prepared);
+	int rem, err;
+
+	if (late->enables) {
+		rtnl_lock();
+		err = mmb_nl_batch_prepare(info, &prepared);
+		if (err) {
+			rtnl_unlock();
+			mmb_txn_abort(txn);
+			return err;
+		}
 	}
-commit:
 	mmb_nl_txn_commit(mn, txn);
 	list_for_each_entry_safe(md, tmp, &prepared, list) {
 		list_del(&md->list);
 		/* Cannot fail: the device was free of a handler under this RTNL. */
 		WARN_ON_ONCE(mmb_dev_attach(md, NULL));
 	}
-	nla_for_each_attr(op, ops, len, rem)
+	if (late->enables)
+		rtnl_unlock();
+	if (!late->sets)
+		return 0;
+	nla_for_each_attr(op, ops, genlmsg_len(info->genlhdr), rem)
 		if (mmb_nl_batch_is(op, MMB_CMD_SET, tb))
 			mmb_nl_settings_apply(&mn->conns, tb[MMB_BATCH_A_SETTINGS], NULL);
-	if (enables)
-		rtnl_unlock();
 	return 0;
 }
 
@@ -546,8 +577,8 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct mmb_nl_batch_late late = {};
 	struct mmb_stats_pool pool = {};
-	unsigned int enables = 0;
 	struct mmb_nl_rule *r;
 	struct mmb_txn txn;
 	int rem, len, err;
@@ -567,7 +598,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	nla_for_each_attr(op, ops, len, rem) {
 		if (nla_type(op) != MMB_A_OP)
 			continue;
-		err = mmb_nl_batch_op(op, &txn, r, &pool, &enables, info->extack);
+		err = mmb_nl_batch_op(op, &txn, r, &pool, &late, info->extack);
 		if (err)
 			break;
 		cond_resched();
@@ -575,7 +606,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		mmb_txn_abort(&txn);
 	else
-		err = mmb_nl_batch_commit(mn, &txn, info, enables);
+		err = mmb_nl_batch_commit(mn, &txn, info, &late);
 out:
 	mmb_stats_pool_end(&pool);
 	kfree(r);
