@@ -29,16 +29,6 @@ static int mmbt_disable(struct net_device *dev)
 	return err;
 }
 
-static bool mmbt_enabled(struct net_device *dev)
-{
-	bool on;
-
-	rtnl_lock();
-	on = mmb_dev_get_rtnl(dev);
-	rtnl_unlock();
-	return on;
-}
-
 static void mmbt_stats(struct net_device *dev, struct mmb_stats *st)
 {
 	rtnl_lock();

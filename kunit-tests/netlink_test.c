@@ -485,8 +485,15 @@ static void netlink_refusals_test(struct kunit *test)
 /* Batches: one faulty operation anywhere, and none of them applies. */
 static void netlink_batch_test(struct kunit *test)
 {
+	static const struct {
+		u8 cmd;
+		int err;
+	} bad_cmds[] = {
+		{ MMB_CMD_CONN_NEW, -ERANGE },
+		{ MMB_CMD_RULE_GET, -EOPNOTSUPP },
+	};
+	unsigned int op, hoff, i;
 	struct nlt_state before;
-	unsigned int op, hoff;
 	struct nlt t;
 
 	nlt_open(test, &t);
@@ -517,26 +524,19 @@ static void netlink_batch_test(struct kunit *test)
 	 * one in range that a batch does not hold, by the handler.
 	 */
 	before = nlt_state();
-	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-	op = nlt_nest(&t, MMB_A_OP);
-	nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
-	nlt_nest_end(&t, op);
-	op = nlt_nest(&t, MMB_A_OP);
-	hoff = nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_CONN_NEW);
-	nlt_nest_end(&t, op);
-	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ERANGE);
-	KUNIT_EXPECT_EQ(test, t.offs, hoff);
-	nlt_expect_unchanged(test, &before, "batch with an unknown command");
-	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-	op = nlt_nest(&t, MMB_A_OP);
-	nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
-	nlt_nest_end(&t, op);
-	op = nlt_nest(&t, MMB_A_OP);
-	hoff = nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_GET);
-	nlt_nest_end(&t, op);
-	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EOPNOTSUPP);
-	KUNIT_EXPECT_EQ(test, t.offs, hoff);
-	nlt_expect_unchanged(test, &before, "batch with a command it does not hold");
+	for (i = 0; i < ARRAY_SIZE(bad_cmds); i++) {
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		op = nlt_nest(&t, MMB_A_OP);
+		nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
+		nlt_nest_end(&t, op);
+		op = nlt_nest(&t, MMB_A_OP);
+		hoff = nlt_u8(&t, MMB_BATCH_A_CMD, bad_cmds[i].cmd);
+		nlt_nest_end(&t, op);
+		KUNIT_EXPECT_EQ_MSG(test, nlt_send(&t), bad_cmds[i].err, "command %u",
+				    bad_cmds[i].cmd);
+		KUNIT_EXPECT_EQ(test, t.offs, hoff);
+		nlt_expect_unchanged(test, &before, "batch with a command it does not hold");
+	}
 	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
 	nlt_close(&t);
 }

@@ -8,7 +8,6 @@
  */
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/tcp.h>
@@ -146,6 +145,18 @@ static void nlconn_settings_test(struct kunit *test)
  * A request to add a stateful rule, udp-dport @port accept (or mod of
  * @mod_field, then the offset of that field is returned).
  */
+/* A rule's matches: "udp-dport @port". */
+static void nlc_match_dport(struct nlt *t, u16 port)
+{
+	unsigned int list = nlt_nest(t, MMB_RULE_A_MATCHES), nest = nlt_nest(t, 1);
+	__be16 p = htons(port);
+
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+}
+
 /*
  * add-stateful udp-dport @port, then accept or, with @type, a target of
  * @field (mod and map set 10.0.0.9); the offset of the target's field.
@@ -153,16 +164,10 @@ static void nlconn_settings_test(struct kunit *test)
 static unsigned int nlc_stateful(struct nlt *t, u16 port, u8 type, u16 mod_field)
 {
 	unsigned int rule, list, nest, off = 0;
-	__be16 p = htons(port);
 
 	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
 	rule = nlt_nest(t, MMB_A_RULE);
-	list = nlt_nest(t, MMB_RULE_A_MATCHES);
-	nest = nlt_nest(t, 1);
-	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
-	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
-	nlt_nest_end(t, nest);
-	nlt_nest_end(t, list);
+	nlc_match_dport(t, port);
 	list = nlt_nest(t, MMB_RULE_A_TARGETS);
 	nest = nlt_nest(t, 1);
 	if (mod_field) {
@@ -353,16 +358,10 @@ static void nlconn_dump_test(struct kunit *test)
 static void nlc_op_add(struct nlt *t, u16 port, bool bad)
 {
 	unsigned int op = nlt_nest(t, MMB_A_OP), rule, list, nest;
-	__be16 p = htons(port);
 
 	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
 	rule = nlt_nest(t, MMB_BATCH_A_RULE);
-	list = nlt_nest(t, MMB_RULE_A_MATCHES);
-	nest = nlt_nest(t, 1);
-	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
-	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
-	nlt_nest_end(t, nest);
-	nlt_nest_end(t, list);
+	nlc_match_dport(t, port);
 	if (!bad) {
 		list = nlt_nest(t, MMB_RULE_A_TARGETS);
 		nest = nlt_nest(t, 1);
@@ -402,16 +401,6 @@ static void nlc_count_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
 {
 }
 
-static bool nlc_enabled(struct net_device *dev)
-{
-	bool on;
-
-	rtnl_lock();
-	on = mmb_dev_get_rtnl(dev);
-	rtnl_unlock();
-	return on;
-}
-
 /*
  * A batch that enables devices and sets settings, as "mmbctl save" writes
  * and "-f" applies: everything applies, or (a missing device, a device
@@ -438,7 +427,7 @@ static void nlconn_batch_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENODEV);
 	KUNIT_EXPECT_EQ(test, t.offs, off);
 	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 0);
-	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), max);
 
 	/* A device that cannot take mmb (loopback). */
@@ -447,7 +436,7 @@ static void nlconn_batch_test(struct kunit *test)
 	off = nlc_op_enable(&t, "lo");
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.offs, off);
-	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
 
 	/* A bad setting, a bad rule. */
 	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
@@ -460,7 +449,7 @@ static void nlconn_batch_test(struct kunit *test)
 	nlc_op_set(&t, 55);
 	nlc_op_add(&t, 53, true);
 	KUNIT_EXPECT_NE(test, nlt_send(&t), 0);
-	KUNIT_EXPECT_FALSE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), max);
 
 	/* All of it, the device named twice. */
@@ -471,7 +460,7 @@ static void nlconn_batch_test(struct kunit *test)
 	nlc_op_enable(&t, dev->name);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
 	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 1);
-	KUNIT_EXPECT_TRUE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_TRUE(test, mmbt_enabled(dev));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 55);
 
 	/* Again, after a flush: the same state, no error. */
@@ -484,7 +473,7 @@ static void nlconn_batch_test(struct kunit *test)
 	nlc_op_add(&t, 53, false);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
 	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 1);
-	KUNIT_EXPECT_TRUE(test, nlc_enabled(dev));
+	KUNIT_EXPECT_TRUE(test, mmbt_enabled(dev));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(mc->max), 56);
 
 	/* Enabling it outside a batch is still an error. */

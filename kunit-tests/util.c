@@ -7,10 +7,12 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
+#include <linux/rtnetlink.h>
 #include <linux/udp.h>
 #include <linux/vmalloc.h>
 #include <net/ip.h>
 
+#include "../kmod/mmb.h"
 #include "../kmod/ruleset.h"
 #include "util.h"
 
@@ -59,6 +61,17 @@ static void mmbt_setup_l3(struct net_device *dev)
 struct net_device *mmbt_netdev_create_l3(struct kunit *test)
 {
 	return mmbt_netdev_new(test, "mmbl3%d", mmbt_setup_l3);
+}
+
+/* Whether mmb is enabled on @dev. */
+bool mmbt_enabled(struct net_device *dev)
+{
+	bool on;
+
+	rtnl_lock();
+	on = mmb_dev_get_rtnl(dev);
+	rtnl_unlock();
+	return on;
 }
 
 void mmbt_netdev_destroy(struct net_device *dev)

@@ -14,6 +14,7 @@
 struct net_device *mmbt_netdev_create(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
+bool mmbt_enabled(struct net_device *dev);
 struct net *mmbt_netns_new(struct kunit *test, struct net_device **dev);
 void mmbt_netns_done(struct kunit *test, struct net *net, struct net_device *dev);
 struct sk_buff *mmbt_skb_udp4(struct net_device *dev, unsigned int payload);

@@ -228,11 +228,19 @@ static int append(struct batch *b, struct op *op, int n)
 	ret = encode(b, req, n, mnl_attr_get_payload(cmd));
 	if (ret)
 		return ret;
-	/* MMB_A_RULE of a single command is MMB_BATCH_A_RULE in a batch; so for settings. */
-	if (req->nlh->nlmsg_len > op->base && rule->nla_type == (NLA_F_NESTED | MMB_A_RULE))
+	/*
+	 * MMB_A_RULE of a single command is MMB_BATCH_A_RULE in a batch,
+	 * MMB_A_SETTINGS MMB_BATCH_A_SETTINGS; enable writes its own.
+	 */
+	switch (*(uint8_t *)mnl_attr_get_payload(cmd)) {
+	case MMB_CMD_RULE_ADD:
+	case MMB_CMD_RULE_DEL:
 		rule->nla_type = NLA_F_NESTED | MMB_BATCH_A_RULE;
-	else if (req->nlh->nlmsg_len > op->base && rule->nla_type == (NLA_F_NESTED | MMB_A_SETTINGS))
+		break;
+	case MMB_CMD_SET:
 		rule->nla_type = NLA_F_NESTED | MMB_BATCH_A_SETTINGS;
+		break;
+	}
 	mnl_attr_nest_end(req->nlh, nest);
 	op->end = req->nlh->nlmsg_len;
 	return 0;
