@@ -75,20 +75,22 @@ void mmb_cache_create(struct mmb_ruleset *rs)
 	smp_store_release(&rs->cache, cache);
 }
 
-void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses)
+/* The lookups of @rs's cache that hit and missed; false if it has none. */
+bool mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses)
 {
 	unsigned int cpu;
 
 	*hits = 0;
 	*misses = 0;
 	if (!rs->cache)
-		return;
+		return false;
 	for_each_possible_cpu(cpu) {
 		if (!rs->cache[cpu])
 			continue;
 		*hits += READ_ONCE(rs->cache[cpu]->hits);
 		*misses += READ_ONCE(rs->cache[cpu]->misses);
 	}
+	return true;
 }
 
 /* Count a lookup; at the end of a window, judge it. */

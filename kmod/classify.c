@@ -22,11 +22,11 @@ void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule)
 		v->drop = true;
 }
 
-void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
+/* The rewrites of @rule, among the lowest handles of @v's, in order. */
+void mmb_verdict_rewrites(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
 	unsigned int i;
 
-	mmb_verdict_judge(v, rule);
 	if (!rule->rewrite)
 		return;
 	/* Keep the lowest handles, sorted: the order rewrites apply in. */
@@ -39,6 +39,12 @@ void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 		v->rw[i] = v->rw[i - 1];
 	v->rw[i] = rule;
 	v->nrw++;
+}
+
+void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
+{
+	mmb_verdict_judge(v, rule);
+	mmb_verdict_rewrites(v, rule);
 }
 
 /*
@@ -152,5 +158,40 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		if (n < MMB_CACHE_HITS)
 			ce->e[n] = NULL;
 		ce->gen = gen;
+	}
+}
+
+/*
+ * For a trace: call @fn for every rule @pkt matches, stateful or not, in
+ * the order of the tables; nothing is counted or cached. Under RCU.
+ */
+void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+		       const struct sk_buff *skb,
+		       void (*fn)(void *arg, const struct mmb_rule *rule), void *arg)
+{
+	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
+	struct mmb_chunk key[MMB_KEY_CHUNKS] __uninitialized;
+	unsigned int i, j;
+
+	for (i = 0; mv && i < mv->n; i++) {
+		const struct mmb_mask *mask = mv->m[i];
+		const struct mmb_entry *e;
+		const struct mmb_rvec *rv;
+
+		mmb_mask_key(mask, &pkt->key, key);
+		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, false);
+		if (!e)
+			continue;
+		rv = rcu_dereference(e->rules);
+		for (j = 0; j < rv->n; j++) {
+			const struct mmb_rref *r = &rv->r[j];
+
+			if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres,
+							&pkt->key))
+				continue;
+			if (r->rule->slow && !mmb_rule_match_slow(r->rule, pkt, skb))
+				continue;
+			fn(arg, r->rule);
+		}
 	}
 }

@@ -379,6 +379,40 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /*
+ * For a trace: what mmb_conn_lookup() would find for @pkt, with nothing
+ * changed (an expired or orphaned connection is not ended, only not
+ * found); under RCU.
+ */
+struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			       const struct sk_buff *skb, u8 *dir, bool *related)
+{
+	struct mmb_tuple t __uninitialized;
+	struct mmb_conn *c;
+
+	*related = false;
+	if (!mmb_conn_tuple(pkt, &t)) {
+		if (!mmb_conn_related_tuple(skb, pkt, &t))
+			return NULL;
+		*related = true;
+	}
+	c = mmb_conn_find(mc, &t, dir);
+	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
+	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c))
+		return NULL;
+	return c;
+}
+
+/* For a trace: would @pkt, which matched stateful rules, start a connection? */
+bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt)
+{
+	struct mmb_tuple t __uninitialized;
+	u8 fin = 0;
+
+	return mmb_conn_tuple(pkt, &t) && !mmb_tuple_self(&t) &&
+	       mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin) >= 0;
+}
+
+/*
  * A new connection for @t, starting in @state, with the rules of @v and,
  * if they ask for it (@p), a mapping and an extension.
  */

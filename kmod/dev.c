@@ -18,7 +18,7 @@ struct mmb_dev *mmb_dev_get_rtnl(const struct net_device *dev)
 
 static void mmb_dev_free(struct mmb_dev *md)
 {
-	free_percpu(md->drops);
+	free_percpu(md->counts);
 	free_percpu(md->stats);
 	kfree(md);
 }
@@ -57,8 +57,8 @@ struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *
 	if (!md)
 		return ERR_PTR(-ENOMEM);
 	md->stats = netdev_alloc_pcpu_stats(struct mmb_pcpu_stats);
-	md->drops = netdev_alloc_pcpu_stats(struct mmb_pcpu_drops);
-	if (!md->stats || !md->drops) {
+	md->counts = netdev_alloc_pcpu_stats(struct mmb_pcpu_counts);
+	if (!md->stats || !md->counts) {
 		mmb_dev_free(md);
 		return ERR_PTR(-ENOMEM);
 	}

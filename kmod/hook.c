@@ -21,14 +21,10 @@ static const enum skb_drop_reason mmb_drop_reasons[MMB_DROP_MAX] = {
 };
 
 static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
-				    enum mmb_drop why)
+				    enum mmb_count why)
 {
-	struct mmb_pcpu_drops *d = this_cpu_ptr(md->drops);
-
 	mmb_stats_count(md->stats, skb);
-	u64_stats_update_begin(&d->syncp);
-	u64_stats_add(&d->n[why], skb_shinfo(skb)->gso_segs ?: 1);
-	u64_stats_update_end(&d->syncp);
+	mmb_counts_add(md->counts, why, skb);
 	kfree_skb_reason(skb, mmb_drop_reasons[why]);
 	return RX_HANDLER_CONSUMED;
 }
@@ -61,7 +57,10 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 			return mmb_drop(md, skb, MMB_DROP_FRAGMENT);
 		if (err == -E2BIG)
 			return mmb_drop(md, skb, MMB_DROP_HEADER);
-		goto pass;	/* not IP, or malformed: the stack's to judge */
+		/* Not IP, or malformed: the stack's to judge. */
+		mmb_counts_add(md->counts, err == -EAFNOSUPPORT ? MMB_COUNT_NOT_IP :
+				MMB_COUNT_MALFORMED, skb);
+		goto pass;
 	}
 
 	mmb_verdict_init(&v);
@@ -89,6 +88,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	}
 	if (mmb_rewrite(skb, &pkt, &v))
 		return mmb_drop(md, skb, MMB_DROP_NOMEM);
+	mmb_counts_add(md->counts, MMB_COUNT_REWRITTEN, skb);
 pass:
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;

@@ -34,7 +34,7 @@ struct mmb_dev {
 	netdevice_tracker dev_tracker;
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;	/* every packet */
-	struct mmb_pcpu_drops __percpu *drops;	/* those mmb dropped, by cause */
+	struct mmb_pcpu_counts __percpu *counts; /* drops by cause, rewrites, ... */
 };
 
 /* Per network namespace state. */

@@ -73,26 +73,41 @@ static int mmb_nl_dev_disable(struct sk_buff *skb, struct genl_info *info)
 	return mmb_nl_dev_set(info, false);
 }
 
-/* A device's drops, in all and by cause. */
-static int mmb_nl_put_drops(struct sk_buff *skb, struct mmb_pcpu_drops __percpu *drops)
+/* A device's drops, in all and by cause, and what else it counts. */
+static int mmb_nl_put_counts(struct sk_buff *skb, const u64 *n)
 {
-	u64 n[MMB_DROP_MAX], all = 0;
+	u64 all = 0;
 	unsigned int i;
 
 	BUILD_BUG_ON(MMB_STATS_A_DROP_CONN - MMB_STATS_A_DROP_RULE != MMB_DROP_CONN);
-	mmb_drops_read(drops, n);
 	for (i = 0; i < MMB_DROP_MAX; i++) {
 		all += n[i];
 		if (nla_put_u64_64bit(skb, MMB_STATS_A_DROP_RULE + i, n[i], MMB_STATS_A_PAD))
 			return -EMSGSIZE;
 	}
-	return nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, all, MMB_STATS_A_PAD);
+	if (nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, all, MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_REWRITTEN, n[MMB_COUNT_REWRITTEN],
+			      MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_NOT_IP, n[MMB_COUNT_NOT_IP], MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_MALFORMED, n[MMB_COUNT_MALFORMED],
+			      MMB_STATS_A_PAD))
+		return -EMSGSIZE;
+	return 0;
 }
 
-/* Packets and bytes; and the drops of @drops, the options not added of @rule, if given. */
-int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
-		     struct mmb_pcpu_drops __percpu *drops, const struct mmb_rule *rule)
+static int mmb_nl_put_st(struct sk_buff *skb, const struct mmb_stats *st)
 {
+	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st->packets, MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st->bytes, MMB_STATS_A_PAD))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Packets and bytes; and the counts of @counts, the options not added of @rule, if given. */
+int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
+		     struct mmb_pcpu_counts __percpu *counts, const struct mmb_rule *rule)
+{
+	u64 n[MMB_COUNT_MAX];
 	struct mmb_stats st;
 	struct nlattr *nest;
 
@@ -100,11 +115,10 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 	if (!nest)
 		return -EMSGSIZE;
 	mmb_stats_read(pcpu, &st);
-	if (nla_put_u64_64bit(skb, MMB_STATS_A_PACKETS, st.packets,
-			      MMB_STATS_A_PAD) ||
-	    nla_put_u64_64bit(skb, MMB_STATS_A_BYTES, st.bytes,
-			      MMB_STATS_A_PAD) ||
-	    (drops && mmb_nl_put_drops(skb, drops)) ||
+	if (counts)
+		mmb_counts_read(counts, n);
+	if (mmb_nl_put_st(skb, &st) ||
+	    (counts && mmb_nl_put_counts(skb, n)) ||
 	    (rule && rule->opts &&
 	     nla_put_u64_64bit(skb, MMB_STATS_A_NOFIT, atomic64_read(&rule->nofit),
 			       MMB_STATS_A_PAD)))
@@ -115,6 +129,68 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 cancel:
 	nla_nest_cancel(skb, nest);
 	return -EMSGSIZE;
+}
+
+/*
+ * MMB_A_STATS: the counters of every enabled device of @mn summed, and the
+ * flow cache's of its rules; MMB_A_DEVICES.
+ */
+static int mmb_nl_put_net_stats(struct sk_buff *skb, struct mmb_net *mn)
+{
+	u64 n[MMB_COUNT_MAX], sum[MMB_COUNT_MAX] = {}, hits, misses;
+	struct mmb_stats st, all = {};
+	const struct mmb_ruleset *rs;
+	struct nlattr *nest;
+	struct mmb_dev *md;
+	u32 devs = 0;
+	bool cache;
+	int i;
+
+	rtnl_lock();
+	list_for_each_entry(md, &mn->devs, list) {
+		mmb_stats_read(md->stats, &st);
+		mmb_counts_read(md->counts, n);
+		all.packets += st.packets;
+		all.bytes += st.bytes;
+		for (i = 0; i < MMB_COUNT_MAX; i++)
+			sum[i] += n[i];
+		devs++;
+	}
+	rtnl_unlock();
+	mmb_rules_lock(&mn->rules);
+	rs = mmb_rules_locked(&mn->rules);
+	cache = rs && mmb_ruleset_cache_stats(rs, &hits, &misses);
+	mmb_rules_unlock(&mn->rules);
+
+	nest = nla_nest_start(skb, MMB_A_STATS);
+	if (!nest)
+		return -EMSGSIZE;
+	if (mmb_nl_put_st(skb, &all) || mmb_nl_put_counts(skb, sum) ||
+	    (cache && (nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_HITS, hits, MMB_STATS_A_PAD) ||
+		       nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_MISSES, misses,
+					 MMB_STATS_A_PAD)))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return nla_put_u32(skb, MMB_A_DEVICES, devs);
+}
+
+static int mmb_nl_stats_get(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct sk_buff *msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	void *hdr;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &mmb_genl_family, 0, MMB_CMD_STATS_GET);
+	if (!hdr || mmb_nl_put_net_stats(msg, mn)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 /*
@@ -145,7 +221,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
-	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->drops, NULL)) {
+	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->counts, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}
@@ -251,6 +327,18 @@ static const struct genl_ops mmb_genl_ops[] = {
 	{
 		.cmd	= MMB_CMD_SETTINGS_GET,
 		.doit	= mmb_nl_settings_get,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_STATS_GET,
+		.doit	= mmb_nl_stats_get,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
+	{
+		.cmd	= MMB_CMD_TRACE,
+		.doit	= mmb_nl_trace,
+		.policy	= mmb_trace_cmd_policy,
+		.maxattr = ARRAY_SIZE(mmb_trace_cmd_policy) - 1,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
 };

@@ -2,7 +2,7 @@
 /*
  * mmb: what the files of the generic netlink family share: netlink.c (the
  * family, devices), nlrule.c (rules and tables) and nlconn.c (connections,
- * settings). Both translate
+ * settings), nltrace.c (tracing a packet). They translate
  * messages into calls and answers; they hold no state of their own.
  */
 #ifndef _MMB_NL_H
@@ -26,13 +26,14 @@ struct mmb_nl_dump_ctx {
 void *mmb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 		      unsigned long gen);
 int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,
-		     struct mmb_pcpu_drops __percpu *drops, const struct mmb_rule *rule);
+		     struct mmb_pcpu_counts __percpu *counts, const struct mmb_rule *rule);
 int mmb_nla_nested(struct nlattr **tb, int maxtype, const struct nlattr *nla,
 		   struct netlink_ext_ack *extack);
 struct net_device *mmb_nl_dev_lookup(struct net *net, const struct nlattr *ifindex,
 				     const struct nlattr *ifname,
 				     struct netlink_ext_ack *extack);
 
+extern const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1];
 extern const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1];
 extern const struct nla_policy mmb_batch_policy[MMB_A_OP + 1];
 int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info);
@@ -52,5 +53,9 @@ int mmb_nl_conn_dump_done(struct netlink_callback *cb);
 int mmb_nl_conn_flush(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_set(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_settings_get(struct sk_buff *skb, struct genl_info *info);
+int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now);
+
+extern const struct nla_policy mmb_trace_cmd_policy[MMB_A_TRACE + 1];
+int mmb_nl_trace(struct sk_buff *skb, struct genl_info *info);
 
 #endif /* _MMB_NL_H */

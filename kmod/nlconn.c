@@ -121,7 +121,7 @@ static int mmb_nl_put_conn_rules(struct sk_buff *skb, const struct mmb_conn *c)
 }
 
 /* MMB_A_CONN of @c, at @now. */
-static int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now)
+int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now)
 {
 	const struct mmb_tuple *t = &c->orig.t;
 	s32 left = max_t(s32, (s32)(READ_ONCE(c->timeout) - now), 0);

@@ -13,7 +13,7 @@
 #include "nl.h"
 #include "test.h"
 
-static const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
+const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
 	[MMB_MATCH_A_FIELD]	= NLA_POLICY_MAX(NLA_U16, MMB_FIELD_MAX),
 	[MMB_MATCH_A_OP]	= NLA_POLICY_MAX(NLA_U8, MMB_OP_MAX),
 	[MMB_MATCH_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_PAYLOAD_MAX },

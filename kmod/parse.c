@@ -212,8 +212,9 @@ static int mmb_parse_ipv6(const struct sk_buff *skb, struct mmb_pkt *pkt)
 }
 
 /*
- * 0 and a filled @pkt for an IPv4 or IPv6 packet; -EINVAL for anything
- * else, which the stack judges (it drops what is malformed); -EBADMSG for
+ * 0 and a filled @pkt for an IPv4 or IPv6 packet; -EAFNOSUPPORT for
+ * another protocol, -EINVAL for an IP header it cannot read: the stack
+ * judges both (it drops what is malformed); -EBADMSG for
  * a fragment that hides or overlaps an L4 header, -E2BIG for an IPv6
  * header chain too long to walk: those mmb drops.
  */
@@ -233,5 +234,5 @@ int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt)
 	case htons(ETH_P_IPV6):
 		return mmb_parse_ipv6(skb, pkt);
 	}
-	return -EINVAL;
+	return -EAFNOSUPPORT;
 }

@@ -101,6 +101,7 @@ struct mmb_verdict {
 	bool accept;
 	bool drop;
 	bool related;
+	bool trace;		/* a trace's: counts nothing */
 	u8 dir;
 	u8 nsf;
 	unsigned int nrw;
@@ -115,6 +116,7 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->accept = false;
 	v->drop = false;
 	v->related = false;
+	v->trace = false;
 	v->nsf = 0;
 	v->nrw = 0;
 	v->conn = NULL;
@@ -122,15 +124,20 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 
 void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule);
 void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule);
+void mmb_verdict_rewrites(struct mmb_verdict *v, const struct mmb_rule *rule);
 
 int __init mmb_tables_init(void);
 void mmb_tables_exit(void);
 int __init mmb_rules_module_init(void);
 void mmb_rules_module_exit(void);
 extern unsigned int mmb_cache_entries;
-void mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
+bool mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
 void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			struct sk_buff *skb, struct mmb_verdict *v);
+
+void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
+		       const struct sk_buff *skb,
+		       void (*fn)(void *arg, const struct mmb_rule *rule), void *arg);
 
 /* The verdict of the rules alone, from a fresh @v (tests, benchmarks). */
 static inline void mmb_classify(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,

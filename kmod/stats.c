@@ -26,23 +26,23 @@ void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st)
 	}
 }
 
-/* A device's drops by cause (MMB_DROP_MAX of them), summed over CPUs. */
-void mmb_drops_read(struct mmb_pcpu_drops __percpu *pcpu, u64 *n)
+/* A device's counts (MMB_COUNT_MAX of them), summed over CPUs. */
+void mmb_counts_read(struct mmb_pcpu_counts __percpu *pcpu, u64 *n)
 {
-	u64 v[MMB_DROP_MAX];
+	u64 v[MMB_COUNT_MAX];
 	unsigned int start, i;
 	int cpu;
 
-	memset(n, 0, MMB_DROP_MAX * sizeof(*n));
+	memset(n, 0, MMB_COUNT_MAX * sizeof(*n));
 	for_each_possible_cpu(cpu) {
-		const struct mmb_pcpu_drops *d = per_cpu_ptr(pcpu, cpu);
+		const struct mmb_pcpu_counts *d = per_cpu_ptr(pcpu, cpu);
 
 		do {
 			start = u64_stats_fetch_begin(&d->syncp);
-			for (i = 0; i < MMB_DROP_MAX; i++)
+			for (i = 0; i < MMB_COUNT_MAX; i++)
 				v[i] = u64_stats_read(&d->n[i]);
 		} while (u64_stats_fetch_retry(&d->syncp, start));
-		for (i = 0; i < MMB_DROP_MAX; i++)
+		for (i = 0; i < MMB_COUNT_MAX; i++)
 			n[i] += v[i];
 	}
 }

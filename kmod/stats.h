@@ -27,22 +27,39 @@ struct mmb_stats {
 
 void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st);
 
-/* Why the datapath dropped a packet; counted per device and per CPU. */
-enum mmb_drop {
+/*
+ * What the datapath counts of a device's packets besides their number, per
+ * CPU: why it dropped them, then what else it did with those it passed on.
+ */
+enum mmb_count {
 	MMB_DROP_RULE,		/* a rule's drop target */
 	MMB_DROP_FRAGMENT,	/* a fragment hiding or overlapping L4 */
 	MMB_DROP_HEADER,	/* an IPv6 header chain too long to walk */
 	MMB_DROP_NOMEM,		/* no memory to copy or write it */
 	MMB_DROP_CONN,		/* the connection table is full */
-	MMB_DROP_MAX
+	MMB_DROP_MAX,		/* the causes of drops end here */
+	MMB_COUNT_REWRITTEN = MMB_DROP_MAX,	/* passed on rewritten */
+	MMB_COUNT_NOT_IP,	/* not IPv4 or IPv6: passed on, not judged */
+	MMB_COUNT_MALFORMED,	/* an IP header mmb cannot read: the stack judges */
+	MMB_COUNT_MAX
 };
 
-struct mmb_pcpu_drops {
-	u64_stats_t n[MMB_DROP_MAX];	/* wire packets */
+struct mmb_pcpu_counts {
+	u64_stats_t n[MMB_COUNT_MAX];	/* wire packets */
 	struct u64_stats_sync syncp;
 };
 
-void mmb_drops_read(struct mmb_pcpu_drops __percpu *pcpu, u64 *n);
+void mmb_counts_read(struct mmb_pcpu_counts __percpu *pcpu, u64 *n);
+
+static inline void mmb_counts_add(struct mmb_pcpu_counts __percpu *pcpu,
+				  enum mmb_count what, const struct sk_buff *skb)
+{
+	struct mmb_pcpu_counts *c = this_cpu_ptr(pcpu);
+
+	u64_stats_update_begin(&c->syncp);
+	u64_stats_add(&c->n[what], skb_shinfo(skb)->gso_segs ?: 1);
+	u64_stats_update_end(&c->syncp);
+}
 
 /*
  * Rules' counters come from blocks of up to MMB_STATS_BLOCK (stats.c): one

@@ -358,7 +358,7 @@ static bool mmb_optlist_strips(const struct mmb_rule *rule, u8 kind)
 }
 
 /* @rule's option targets on @l: mods, strips, adds. True if @l changed. */
-static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule)
+static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule, bool count)
 {
 	const struct mmb_target *t = mmb_rule_targets(rule);
 	unsigned int i, j, k;
@@ -374,7 +374,8 @@ static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule
 			continue;
 		if (l->bytes + t[i].vlen - l->o[at].len > MAX_TCP_OPTION_SPACE) {
 			/* A counter in the rule, not the rule. */
-			atomic64_inc((atomic64_t *)&rule->nofit);
+			if (count)
+				atomic64_inc((atomic64_t *)&rule->nofit);
 			continue;
 		}
 		l->bytes += t[i].vlen - l->o[at].len;
@@ -397,7 +398,8 @@ static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule
 		if (t[i].type != MMB_TARGET_ADD || mmb_optlist_find(l, kind) >= 0)
 			continue;
 		if (l->bytes + 2 + t[i].vlen > MAX_TCP_OPTION_SPACE) {
-			atomic64_inc((atomic64_t *)&rule->nofit);
+			if (count)
+				atomic64_inc((atomic64_t *)&rule->nofit);
 			continue;
 		}
 		l->o[l->n].kind = kind;
@@ -582,7 +584,7 @@ int mmb_tcpopt_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mm
 		return 0;
 	for (i = 0; i < v->nrw; i++)
 		if (v->rw[i]->opts)
-			changed |= mmb_optlist_apply(&l, v->rw[i]);
+			changed |= mmb_optlist_apply(&l, v->rw[i], !v->trace);
 	if (!changed)
 		return 0;
 	return mmb_tcpopt_put(skb, pkt, old, n, nb, mmb_optlist_write(&l, nb), delta);

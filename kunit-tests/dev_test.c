@@ -250,7 +250,7 @@ static void dev_drop_causes_test(struct kunit *test)
 	mmbt_receive(mmbt_frame(dev, mmbt_pkt_chain6(dev, 17)));
 
 	rtnl_lock();
-	mmb_drops_read(mmb_dev_get_rtnl(dev)->drops, n);
+	mmb_counts_read(mmb_dev_get_rtnl(dev)->counts, n);
 	rtnl_unlock();
 	mmbt_stats(dev, &st);
 	KUNIT_EXPECT_EQ(test, st.packets, 6);
@@ -299,7 +299,7 @@ static void dev_l3_device_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	mmbt_receive(skb);
 	rtnl_lock();
-	mmb_drops_read(mmb_dev_get_rtnl(dev)->drops, n);
+	mmb_counts_read(mmb_dev_get_rtnl(dev)->counts, n);
 	rtnl_unlock();
 	mmbt_stats(dev, &st);
 	KUNIT_EXPECT_EQ(test, st.packets, 2);

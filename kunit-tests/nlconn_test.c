@@ -487,10 +487,189 @@ static void nlconn_batch_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
+/* A trace of UDP from @saddr:@sport to @daddr:@dport arriving on @ifindex. */
+static void nlc_trace_udp(struct nlt *t, u32 ifindex, const char *saddr, u16 sport,
+			  const char *daddr, u16 dport)
+{
+	const struct { u16 field; const void *v; unsigned int len; } f[] = {
+		{ MMB_FIELD_IP_SADDR, saddr, 4 }, { MMB_FIELD_IP_DADDR, daddr, 4 },
+		{ MMB_FIELD_UDP_SPORT, &(__be16){ htons(sport) }, 2 },
+		{ MMB_FIELD_UDP_DPORT, &(__be16){ htons(dport) }, 2 },
+	};
+	unsigned int trace, list, nest, i;
+
+	nlt_begin(t, t->family, MMB_CMD_TRACE);
+	trace = nlt_nest(t, MMB_A_TRACE);
+	nlt_u32(t, MMB_TRACE_A_IFINDEX, ifindex);
+	nlt_u8(t, MMB_TRACE_A_FAMILY, 4);
+	nlt_u8(t, MMB_TRACE_A_PROTO, IPPROTO_UDP);
+	list = nlt_nest(t, MMB_TRACE_A_FIELDS);
+	for (i = 0; i < ARRAY_SIZE(f); i++) {
+		nest = nlt_nest(t, i + 1);
+		nlt_u16(t, MMB_MATCH_A_FIELD, f[i].field);
+		nlt_put(t, MMB_MATCH_A_VALUE, f[i].v, f[i].len);
+		nlt_nest_end(t, nest);
+	}
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, trace);
+}
+
+/* What a trace answered. */
+struct nlc_traced {
+	u8 verdict, how;
+	u32 handle;
+	unsigned int nrules;
+	bool conn, conn_new;
+	int dir;
+};
+
+static struct nlc_traced nlc_traced(struct nlt *t)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)t->reply;
+	struct nlattr *tb[MMB_TRACE_A_MAX + 1], *r, *a;
+	struct nlc_traced s = { .dir = -1 };
+	int rem;
+
+	KUNIT_ASSERT_GT(t->test, t->reply_len, 0);
+	a = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_TRACE);
+	KUNIT_ASSERT_NOT_NULL(t->test, a);
+	KUNIT_ASSERT_EQ(t->test, nla_parse_nested(tb, MMB_TRACE_A_MAX, a, NULL, NULL), 0);
+	KUNIT_ASSERT_NOT_NULL(t->test, tb[MMB_TRACE_A_VERDICT]);
+	KUNIT_ASSERT_NOT_NULL(t->test, tb[MMB_TRACE_A_RULES]);
+	KUNIT_EXPECT_EQ(t->test, nla_get_u8(tb[MMB_TRACE_A_PARSE]), MMB_TRACE_PARSED);
+	s.verdict = nla_get_u8(tb[MMB_TRACE_A_VERDICT]);
+	nla_for_each_nested(r, tb[MMB_TRACE_A_RULES], rem) {
+		s.nrules++;
+		s.handle = nla_get_u32(nla_find_nested(r, MMB_TRACE_RULE_A_HANDLE));
+		s.how = nla_get_u8(nla_find_nested(r, MMB_TRACE_RULE_A_HOW));
+	}
+	s.conn = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_CONN);
+	s.conn_new = tb[MMB_TRACE_A_CONN_NEW];
+	if (tb[MMB_TRACE_A_CONN_DIR])
+		s.dir = nla_get_u8(tb[MMB_TRACE_A_CONN_DIR]);
+	return s;
+}
+
+/*
+ * A trace answers what the hook does with a packet, and changes nothing:
+ * the first packet of a reflexive ACL's connection is accepted by its
+ * stateful rule and would start one, but none starts and no counter
+ * moves; once a real packet started it, the reply's trace finds it, in
+ * the reply direction, without counting the reply. Bad requests are
+ * refused at the attribute.
+ */
+static void nlconn_trace_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	unsigned int off, trace, list, nest;
+	struct nlc_traced r;
+	struct nlc_seen s;
+	u32 handle;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	nlc_stateful(&t, 53, 0, 0);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	handle = t.handle;
+
+	nlc_trace_udp(&t, dev->ifindex, "\x0a\0\0\x01", 1000, "\x0a\0\x01\x01", 53);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	r = nlc_traced(&t);
+	KUNIT_EXPECT_EQ(test, r.verdict, MMB_TRACE_ACCEPT);
+	KUNIT_EXPECT_EQ(test, r.nrules, 1);
+	KUNIT_EXPECT_EQ(test, r.handle, handle);
+	KUNIT_EXPECT_EQ(test, r.how, MMB_TRACE_STATEFUL);
+	KUNIT_EXPECT_TRUE(test, r.conn_new);
+	KUNIT_EXPECT_FALSE(test, r.conn);
+	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 0);
+
+	/* Another port: no rule, passed on. */
+	nlc_trace_udp(&t, dev->ifindex, "\x0a\0\0\x01", 1000, "\x0a\0\x01\x01", 54);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	r = nlc_traced(&t);
+	KUNIT_EXPECT_EQ(test, r.verdict, MMB_TRACE_PASS);
+	KUNIT_EXPECT_EQ(test, r.nrules, 0);
+	KUNIT_EXPECT_FALSE(test, r.conn_new);
+
+	nlc_udp(dev, 1000, 53);
+	s = nlc_dump(&t);
+	KUNIT_ASSERT_EQ(test, s.n, 1);
+	nlc_trace_udp(&t, dev->ifindex, "\x0a\0\x01\x01", 53, "\x0a\0\0\x01", 1000);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	r = nlc_traced(&t);
+	KUNIT_EXPECT_EQ(test, r.verdict, MMB_TRACE_ACCEPT);
+	KUNIT_EXPECT_TRUE(test, r.conn);
+	KUNIT_EXPECT_EQ(test, r.dir, 1);
+	KUNIT_EXPECT_EQ(test, r.how, MMB_TRACE_CONN);
+	s = nlc_dump(&t);
+	KUNIT_EXPECT_EQ(test, s.n, 1);
+	KUNIT_EXPECT_EQ(test, s.packets, 1);
+	KUNIT_EXPECT_EQ(test, s.reply_packets, 0);
+	KUNIT_EXPECT_EQ(test, s.state, MMB_CONN_UDP_UNREPLIED);
+
+	/* Refused: a family that is none, a field mmb makes, both forms, no device. */
+	nlt_begin(&t, t.family, MMB_CMD_TRACE);
+	trace = nlt_nest(&t, MMB_A_TRACE);
+	off = nlt_u8(&t, MMB_TRACE_A_FAMILY, 5);
+	nlt_u8(&t, MMB_TRACE_A_PROTO, IPPROTO_UDP);
+	nlt_nest_end(&t, trace);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+
+	nlt_begin(&t, t.family, MMB_CMD_TRACE);
+	trace = nlt_nest(&t, MMB_A_TRACE);
+	nlt_u8(&t, MMB_TRACE_A_FAMILY, 4);
+	nlt_u8(&t, MMB_TRACE_A_PROTO, IPPROTO_UDP);
+	list = nlt_nest(&t, MMB_TRACE_A_FIELDS);
+	nest = nlt_nest(&t, 1);
+	off = nlt_u16(&t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_LEN);
+	nlt_put(&t, MMB_MATCH_A_VALUE, "\0\x28", 2);
+	nlt_nest_end(&t, nest);
+	nlt_nest_end(&t, list);
+	nlt_nest_end(&t, trace);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+
+	nlt_begin(&t, t.family, MMB_CMD_TRACE);
+	trace = nlt_nest(&t, MMB_A_TRACE);
+	off = nlt_put(&t, MMB_TRACE_A_PACKET, "\x45\0\0\x14", 4);
+	nlt_u8(&t, MMB_TRACE_A_FAMILY, 4);
+	nlt_nest_end(&t, trace);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+
+	nlt_begin(&t, t.family, MMB_CMD_TRACE);
+	trace = nlt_nest(&t, MMB_A_TRACE);
+	off = nlt_u32(&t, MMB_TRACE_A_IFINDEX, 0x7fffffff);
+	nlt_put(&t, MMB_TRACE_A_PACKET, "\x45\0\0\x14", 4);
+	nlt_nest_end(&t, trace);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENODEV);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+
+	/* An answer's attribute in a request. */
+	nlt_begin(&t, t.family, MMB_CMD_TRACE);
+	trace = nlt_nest(&t, MMB_A_TRACE);
+	nlt_put(&t, MMB_TRACE_A_PACKET, "\x45\0\0\x14", 4);
+	off = nlt_u8(&t, MMB_TRACE_A_VERDICT, 0);
+	nlt_nest_end(&t, trace);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+
+	KUNIT_EXPECT_EQ(test, nlc_dump(&t).n, 1);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_nlconn_cases[] = {
 	KUNIT_CASE(nlconn_settings_test),
 	KUNIT_CASE(nlconn_dump_test),
 	KUNIT_CASE(nlconn_batch_test),
+	KUNIT_CASE(nlconn_trace_test),
 	{}
 };
 

@@ -87,6 +87,30 @@
  *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
  *	and bytes of the packets the rule matched).
  *
+ * MMB_CMD_STATS_GET
+ *	Answers with one MMB_CMD_STATS_GET message: MMB_A_STATS, the counters
+ *	of every enabled device of the namespace summed (as MMB_A_DEV_STATS),
+ *	with MMB_STATS_A_CACHE_HITS and _MISSES of the flow cache of the
+ *	current rules (none: absent) and MMB_A_DEVICES, how many devices.
+ *
+ * MMB_CMD_TRACE
+ *	Runs one packet through the namespace's rules and connection table as
+ *	the hook would, and answers what happened, changing nothing: no
+ *	counter, connection or cache entry. MMB_A_TRACE (enum
+ *	mmb_trace_attr) holds the packet: MMB_TRACE_A_PACKET, its bytes from
+ *	the IP header on; or MMB_TRACE_A_FAMILY, MMB_TRACE_A_PROTO and
+ *	MMB_TRACE_A_FIELDS, values of fields (matches with == and a value)
+ *	written into a packet mmb makes: from 192.0.2.1 (2001:db8::1) to
+ *	192.0.2.2 (2001:db8::2), TTL 64, no payload; TCP a SYN from port 1024
+ *	to 80 with window 64240, UDP from 1024 to 53, an ICMP or ICMPv6 echo
+ *	request of identifier 1. MMB_TRACE_A_IFINDEX names the device it
+ *	arrives on (default: none, which no "in" matches). The answer, an
+ *	MMB_CMD_TRACE message, holds MMB_A_TRACE with the packet traced,
+ *	the parse, each rule that applies and how, the verdict, and the
+ *	packet after rewriting if it was; and MMB_A_CONN, the connection it
+ *	belongs to, if any. A new connection's NAT (its mapping is chosen as
+ *	it starts) is not in the packet after rewriting.
+ *
  * A match is (field, operator, value[, prefix length]). The value is the
  * field's value in network byte order, right-aligned in the width of
  * mmb_field_size(): 1, 2, 4 or 16 bytes. It must fit the field's bits;
@@ -121,6 +145,8 @@ enum mmb_cmd {
 	MMB_CMD_CONN_NEW,	/* events only, as the next two */
 	MMB_CMD_CONN_UPDATE,
 	MMB_CMD_CONN_DESTROY,
+	MMB_CMD_STATS_GET,
+	MMB_CMD_TRACE,
 	__MMB_CMD_MAX
 };
 
@@ -137,6 +163,9 @@ enum mmb_attr {
 	MMB_A_TABLE,		/* nest of enum mmb_table_attr */
 	MMB_A_CONN,		/* nest of enum mmb_conn_attr */
 	MMB_A_SETTINGS,		/* nest of enum mmb_set_attr */
+	MMB_A_STATS,		/* nest of enum mmb_stats_attr: the namespace's */
+	MMB_A_DEVICES,		/* u32: enabled devices */
+	MMB_A_TRACE,		/* nest of enum mmb_trace_attr */
 	__MMB_A_MAX
 };
 
@@ -157,6 +186,9 @@ enum mmb_attr {
  *             or to track its new connection             NOMEM
  *   CONN      the connection table is full: the first
  *             packet of a new connection                 NETFILTER_DROP
+ * And of the packets passed on: REWRITTEN, those rewritten; while there
+ * are rules, NOT_IP (neither IPv4 nor IPv6: not judged) and MALFORMED (an
+ * IP header mmb cannot read: not judged, the stack drops it).
  */
 enum mmb_stats_attr {
 	MMB_STATS_A_UNSPEC,
@@ -170,6 +202,11 @@ enum mmb_stats_attr {
 	MMB_STATS_A_DROP_NOMEM,		/* u64 */
 	MMB_STATS_A_DROP_CONN,		/* u64 */
 	MMB_STATS_A_NOFIT,	/* u64, of a rule: TCP options it could not add (no room) */
+	MMB_STATS_A_REWRITTEN,	/* u64 */
+	MMB_STATS_A_NOT_IP,	/* u64 */
+	MMB_STATS_A_MALFORMED,	/* u64 */
+	MMB_STATS_A_CACHE_HITS,	/* u64, of MMB_A_STATS: flow cache lookups that hit */
+	MMB_STATS_A_CACHE_MISSES, /* u64 */
 	__MMB_STATS_A_MAX
 };
 
@@ -403,6 +440,55 @@ static inline unsigned int mmb_field_size(unsigned int bits)
 {
 	return bits > 32 ? 16 : bits > 16 ? 4 : bits > 8 ? 2 : 1;
 }
+
+enum mmb_trace_attr {
+	MMB_TRACE_A_UNSPEC,
+	MMB_TRACE_A_IFINDEX,	/* u32: the device it arrives on */
+	MMB_TRACE_A_PACKET,	/* binary: the IP packet (answer: as traced) */
+	MMB_TRACE_A_FAMILY,	/* u8: 4 or 6, of the packet mmb makes */
+	MMB_TRACE_A_PROTO,	/* u8: its IP protocol */
+	MMB_TRACE_A_FIELDS,	/* nest of nests of enum mmb_match_attr */
+	MMB_TRACE_A_PARSE,	/* u8, answers: enum mmb_trace_parse */
+	MMB_TRACE_A_RULES,	/* nest of nests of enum mmb_trace_rule_attr */
+	MMB_TRACE_A_VERDICT,	/* u8, answers: enum mmb_trace_verdict */
+	MMB_TRACE_A_CONN_DIR,	/* u8, answers: 0 original, 1 reply direction */
+	MMB_TRACE_A_RELATED,	/* flag, answers: an ICMP error about MMB_A_CONN */
+	MMB_TRACE_A_CONN_NEW,	/* flag, answers: a connection would start */
+	MMB_TRACE_A_RESULT,	/* binary, answers: the packet after rewriting */
+	__MMB_TRACE_A_MAX
+};
+
+#define MMB_TRACE_A_MAX (__MMB_TRACE_A_MAX - 1)
+
+enum mmb_trace_parse {
+	MMB_TRACE_PARSED,	/* judged by the rules */
+	MMB_TRACE_MALFORMED,	/* passed on, not judged */
+	MMB_TRACE_BAD_FRAGMENT,	/* dropped: a fragment hiding or overlapping L4 */
+	MMB_TRACE_LONG_CHAIN,	/* dropped: an IPv6 header chain too long */
+};
+
+enum mmb_trace_verdict {
+	MMB_TRACE_PASS,		/* to the stack, no rule accepted or dropped it */
+	MMB_TRACE_ACCEPT,
+	MMB_TRACE_DROP,
+	MMB_TRACE_DROP_RANDOM,	/* dropped by chance: by a rule's drop PERCENT */
+};
+
+enum mmb_trace_rule_attr {
+	MMB_TRACE_RULE_A_UNSPEC,
+	MMB_TRACE_RULE_A_HANDLE,	/* u32 */
+	MMB_TRACE_RULE_A_HOW,		/* u8: enum mmb_trace_how */
+	__MMB_TRACE_RULE_A_MAX
+};
+
+#define MMB_TRACE_RULE_A_MAX (__MMB_TRACE_RULE_A_MAX - 1)
+
+enum mmb_trace_how {
+	MMB_TRACE_MATCHED,	/* a stateless rule it matches */
+	MMB_TRACE_STATEFUL,	/* a stateful rule it matches: applies, kept by a new connection */
+	MMB_TRACE_IGNORED,	/* a stateful rule, not applied: a known connection's packet */
+	MMB_TRACE_CONN,		/* a rule of its connection */
+};
 
 /*
  * Connections

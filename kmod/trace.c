@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: tracing a packet (MMB_CMD_TRACE). A packet, given as bytes or made
+ * from the values of fields, runs through the namespace's rules and
+ * connection table as the hook would run it; the answer says what the
+ * hook would do: the parse, every rule that applies and how, the
+ * connection, the verdict, the packet after rewriting. Nothing changes:
+ * the tables are walked without the flow cache, no counter moves, no
+ * connection starts, ends or changes state.
+ *
+ *   bytes or fields ─> skb ─> parse ─> connection? ─> each matching rule
+ *                                  ─> verdict ─> rewrite (a private copy)
+ */
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
+#include <net/ip.h>
+#include <net/ip6_checksum.h>
+#include <net/tcp.h>
+
+#include "conn.h"
+#include "nl.h"
+#include "rewrite.h"
+
+/* The most rules a trace reports (the lowest handles). */
+#define MMB_TRACE_RULES 256
+
+static const struct nla_policy mmb_trace_policy[MMB_TRACE_A_MAX + 1] = {
+	[MMB_TRACE_A_IFINDEX]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[MMB_TRACE_A_PACKET]	= { .type = NLA_BINARY, .len = U16_MAX },
+	[MMB_TRACE_A_FAMILY]	= NLA_POLICY_RANGE(NLA_U8, 4, 6),
+	[MMB_TRACE_A_PROTO]	= { .type = NLA_U8 },
+	[MMB_TRACE_A_FIELDS]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
+	[MMB_TRACE_A_PARSE]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_RULES]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_VERDICT]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_CONN_DIR]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_RELATED]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_CONN_NEW]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_RESULT]	= { .type = NLA_REJECT },
+};
+
+const struct nla_policy mmb_trace_cmd_policy[MMB_A_TRACE + 1] = {
+	[MMB_A_TRACE]		= NLA_POLICY_NESTED(mmb_trace_policy),
+};
+
+/* What a trace found. */
+struct mmb_trace {
+	struct mmb_verdict v;		/* the rewrites to apply, and the connection */
+	bool accept, drop, drop_random;
+	bool starts;			/* stateful rules matched, no connection known */
+	unsigned int n;
+	const struct mmb_rule *rule[MMB_TRACE_RULES];	/* by handle */
+	u8 how[MMB_TRACE_RULES];	/* enum mmb_trace_how */
+};
+
+/* Note @rule as applying (@how), in handle order; the lowest handles stay. */
+static void mmb_trace_note(struct mmb_trace *t, const struct mmb_rule *rule, u8 how)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->n; i++) {
+		if (t->rule[i] != rule)
+			continue;
+		if (how == MMB_TRACE_CONN)	/* a stateful rule is its connection's */
+			t->how[i] = how;
+		return;
+	}
+	if (t->n == MMB_TRACE_RULES) {
+		if (t->rule[t->n - 1]->handle < rule->handle)
+			return;
+		t->n--;
+	}
+	for (i = t->n; i > 0 && t->rule[i - 1]->handle > rule->handle; i--) {
+		t->rule[i] = t->rule[i - 1];
+		t->how[i] = t->how[i - 1];
+	}
+	t->rule[i] = rule;
+	t->how[i] = how;
+	t->n++;
+}
+
+/* The accept and drop of @rule, without the dice of a random drop. */
+static void mmb_trace_judge(struct mmb_trace *t, const struct mmb_rule *rule)
+{
+	t->accept |= rule->accept;
+	if (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS)
+		t->drop = true;
+	else if (rule->drop)
+		t->drop_random = true;
+}
+
+/* A rule the packet matches, as mmb_verdict_entry() would take it. */
+static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
+{
+	struct mmb_trace *t = arg;
+
+	if (rule->stateful && t->v.conn) {
+		mmb_trace_note(t, rule, MMB_TRACE_IGNORED);
+		return;
+	}
+	if (rule->stateful)
+		t->starts = true;
+	mmb_trace_note(t, rule, rule->stateful ? MMB_TRACE_STATEFUL : MMB_TRACE_MATCHED);
+	mmb_trace_judge(t, rule);
+	mmb_verdict_rewrites(&t->v, rule);
+}
+
+/* The rules of the connection, as mmb_conn_verdict() applies them. */
+static void mmb_trace_conn(struct mmb_trace *t)
+{
+	const struct mmb_conn *c = t->v.conn;
+	unsigned int i;
+
+	for (i = 0; i < c->nrules; i++) {
+		mmb_trace_note(t, c->rules[i], MMB_TRACE_CONN);
+		mmb_trace_judge(t, c->rules[i]);
+		if (!t->v.related)
+			mmb_verdict_rewrites(&t->v, c->rules[i]);
+	}
+}
+
+static u8 mmb_trace_verdict(const struct mmb_trace *t)
+{
+	if (t->accept)
+		return MMB_TRACE_ACCEPT;
+	if (t->drop)
+		return MMB_TRACE_DROP;
+	return t->drop_random ? MMB_TRACE_DROP_RANDOM : MMB_TRACE_PASS;
+}
+
+/* An skb of @len bytes at its network header, received on @dev. */
+static struct sk_buff *mmb_trace_skb(struct net_device *dev, unsigned int len)
+{
+	struct sk_buff *skb = alloc_skb(LL_MAX_HEADER + len, GFP_KERNEL);
+
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, LL_MAX_HEADER);
+	skb_reset_network_header(skb);
+	skb_put(skb, len);
+	skb->dev = dev;
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_NONE;
+	return skb;
+}
+
+/* The L4 header mmb makes for @proto: its length, and its bytes in @h. */
+static unsigned int mmb_trace_l4(u8 family, u8 proto, u8 *h)
+{
+	switch (proto) {
+	case IPPROTO_TCP: {
+		struct tcphdr *th = (struct tcphdr *)h;
+
+		th->source = htons(1024);
+		th->dest = htons(80);
+		th->seq = htonl(1);
+		th->doff = sizeof(*th) / 4;
+		th->syn = 1;
+		th->window = htons(64240);
+		return sizeof(*th);
+	}
+	case IPPROTO_UDP:
+		put_unaligned_be16(1024, h);
+		put_unaligned_be16(53, h + 2);
+		put_unaligned_be16(8, h + 4);
+		return 8;
+	case IPPROTO_ICMP:
+		if (family != 4)
+			return 0;
+		h[0] = ICMP_ECHO;
+		put_unaligned_be16(1, h + 4);
+		put_unaligned_be16(1, h + 6);
+		return 8;
+	case IPPROTO_ICMPV6:
+		if (family != 6)
+			return 0;
+		h[0] = ICMPV6_ECHO_REQUEST;
+		put_unaligned_be16(1, h + 4);
+		put_unaligned_be16(1, h + 6);
+		return 8;
+	}
+	return 0;
+}
+
+/* Where the L4 checksum of @proto is, in its header; -1 if it has none. */
+static int mmb_trace_csum_off(u8 proto, unsigned int l4len)
+{
+	if (!l4len)
+		return -1;
+	switch (proto) {
+	case IPPROTO_TCP:
+		return offsetof(struct tcphdr, check);
+	case IPPROTO_UDP:
+		return 6;
+	default:
+		return 2;	/* ICMP, ICMPv6 */
+	}
+}
+
+/* The packet of @family and @proto that mmb makes, before the fields. */
+static struct sk_buff *mmb_trace_make(struct net_device *dev, u8 family, u8 proto)
+{
+	unsigned int l3 = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
+	u8 l4[sizeof(struct tcphdr)] __aligned(4) = {};
+	unsigned int l4len = mmb_trace_l4(family, proto, l4);
+	int off = mmb_trace_csum_off(proto, l4len);
+	struct sk_buff *skb = mmb_trace_skb(dev, l3 + l4len);
+	__wsum sum;
+	u8 *h;
+
+	if (!skb)
+		return NULL;
+	h = skb->data;
+	memset(h, 0, l3);
+	memcpy(h + l3, l4, l4len);
+	sum = csum_partial(h + l3, l4len, 0);
+	if (family == 4) {
+		struct iphdr *iph = (struct iphdr *)h;
+
+		skb->protocol = htons(ETH_P_IP);
+		iph->version = 4;
+		iph->ihl = 5;
+		iph->tot_len = htons(l3 + l4len);
+		iph->ttl = 64;
+		iph->protocol = proto;
+		iph->saddr = htonl(0xc0000201);		/* 192.0.2.1 */
+		iph->daddr = htonl(0xc0000202);		/* 192.0.2.2 */
+		ip_send_check(iph);
+		if (off >= 0)
+			put_unaligned(proto == IPPROTO_ICMP ? csum_fold(sum) :
+				      csum_tcpudp_magic(iph->saddr, iph->daddr, l4len, proto, sum),
+				      (__sum16 *)(h + l3 + off));
+	} else {
+		struct ipv6hdr *ip6 = (struct ipv6hdr *)h;
+
+		skb->protocol = htons(ETH_P_IPV6);
+		ip6->version = 6;
+		ip6->payload_len = htons(l4len);
+		ip6->nexthdr = proto;
+		ip6->hop_limit = 64;
+		ip6->saddr.s6_addr32[0] = htonl(0x20010db8);	/* 2001:db8::1 */
+		ip6->saddr.s6_addr[15] = 1;
+		ip6->daddr.s6_addr32[0] = htonl(0x20010db8);	/* 2001:db8::2 */
+		ip6->daddr.s6_addr[15] = 2;
+		if (off >= 0)
+			put_unaligned(csum_ipv6_magic(&ip6->saddr, &ip6->daddr, l4len, proto, sum),
+				      (__sum16 *)(h + l3 + off));
+	}
+	return skb;
+}
+
+/* Write the value of one field (a match nest) into @skb, parsed as @pkt. */
+static int mmb_trace_field(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   const struct nlattr *attr, u8 family, u8 proto,
+			   struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[MMB_MATCH_A_MAX + 1];
+	const struct mmb_field_info *f;
+	struct mmb_rule_err rerr = {};
+	const struct nlattr *val;
+	unsigned int id;
+	int err;
+
+	err = mmb_nla_nested(tb, MMB_MATCH_A_MAX, attr, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_MATCH_A_FIELD) ||
+	    NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_MATCH_A_VALUE))
+		return -EINVAL;
+	if ((tb[MMB_MATCH_A_OP] && nla_get_u8(tb[MMB_MATCH_A_OP]) != MMB_OP_EQ) ||
+	    tb[MMB_MATCH_A_PREFIX] || tb[MMB_MATCH_A_KIND]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a field of a traced packet takes a value only");
+		return -EINVAL;
+	}
+	id = nla_get_u16(tb[MMB_MATCH_A_FIELD]);
+	f = mmb_field(id);
+	if ((f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4) || (f->flags & MMB_FIELD_F_NO_MOD)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_FIELD],
+				    "field is made by mmb (lengths, protocols, checksums, fragments, options, payloads): give the packet's bytes instead");
+		return -EINVAL;
+	}
+	if ((f->family && f->family != family) || (f->l4 && f->l4 != proto)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_FIELD],
+				    "field is not in a packet of this family and protocol");
+		return -EINVAL;
+	}
+	val = tb[MMB_MATCH_A_VALUE];
+	err = mmb_check_value(f, id, nla_data(val), nla_len(val), f->bits, MMB_ERR_MATCH_VALUE,
+			      0, &rerr);
+	if (err) {
+		mmb_nl_err_attr(extack, val, rerr.msg, rerr.text);
+		return err;
+	}
+	return mmb_rewrite_field(skb, pkt, id, nla_data(val), nla_len(val), f->bits);
+}
+
+/* The packet of a request: its bytes, or made from its fields. */
+static struct sk_buff *mmb_trace_packet(struct nlattr **tb, struct net_device *dev,
+					const struct nlattr *trace,
+					struct netlink_ext_ack *extack)
+{
+	const struct nlattr *pa = tb[MMB_TRACE_A_PACKET], *attr;
+	struct mmb_pkt pkt __uninitialized;
+	struct sk_buff *skb;
+	u8 family, proto;
+	int rem, err;
+
+	if (pa && (tb[MMB_TRACE_A_FAMILY] || tb[MMB_TRACE_A_FIELDS])) {
+		NL_SET_ERR_MSG_ATTR(extack, pa, "a packet is bytes or fields, not both");
+		return ERR_PTR(-EINVAL);
+	}
+	if (pa) {
+		u8 ver = nla_len(pa) ? *(u8 *)nla_data(pa) >> 4 : 0;
+
+		if (ver != 4 && ver != 6) {
+			NL_SET_ERR_MSG_ATTR(extack, pa, "not an IPv4 or IPv6 packet");
+			return ERR_PTR(-EINVAL);
+		}
+		skb = mmb_trace_skb(dev, nla_len(pa));
+		if (!skb)
+			return ERR_PTR(-ENOMEM);
+		memcpy(skb->data, nla_data(pa), nla_len(pa));
+		skb->protocol = htons(ver == 4 ? ETH_P_IP : ETH_P_IPV6);
+		return skb;
+	}
+	if (NL_REQ_ATTR_CHECK(extack, trace, tb, MMB_TRACE_A_FAMILY) ||
+	    NL_REQ_ATTR_CHECK(extack, trace, tb, MMB_TRACE_A_PROTO))
+		return ERR_PTR(-EINVAL);
+	family = nla_get_u8(tb[MMB_TRACE_A_FAMILY]);
+	proto = nla_get_u8(tb[MMB_TRACE_A_PROTO]);
+	if (family != 4 && family != 6) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TRACE_A_FAMILY], "family is 4 or 6");
+		return ERR_PTR(-EINVAL);
+	}
+	skb = mmb_trace_make(dev, family, proto);
+	if (!skb)
+		return ERR_PTR(-ENOMEM);
+	if (!tb[MMB_TRACE_A_FIELDS])
+		return skb;
+	nla_for_each_nested(attr, tb[MMB_TRACE_A_FIELDS], rem) {
+		err = mmb_parse(skb, &pkt);
+		if (!err)
+			err = mmb_trace_field(skb, &pkt, attr, family, proto, extack);
+		if (err) {
+			kfree_skb(skb);
+			return ERR_PTR(err);
+		}
+	}
+	return skb;
+}
+
+static int mmb_trace_put_rules(struct sk_buff *msg, const struct mmb_trace *t)
+{
+	struct nlattr *rules, *r;
+	unsigned int i;
+
+	rules = nla_nest_start(msg, MMB_TRACE_A_RULES);
+	if (!rules)
+		return -EMSGSIZE;
+	for (i = 0; i < t->n; i++) {
+		r = nla_nest_start(msg, i + 1);
+		if (!r || nla_put_u32(msg, MMB_TRACE_RULE_A_HANDLE, t->rule[i]->handle) ||
+		    nla_put_u8(msg, MMB_TRACE_RULE_A_HOW, t->how[i]))
+			return -EMSGSIZE;
+		nla_nest_end(msg, r);
+	}
+	nla_nest_end(msg, rules);
+	return 0;
+}
+
+static int mmb_trace_put_skb(struct sk_buff *msg, int type, const struct sk_buff *skb)
+{
+	struct nlattr *a = nla_reserve(msg, type, skb->len);
+
+	if (!a)
+		return -EMSGSIZE;
+	return skb_copy_bits(skb, 0, nla_data(a), skb->len);
+}
+
+/*
+ * Run @skb through @mn's rules and connections and write the answer into
+ * @msg; under RCU.
+ */
+static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
+			 struct mmb_trace *t, struct sk_buff *msg)
+{
+	const struct mmb_ruleset *rs = mmb_rules_get(&mn->rules);
+	struct mmb_pkt pkt __uninitialized;
+	struct nlattr *nest;
+	u8 parse, verdict;
+	int err;
+
+	nest = nla_nest_start(msg, MMB_A_TRACE);
+	if (!nest || mmb_trace_put_skb(msg, MMB_TRACE_A_PACKET, skb))
+		return -EMSGSIZE;
+	mmb_verdict_init(&t->v);
+	t->v.trace = true;
+	err = mmb_parse(skb, &pkt);
+	if (!anydev)	/* arrived on no device: no "in" matches */
+		put_unaligned_be32(0, &pkt.key.b[MMB_IMG_IFINDEX]);
+	parse = err == -EBADMSG ? MMB_TRACE_BAD_FRAGMENT : err == -E2BIG ? MMB_TRACE_LONG_CHAIN :
+		err ? MMB_TRACE_MALFORMED : MMB_TRACE_PARSED;
+	if (!err && rs && mmb_ruleset_count(rs)) {
+		if (mmb_ruleset_stateful(rs))
+			t->v.conn = mmb_conn_peek(&mn->conns, &pkt, skb, &t->v.dir,
+						  &t->v.related);
+		mmb_classify_each(rs, &pkt, skb, mmb_trace_rule, t);
+		if (t->v.conn)
+			mmb_trace_conn(t);
+	}
+	verdict = parse == MMB_TRACE_BAD_FRAGMENT || parse == MMB_TRACE_LONG_CHAIN ?
+		  MMB_TRACE_DROP : mmb_trace_verdict(t);
+	if (nla_put_u8(msg, MMB_TRACE_A_PARSE, parse) || mmb_trace_put_rules(msg, t) ||
+	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
+	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||
+	    (t->v.related && nla_put_flag(msg, MMB_TRACE_A_RELATED)) ||
+	    (t->starts && !t->v.conn && mmb_conn_would_start(&mn->conns, &pkt) &&
+	     nla_put_flag(msg, MMB_TRACE_A_CONN_NEW)))
+		return -EMSGSIZE;
+	if (verdict != MMB_TRACE_DROP && (t->v.nrw || mmb_conn_rewrites(t->v.conn))) {
+		err = mmb_rewrite(skb, &pkt, &t->v);
+		if (err)
+			return err;
+		if (mmb_trace_put_skb(msg, MMB_TRACE_A_RESULT, skb))
+			return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	if (t->v.conn && mmb_nl_put_conn(msg, t->v.conn, mmb_conn_now()))
+		return -EMSGSIZE;
+	return 0;
+}
+
+int mmb_nl_trace(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[MMB_TRACE_A_MAX + 1], *trace = info->attrs[MMB_A_TRACE];
+	struct net *net = genl_info_net(info);
+	struct net_device *dev = NULL;
+	struct sk_buff *pskb, *msg;
+	struct mmb_trace *t;
+	void *hdr;
+	int err;
+
+	if (GENL_REQ_ATTR_CHECK(info, MMB_A_TRACE))
+		return -EINVAL;
+	err = mmb_nla_nested(tb, MMB_TRACE_A_MAX, trace, info->extack);
+	if (err)
+		return err;
+	if (tb[MMB_TRACE_A_IFINDEX]) {
+		dev = dev_get_by_index(net, nla_get_u32(tb[MMB_TRACE_A_IFINDEX]));
+		if (!dev) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_TRACE_A_IFINDEX],
+					    "no such device");
+			return -ENODEV;
+		}
+	} else {
+		dev = net->loopback_dev;
+		dev_hold(dev);
+	}
+	pskb = mmb_trace_packet(tb, dev, trace, info->extack);
+	if (IS_ERR(pskb)) {
+		err = PTR_ERR(pskb);
+		goto put_dev;
+	}
+	err = -ENOMEM;
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		goto free_pskb;
+	msg = genlmsg_new(NLMSG_GOODSIZE + 2 * nla_total_size(pskb->len + MAX_TCP_OPTION_SPACE) +
+			  MMB_TRACE_RULES * nla_total_size(2 * nla_total_size(4)), GFP_KERNEL);
+	if (!msg)
+		goto free_t;
+	hdr = genlmsg_put_reply(msg, info, &mmb_genl_family, 0, MMB_CMD_TRACE);
+	err = -EMSGSIZE;
+	if (hdr) {
+		rcu_read_lock();
+		err = mmb_trace_run(mmb_pernet(net), pskb, tb[MMB_TRACE_A_IFINDEX], t, msg);
+		rcu_read_unlock();
+	}
+	if (err) {
+		nlmsg_free(msg);
+		goto free_t;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_reply(msg, info);
+free_t:
+	kfree(t);
+free_pskb:
+	kfree_skb(pskb);
+put_dev:
+	dev_put(dev);
+	return err;
+}
