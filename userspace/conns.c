@@ -118,8 +118,11 @@ static void print_dir(const char *key, const struct nlattr *tuple, const struct 
 	print_close_object();
 }
 
-/* A connection; @event (monitor) says what happened to it, or is NULL. */
-static void print_conn(const struct nlattr *conn, const char *const *event)
+/*
+ * A connection, as the member @key of an object or an element (NULL);
+ * @event (monitor) says what happened to it, or is NULL.
+ */
+void print_conn(const char *key, const struct nlattr *conn, const char *const *event)
 {
 	struct attrs c;
 	const struct nlattr *h;
@@ -130,7 +133,7 @@ static void print_conn(const struct nlattr *conn, const char *const *event)
 		return;
 	proto = mnl_attr_get_u8(c.tb[MMB_CONN_A_PROTO]);
 	state = mnl_attr_get_u8(c.tb[MMB_CONN_A_STATE]);
-	print_open_object(NULL);
+	print_open_object(key);
 	if (event) {
 		print_string("event", NULL, event[0]);
 		print_text("[%s] ", event[1]);
@@ -160,7 +163,7 @@ static int conn_cb(const struct nlmsghdr *nlh, void *data)
 
 	attrs_parse(nlh, &a);
 	if (a.tb[MMB_A_CONN])
-		print_conn(a.tb[MMB_A_CONN], NULL);
+		print_conn(NULL, a.tb[MMB_A_CONN], NULL);
 	return MNL_CB_OK;
 }
 
@@ -218,7 +221,7 @@ static int event_cb(const struct nlmsghdr *nlh, void *data)
 	if (!a.tb[MMB_A_CONN])
 		return MNL_CB_OK;
 	print_init(stdout, print_is_json(), false);
-	print_conn(a.tb[MMB_A_CONN], event);
+	print_conn(NULL, a.tb[MMB_A_CONN], event);
 	print_finish();
 	return MNL_CB_OK;
 }

@@ -54,6 +54,27 @@ int do_disable(int argc, char **argv)
 	return dev_set(argc, argv, MMB_CMD_DEV_DISABLE);
 }
 
+/*
+ * The counters a device's hook keeps (MMB_A_DEV_STATS), or their sums over
+ * the namespace's devices (MMB_A_STATS): one line of text.
+ */
+void print_dev_counts(const struct attrs *st)
+{
+	print_u64("packets", " packets %llu", attr_u64(st->tb[MMB_STATS_A_PACKETS]));
+	print_u64("bytes", " bytes %llu", attr_u64(st->tb[MMB_STATS_A_BYTES]));
+	print_u64("dropped", " dropped %llu", attr_u64(st->tb[MMB_STATS_A_DROPPED]));
+	print_open_object("drops");
+	print_u64("rule", " rule %llu", attr_u64(st->tb[MMB_STATS_A_DROP_RULE]));
+	print_u64("fragment", " fragment %llu", attr_u64(st->tb[MMB_STATS_A_DROP_FRAGMENT]));
+	print_u64("header", " header %llu", attr_u64(st->tb[MMB_STATS_A_DROP_HEADER]));
+	print_u64("nomem", " nomem %llu", attr_u64(st->tb[MMB_STATS_A_DROP_NOMEM]));
+	print_u64("conn", " conn %llu", attr_u64(st->tb[MMB_STATS_A_DROP_CONN]));
+	print_close_object();
+	print_u64("rewritten", " rewritten %llu", attr_u64(st->tb[MMB_STATS_A_REWRITTEN]));
+	print_u64("not_ip", " not-ip %llu", attr_u64(st->tb[MMB_STATS_A_NOT_IP]));
+	print_u64("malformed", " malformed %llu", attr_u64(st->tb[MMB_STATS_A_MALFORMED]));
+}
+
 static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct attrs a, st = {};
@@ -69,16 +90,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("ifindex", "%llu: ", attr_u32(a.tb[MMB_A_IFINDEX]));
 	print_string("ifname", "%s:", mnl_attr_get_str(a.tb[MMB_A_IFNAME]));
 	print_open_object("stats");
-	print_u64("packets", " packets %llu", attr_u64(st.tb[MMB_STATS_A_PACKETS]));
-	print_u64("bytes", " bytes %llu", attr_u64(st.tb[MMB_STATS_A_BYTES]));
-	print_u64("dropped", " dropped %llu", attr_u64(st.tb[MMB_STATS_A_DROPPED]));
-	print_open_object("drops");
-	print_u64("rule", " rule %llu", attr_u64(st.tb[MMB_STATS_A_DROP_RULE]));
-	print_u64("fragment", " fragment %llu", attr_u64(st.tb[MMB_STATS_A_DROP_FRAGMENT]));
-	print_u64("header", " header %llu", attr_u64(st.tb[MMB_STATS_A_DROP_HEADER]));
-	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_STATS_A_DROP_NOMEM]));
-	print_u64("conn", " conn %llu", attr_u64(st.tb[MMB_STATS_A_DROP_CONN]));
-	print_close_object();
+	print_dev_counts(&st);
 	print_close_object();
 	print_close_object();
 	print_text("\n");

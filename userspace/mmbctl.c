@@ -14,6 +14,8 @@
 
 #define MMBCTL_VERSION "0.1.0"
 
+bool opt_stats;
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -23,9 +25,13 @@ static void usage(FILE *f)
 "\n"
 "COMMAND := { enable IFACE | disable IFACE | add RULE | add-stateful RULE |\n"
 "             del HANDLE | flush [ connections ] | list | save | set SETTING... |\n"
-"             show { interfaces | tables | connections | settings } |\n"
+"             show { interfaces | stats | tables | connections | settings } |\n"
+"             trace [ in IFACE ] { FIELD VALUE... | hex BYTES } |\n"
 "             monitor | help [ fields | targets | states ] }\n"
-"OPTIONS := { -j[son] | -p[retty] | -h[elp] | -V[ersion] }\n"
+"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -h[elp] | -V[ersion] }\n"
+"\n"
+"  -s                with list: each rule's counters (packets, bytes); -j\n"
+"                    output always has them\n"
 "\n"
 "  -f FILE           apply a file of add, add-stateful, del, flush, enable\n"
 "                    and set commands (one per line, # comments) as one\n"
@@ -81,15 +87,27 @@ static void usage(FILE *f)
 "  flush connections end every connection; the rules stay\n"
 "  set SETTING...    connection timeouts, the table's size, whether TCP\n"
 "                    connections may start mid-stream (tcp-loose)\n"
-"  list              rules, as the commands that re-create them\n"
+"  list              rules, as the commands that re-create them (-s: with\n"
+"                    their counters)\n"
 "  save              the whole configuration (settings, interfaces, rules)\n"
 "                    as a file for -f: mmbctl save > /etc/mmb/mmb.rules\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
+"  show stats        the same summed over the interfaces: packets, drops by\n"
+"                    cause, rewrites, packets not judged; the flow cache's\n"
+"                    hits and misses; the connection table's counters\n"
 "  show tables       the hash tables (one per mask, similar masks merged):\n"
 "                    fields, entries, rules, hits\n"
 "  show connections  the connection table: both directions, state, timeout\n"
 "  show settings     the settings and the connection table's counters\n"
 "  monitor           connection events (new, update, destroy) as they happen\n"
+"  trace PACKET      what mmb would do with a packet, changing nothing: the\n"
+"                    rules that apply, its connection, the verdict, the\n"
+"                    packet after rewriting. FIELD VALUE pairs (== values\n"
+"                    of header fields) make it: IPv4 unless an ip6- field\n"
+"                    is given, TCP unless another protocol's field or\n"
+"                    ip-proto/ip6-next is; a TCP SYN from 192.0.2.1:1024 to\n"
+"                    192.0.2.2:80 (2001:db8::1, ::2), TTL 64, no payload.\n"
+"                    hex BYTES gives the IP packet itself\n"
 "\n"
 "Bare one-bit fields mean \"is set\"; a prefix applies to == and !=;\n"
 "payloads compare 0xHEX bytes at the start of the payload. A bare TCP\n"
@@ -139,6 +157,7 @@ static int do_show(int argc, char **argv)
 		int (*fn)(int argc, char **argv);
 	} objs[] = {
 		{ "interfaces",		do_show_interfaces },
+		{ "stats",		do_show_stats },
 		{ "tables",		do_show_tables },
 		{ "connections",	do_show_connections },
 		{ "settings",		do_show_settings },
@@ -147,12 +166,12 @@ static int do_show(int argc, char **argv)
 
 	if (argc < 2)
 		return err_word(AT(argv + 1),
-				"show what? { interfaces | tables | connections | settings }");
+				"show what? { interfaces | stats | tables | connections | settings }");
 	for (i = 0; i < sizeof(objs) / sizeof(objs[0]); i++)
 		if (!strcmp(argv[1], objs[i].name))
 			return objs[i].fn(argc - 1, argv + 1);
 	return err_word(AT(argv + 1),
-			"unknown object \"%s\", try: interfaces, tables, connections, settings",
+			"unknown object \"%s\", try: interfaces, stats, tables, connections, settings",
 			argv[1]);
 }
 
@@ -171,6 +190,7 @@ static const struct cmd {
 	{ "show",	do_show },
 	{ "set",	do_set },
 	{ "monitor",	do_monitor },
+	{ "trace",	do_trace },
 	{ "help",	do_help },
 };
 
@@ -212,6 +232,7 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json",	no_argument, NULL, 'j' },
 		{ "pretty",	no_argument, NULL, 'p' },
+		{ "statistics",	no_argument, NULL, 's' },
 		{ "help",	no_argument, NULL, 'h' },
 		{ "version",	no_argument, NULL, 'V' },
 		{ "file",	required_argument, NULL, 'f' },
@@ -222,13 +243,16 @@ int main(int argc, char **argv)
 	bool json = false, pretty = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jphVf:b:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpshVf:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 'p':
 			pretty = true;
+			break;
+		case 's':
+			opt_stats = true;
 			break;
 		case 'h':
 			usage(stdout);

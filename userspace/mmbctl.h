@@ -28,8 +28,8 @@ extern struct words cur;
 /* Index in cur.w of a word pointer of the command being run. */
 #define AT(p) ((int)((p) - cur.w))
 
-/* A message's attributes by type; every mmb attribute enum stays below 16. */
-#define ATTRS_MAX 16
+/* A message's attributes by type; every mmb attribute enum stays below 24. */
+#define ATTRS_MAX 24
 
 struct attrs {
 	const struct nlattr *tb[ATTRS_MAX];
@@ -51,6 +51,13 @@ int do_save(int argc, char **argv);
 int do_enable(int argc, char **argv);
 int do_disable(int argc, char **argv);
 int do_show_interfaces(int argc, char **argv);
+void print_dev_counts(const struct attrs *st);
+int do_show_stats(int argc, char **argv);
+void print_conn_counters(const struct nlattr *nest);
+int do_trace(int argc, char **argv);
+
+/* -s: counters in the text of list (JSON always has them). */
+extern bool opt_stats;
 int do_add(int argc, char **argv);
 int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
@@ -66,6 +73,7 @@ int do_show_tables(int argc, char **argv);
 int do_show_connections(int argc, char **argv);
 int do_flush_connections(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+void print_conn(const char *key, const struct nlattr *conn, const char *const *event);
 int do_set(int argc, char **argv);
 int do_show_settings(int argc, char **argv);
 

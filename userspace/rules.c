@@ -182,11 +182,15 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	print_string(NULL, r->stateful ? "add-stateful %s" : "add %s", quoted);
 	print_bool("stateful", NULL, r->stateful);
 	print_u64(NULL, " # handle %llu", handle);
+	/* Counters: in JSON always, in text with -s. */
 	print_open_object("stats");
-	print_u64("packets", " packets %llu", attr_u64(stats.tb[MMB_STATS_A_PACKETS]));
-	print_u64("bytes", " bytes %llu", attr_u64(stats.tb[MMB_STATS_A_BYTES]));
+	print_u64("packets", opt_stats ? " packets %llu" : NULL,
+		  attr_u64(stats.tb[MMB_STATS_A_PACKETS]));
+	print_u64("bytes", opt_stats ? " bytes %llu" : NULL,
+		  attr_u64(stats.tb[MMB_STATS_A_BYTES]));
 	if (stats.tb[MMB_STATS_A_NOFIT])	/* a rule that adds TCP options */
-		print_u64("nofit", " nofit %llu", attr_u64(stats.tb[MMB_STATS_A_NOFIT]));
+		print_u64("nofit", opt_stats ? " nofit %llu" : NULL,
+			  attr_u64(stats.tb[MMB_STATS_A_NOFIT]));
 	print_close_object();
 	print_rule_json(r);
 	print_close_object();

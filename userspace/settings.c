@@ -159,7 +159,8 @@ static void print_timeouts(const struct nlattr *nest)
 	print_text("\n");
 }
 
-static void print_counters(const struct nlattr *nest)
+/* The connection table's counters (MMB_SET_A_CONN_STATS): one line. */
+void print_conn_counters(const struct nlattr *nest)
 {
 	struct attrs st = {};
 
@@ -195,7 +196,7 @@ static int settings_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("conn_size", " bytes-per-connection %llu\n",
 		  attr_u32(s.tb[MMB_SET_A_CONN_SIZE]));
 	print_timeouts(s.tb[MMB_SET_A_TIMEOUTS]);
-	print_counters(s.tb[MMB_SET_A_CONN_STATS]);
+	print_conn_counters(s.tb[MMB_SET_A_CONN_STATS]);
 	print_close_object();
 	return MNL_CB_OK;
 }

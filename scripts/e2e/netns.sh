@@ -17,7 +17,7 @@ check "enable r1" in_r mmbctl enable r1
 check "show interfaces lists r0 and r1" \
 	test "$(enabled_in "$R")" = "r0 r1"
 check "text output has a line per device, with drops by cause" \
-	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+ conn [0-9]+$'"
+	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+ conn [0-9]+ rewritten [0-9]+ not-ip [0-9]+ malformed [0-9]+$'"
 check "state is per namespace: client has none enabled" \
 	test -z "$(enabled_in "$C")"
 
@@ -75,7 +75,8 @@ check "an unprivileged user namespace is root in itself" \
 	test "$(as_userns id -u)" = 0
 for cmd in "enable b1" "disable r0" "add all drop" "add-stateful all accept" "del 1" \
 	"flush" "flush connections" "set conn-max 10" "list" "show interfaces" \
-	"show tables" "show connections" "show settings" "monitor"; do
+	"show tables" "show connections" "show settings" "show stats" "trace udp-dport 53" \
+	"monitor"; do
 	refused "$cmd from a user namespace that does not own the netns" 1 "CAP_NET_ADMIN" \
 		as_userns mmbctl $cmd
 done

@@ -46,7 +46,7 @@ mmbctl enable eth0 eth1
                    ^~~~' -- enable eth0 eth1
 t "disable without IFACE" 2 "" -- disable
 t "show without object" 2 "" -- show
-t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces, tables, connections, settings
+t "show of an unknown object points at it" 2 'Error: unknown object "tables!", try: interfaces, stats, tables, connections, settings
 mmbctl show tables!
             ^~~~~~~' -- show tables!
 t "show interfaces with an extra word" 2 "" -- show interfaces now
@@ -211,6 +211,47 @@ t "-b takes no command" 2 "Error: -b FILE takes no command" -- -b "$tmp/script" 
 t "-f and -b do not go together" 2 "Error: -f and -b do not go together" -- -f "$tmp/bad" -b "$tmp/script"
 t "-b: an empty script succeeds" 0 "" -- -b /dev/null
 t "-b: a script of help lines on stdin succeeds" 0 "" -- -b - < <(printf 'help\nhelp\n')
+
+# trace: the packet's words are checked before the kernel is asked.
+t "trace without a packet points past the end" 2 'Error: trace what? FIELD VALUE... or hex BYTES
+mmbctl trace
+             ^' -- trace
+t "trace: a field mmb makes points at it" 2 'Error: mmb makes ip-len; give the packet as hex BYTES to set it
+mmbctl trace ip-ttl 3 ip-len 40
+                      ^~~~~~' -- trace ip-ttl 3 ip-len 40
+t "trace: a field without its value" 2 'Error: ip-ttl needs a value
+mmbctl trace ip-ttl
+                    ^' -- trace ip-ttl
+t "trace: a value too large for its field" 2 'Error: 256 does not fit in ip-ttl (8 bits)
+mmbctl trace ip-ttl 256
+                    ^~~' -- trace ip-ttl 256
+t "trace: an address with a prefix" 2 "Error: a traced packet's address takes no prefix
+mmbctl trace ip-saddr 10.0.0.0/8
+                      ^~~~~~~~~~" -- trace ip-saddr 10.0.0.0/8
+t "trace: IPv4 and IPv6 fields" 2 "Error: the family does not go with word 1's
+mmbctl trace ip-ttl 3 ip6-hop-limit 3
+                      ^~~~~~~~~~~~~" -- trace ip-ttl 3 ip6-hop-limit 3
+t "trace: TCP and UDP fields" 2 "Error: the protocol does not go with word 1's
+mmbctl trace tcp-dport 1 udp-dport 2
+                         ^~~~~~~~~" -- trace tcp-dport 1 udp-dport 2
+t "trace: ip-proto against a TCP field" 2 "Error: the protocol does not go with word 2's
+mmbctl trace ip-proto udp tcp-dport 2
+                          ^~~~~~~~~" -- trace ip-proto udp tcp-dport 2
+t "trace: a field twice" 2 'Error: ip-ttl is given twice
+mmbctl trace ip-ttl 3 ip-ttl 4
+                      ^~~~~~' -- trace ip-ttl 3 ip-ttl 4
+t "trace: odd hex digits" 2 'Error: hex bytes come in pairs of digits
+mmbctl trace hex 45000
+                 ^~~~~' -- trace hex 45000
+t "trace: not hex" 2 'Error: not hex bytes
+mmbctl trace hex 4500 zz
+                      ^~' -- trace hex 4500 zz
+t "trace: fields then hex" 2 'Error: a packet is given as fields or as hex, not both
+mmbctl trace ip-ttl 3 hex 45
+                      ^~~' -- trace ip-ttl 3 hex 45
+t "show stats takes no more words" 2 'Error: unexpected word
+mmbctl show stats x
+                  ^' -- show stats x
 
 # Without the module, commands that need it fail with status 1 and say why.
 if [ ! -e /sys/module/mmb ]; then

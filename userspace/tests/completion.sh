@@ -53,6 +53,13 @@ t "add: after shuffle, what it shuffles" "tcp-ack-num tcp-dport tcp-seq-num tcp-
 t "add: ECN words" "ce" "mmbctl add ip-ecn c"
 t "add: after in, interfaces" "lo" "mmbctl add in l"
 t "enable: interfaces" "lo" "mmbctl enable l"
+t "show: stats among the objects" "settings stats" "mmbctl show s"
+t "trace among the commands" "trace" "mmbctl tr"
+t "-s among the options" "-s" "mmbctl -s"
+t "trace: a field first" "tcp-dport" "mmbctl trace tcp-dp"
+t "trace: after a field, its value" "" "mmbctl trace tcp-dport "
+t "trace: then a field again, or hex" "hex" "mmbctl trace tcp-dport 80 he"
+t "trace: after ip-proto, protocols" "tcp" "mmbctl trace ip-proto t"
 t "-f: files" "$dir/completion" "mmbctl -f $dir/compl"
 echo "1..$n"
 [ "$failed" -eq 0 ]
