@@ -19,7 +19,11 @@
 #include "print.h"
 #include "rule.h"
 
-#define TRACE_PACKET_MAX 65000	/* bytes of hex a trace takes */
+/*
+ * Bytes of hex a trace takes: a jumbo frame's packet. The answer carries it
+ * twice (as traced, as rewritten), within what a read of the socket takes.
+ */
+#define TRACE_PACKET_MAX 9000
 
 /* What the words ask for. */
 struct trace_req {

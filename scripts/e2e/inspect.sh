@@ -132,6 +132,14 @@ refused "trace: a field mmb makes" 2 "mmb makes ip-len" in_r mmbctl trace ip-len
 refused "trace: fields of both families" 2 "does not go with" \
 	in_r mmbctl trace ip-saddr 10.0.0.1 ip6-hop-limit 3
 refused "trace: unknown interface" 2 'no interface "nosuch"' in_r mmbctl trace in nosuch udp-dport 1
+big=$(python3 -c 'import struct, sys
+ip = struct.pack("!BBHHHBBH4s4s", 0x45, 0, 9000, 0, 0, 64, 17, 0,
+                 bytes([10, 0, 1, 2]), bytes([10, 0, 2, 2]))
+sys.stdout.write((ip + struct.pack("!HHHH", 1000, 7002, 8980, 0) + bytes(8972)).hex())')
+t=$(in_r mmbctl -j trace hex "$big")
+check_jq "trace of a 9000-byte packet (a jumbo frame's): rewritten, both copies whole" \
+	'.[0].verdict == "pass" and (.[0].packet.hex | length) == 18000 and
+	 (.[0].rewritten.hex | length) == 18000' "$t"
 t=$(in_r mmbctl -j trace hex 4500)
 check_jq "trace of a truncated header: malformed, passed" \
 	'.[0].parse == "malformed" and .[0].verdict == "pass" and (.[0].rules == [])' "$t"

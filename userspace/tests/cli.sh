@@ -246,6 +246,17 @@ mmbctl trace hex 45000
 t "trace: not hex" 2 'Error: not hex bytes
 mmbctl trace hex 4500 zz
                       ^~' -- trace hex 4500 zz
+# 9001 bytes: the error's first line (the next ones point at the long word).
+out=$("$MMBCTL" trace hex 45 "$(head -c 9000 /dev/zero | od -An -v -tx1 | tr -d ' \n')" 2>&1)
+status=$?
+n=$((n + 1))
+if [ "$status" -eq 2 ] && [ "$(head -n 1 <<< "$out")" = "Error: a packet is at most 9000 bytes" ]; then
+	echo "ok $n - cli: trace: a packet longer than a jumbo frame's"
+else
+	failed=$((failed + 1))
+	echo "not ok $n - cli: trace: a packet longer than a jumbo frame's (exit $status)"
+	head -n 1 <<< "$out" | sed 's/^/#   /'
+fi
 t "trace: fields then hex" 2 'Error: a packet is given as fields or as hex, not both
 mmbctl trace ip-ttl 3 hex 45
                       ^~~' -- trace ip-ttl 3 hex 45
