@@ -156,6 +156,13 @@ check "schema: trace" test "$(in_r mmbctl -j trace ip-saddr 10.0.2.2 ip-daddr 10
 	'["packet","parse","rules","direction","related","connection","conn_new","verdict"]'
 check "schema: trace with a rewrite" test "$(in_r mmbctl -j trace udp-dport 7002 | keys '[keys_unsorted, (.rewritten | keys_unsorted), (.rules[0] | keys_unsorted)]')" = \
 	'[["packet","parse","rules","conn_new","verdict","rewritten"],["text","hex"],["handle","how","rule"]]'
+check "schema: show tables" test "$(in_r mmbctl -j show tables | keys '.[0] | keys_unsorted')" = \
+	'["index","fields","entries","rules","hits","buckets","chain_max"]'
+check "schema: show connections" test "$(in_r mmbctl -j show connections | keys '.[0] | [keys_unsorted, (.orig | keys_unsorted)]')" = \
+	'[["proto","state","timeout","orig","reply","assured","rules"],["src","dst","sport","dport","packets","bytes"]]'
+check "schema: show settings" test "$(in_r mmbctl -j show settings | keys '[keys_unsorted, (.stats | keys_unsorted)]')" = \
+	'[["conn_max","tcp_loose","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full"]]'
+check "schema: add" test "$(in_r mmbctl -j add udp-dport 7999 drop | keys keys_unsorted)" = '["handle"]'
 
 check "kernel log clean" kernel_log_clean
 tap_end
