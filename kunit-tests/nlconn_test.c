@@ -8,6 +8,7 @@
  */
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <linux/prandom.h>
 #include <net/genetlink.h>
 #include <net/netlink.h>
 #include <net/tcp.h>
@@ -665,11 +666,185 @@ static void nlconn_trace_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
+/* What the stack received after mmb's hook, seen by a tap on the device. */
+struct nlc_tap {
+	struct packet_type pt4, pt6;
+	unsigned int seen, len;
+	u8 data[256];
+};
+
+static struct nlc_tap *nlc_tap;
+
+static int nlc_tap_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
+		       struct net_device *orig)
+{
+	struct nlc_tap *tap = nlc_tap;
+
+	if (tap) {
+		tap->seen++;
+		tap->len = min_t(unsigned int, skb->len, sizeof(tap->data));
+		skb_copy_bits(skb, 0, tap->data, tap->len);
+	}
+	kfree_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+/* A stateless rule of @nm matches and one target, in init_net's rules. */
+static struct mmb_rule *nlc_rule(struct kunit *test, const struct mmb_match_spec *m,
+				 unsigned int nm, u8 type, u16 field, u32 value)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->nmatches = nm;
+	memcpy(s->m, m, nm * sizeof(*m));
+	s->ntargets = 1;
+	s->t[0].type = type;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	if (type == MMB_TARGET_MOD) {
+		s->t[0].field = field;
+		s->t[0].plen = mmb_field(field)->bits;
+		s->t[0].vlen = mmb_field_size(s->t[0].plen);
+		for (i = s->t[0].vlen - 1; i >= 0; i--, value >>= 8)
+			s->t[0].value[i] = value & 0xff;
+	}
+	rule = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(&mmb_pernet(&init_net)->rules, rule, NULL), 0);
+	return rule;
+}
+
+/*
+ * The trace judged against the datapath: 400 random packets (IPv4 and
+ * IPv6; TCP, UDP, ICMP; TTLs and ports about the rules' values, random
+ * TOS and payloads), each traced and
+ * then received on the device. The trace's verdict is what the hook did (a
+ * drop counted, or the packet handed on), and its rewritten packet is,
+ * byte for byte, what the stack got after the hook.
+ */
+static void nlconn_trace_datapath_test(struct kunit *test)
+{
+	static const u16 ports[] = { 53, 80, 999, 1000, 4242 };
+	/* Either side of the rules' bounds: ip-ttl < 10, ip6-hop-limit > 200. */
+	static const u8 ttls[] = { 1, 5, 9, 10, 64, 200, 201, 255 };
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_rule *rules[6];
+	struct mmb_match_spec m[1];
+	struct rnd_state rs;
+	struct nlc_tap *tap;
+	unsigned int i, n = 0, drops = 0, rewrites = 0;
+	struct nlt t;
+
+	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, tap);
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	m[0] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_DROP, 0, 0);
+	m[0] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_ACCEPT, 0, 0);
+	m[0] = mmbt_match(MMB_FIELD_IP_TTL, MMB_OP_LT, 10);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_DROP, 0, 0);
+	m[0] = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_MOD, MMB_FIELD_IP_TTL, 33);
+	m[0] = mmbt_match(MMB_FIELD_IP6_HOP_LIMIT, MMB_OP_GT, 200);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_MOD, MMB_FIELD_IP6_DSCP, 5);
+	m[0] = mmbt_match(MMB_FIELD_UDP_SPORT, MMB_OP_LT, 1000);
+	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_MOD, MMB_FIELD_UDP_SPORT, 7);
+
+	nlc_tap = tap;
+	tap->pt4.dev = dev;
+	tap->pt4.type = htons(ETH_P_IP);
+	tap->pt4.func = nlc_tap_rcv;
+	tap->pt6 = tap->pt4;
+	tap->pt6.type = htons(ETH_P_IPV6);
+	dev_add_pack(&tap->pt4);
+	dev_add_pack(&tap->pt6);
+	prandom_seed_state(&rs, 21);
+	for (i = 0; i < 400; i++) {
+		struct mmbt_pkt_desc d = {
+			.v6 = prandom_u32_state(&rs) & 1,
+			.ttl = ttls[prandom_u32_state(&rs) % ARRAY_SIZE(ttls)],
+			.tos = prandom_u32_state(&rs),
+			.sport = ports[prandom_u32_state(&rs) % ARRAY_SIZE(ports)],
+			.dport = ports[prandom_u32_state(&rs) % ARRAY_SIZE(ports)],
+			.saddr = { 10, 0, 0, 1 }, .daddr = { 10, 0, 1, 1 },
+			.payload_len = prandom_u32_state(&rs) % 64,
+			.payload_seed = i,
+		};
+		struct nlattr *tb[MMB_TRACE_A_MAX + 1], *a;
+		unsigned int trace, seen, dropped;
+		struct sk_buff *skb;
+		u8 verdict;
+		u64 cnt[MMB_COUNT_MAX];
+
+		d.proto = i % 3 == 0 ? IPPROTO_TCP : i % 3 == 1 ? IPPROTO_UDP :
+			  d.v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		if (d.v6) {
+			d.saddr[0] = 0xfd;
+			d.daddr[0] = 0xfd;
+		}
+		skb = mmbt_pkt_build(dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, skb);
+		nlt_begin(&t, t.family, MMB_CMD_TRACE);
+		trace = nlt_nest(&t, MMB_A_TRACE);
+		nlt_u32(&t, MMB_TRACE_A_IFINDEX, dev->ifindex);
+		nlt_put(&t, MMB_TRACE_A_PACKET, skb->data, skb->len);
+		nlt_nest_end(&t, trace);
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+		a = nlmsg_find_attr((struct nlmsghdr *)t.reply, GENL_HDRLEN, MMB_A_TRACE);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		KUNIT_ASSERT_EQ(test, nla_parse_nested(tb, MMB_TRACE_A_MAX, a, NULL, NULL), 0);
+		verdict = nla_get_u8(tb[MMB_TRACE_A_VERDICT]);
+
+		rtnl_lock();
+		mmb_counts_read(mmb_dev_get_rtnl(dev)->counts, cnt);
+		rtnl_unlock();
+		dropped = cnt[MMB_DROP_RULE];
+		seen = tap->seen;
+		mmbt_receive(mmbt_frame(dev, skb));
+		rtnl_lock();
+		mmb_counts_read(mmb_dev_get_rtnl(dev)->counts, cnt);
+		rtnl_unlock();
+		if (verdict == MMB_TRACE_DROP) {
+			drops++;
+			KUNIT_EXPECT_EQ_MSG(test, cnt[MMB_DROP_RULE], dropped + 1, "packet %u", i);
+			KUNIT_EXPECT_EQ_MSG(test, tap->seen, seen, "packet %u", i);
+			continue;
+		}
+		KUNIT_EXPECT_EQ_MSG(test, cnt[MMB_DROP_RULE], dropped, "packet %u", i);
+		KUNIT_ASSERT_EQ_MSG(test, tap->seen, seen + 1, "packet %u", i);
+		a = tb[MMB_TRACE_A_RESULT] ?: tb[MMB_TRACE_A_PACKET];
+		rewrites += !!tb[MMB_TRACE_A_RESULT];
+		KUNIT_EXPECT_EQ_MSG(test, tap->len, min_t(u32, nla_len(a), sizeof(tap->data)),
+				    "packet %u", i);
+		KUNIT_EXPECT_MEMEQ_MSG(test, tap->data, nla_data(a), tap->len, "packet %u", i);
+	}
+	dev_remove_pack(&tap->pt4);
+	dev_remove_pack(&tap->pt6);
+	nlc_tap = NULL;
+	/* Each outcome came up. */
+	KUNIT_EXPECT_GT(test, drops, 20);
+	KUNIT_EXPECT_GT(test, rewrites, 20);
+	KUNIT_EXPECT_GT(test, 400 - drops - rewrites, 20);
+	for (i = 0; i < n; i++)
+		mmbt_remove(&mmb_pernet(&init_net)->rules, rules[i]);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_nlconn_cases[] = {
 	KUNIT_CASE(nlconn_settings_test),
 	KUNIT_CASE(nlconn_dump_test),
 	KUNIT_CASE(nlconn_batch_test),
 	KUNIT_CASE(nlconn_trace_test),
+	KUNIT_CASE(nlconn_trace_datapath_test),
 	{}
 };
 
