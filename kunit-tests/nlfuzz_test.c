@@ -6,7 +6,9 @@
  * cut short, dumps asked of commands that have none. Each message gets an
  * answer (an error, an acknowledgment or a dump) and nothing else: no
  * splat, no leak. A refused one changes nothing: the same ruleset, rule
- * count, next handle, enabled devices and connection settings. What was
+ * count, next handle, enabled devices, connection settings and count; nor
+ * does a trace (of random bytes, or of random field values), answered or
+ * not. What was
  * accepted is consistent: every rule sits in a table. At the end the
  * namespace, with whatever it holds, is deleted.
  *
@@ -40,7 +42,7 @@ struct nf {
 	struct net *net;
 	struct net_device *dev;
 	u8 *rx;
-	unsigned int acked, refused, dumps, unanswered;
+	unsigned int acked, refused, dumps, unanswered, traced;
 };
 
 /* What a refused message must not have changed. */
@@ -52,6 +54,7 @@ struct nf_state {
 	u32 max;
 	bool tcp_loose;
 	u32 timeouts[__MMB_CONN_STATE_MAX];
+	int conns;
 };
 
 static void nf_state(struct nf *f, struct nf_state *s)
@@ -71,6 +74,7 @@ static void nf_state(struct nf *f, struct nf_state *s)
 	s->tcp_loose = mn->conns.tcp_loose;
 	memcpy(s->timeouts, mn->conns.timeouts, sizeof(s->timeouts));
 	mutex_unlock(&mn->conns.lock);
+	s->conns = atomic_read(&mn->conns.count);
 }
 
 static u32 nf_rand(struct nf *f, u32 n)
@@ -241,6 +245,54 @@ static void nf_settings(struct nf *f, u16 type)
 	nlt_nest_end(t, nest);
 }
 
+/*
+ * A trace: a packet of random bytes, most with an IPv4 or IPv6 header's
+ * first bytes, or field values at random for mmb to write.
+ */
+static void nf_trace(struct nf *f)
+{
+	static const u8 protos[] = { IPPROTO_TCP, IPPROTO_UDP, IPPROTO_ICMP, IPPROTO_ICMPV6, 0 };
+	struct nlt *t = &f->t;
+	unsigned int nest = nlt_nest(t, MMB_A_TRACE), list, m, i, n;
+	u8 p[128];
+
+	if (nf_rand(f, 3))
+		nlt_u32(t, MMB_TRACE_A_IFINDEX, nf_rand(f, 4) ? f->dev->ifindex : nf_value(f));
+	if (nf_rand(f, 2)) {
+		n = nf_rand(f, sizeof(p) + 1);
+		for (i = 0; i < n; i++)
+			p[i] = nf_rand(f, 256);
+		if (n > 40 && nf_rand(f, 4)) {
+			bool v6 = nf_rand(f, 2);
+
+			p[0] = v6 ? 0x60 : 0x45;
+			p[v6 ? 6 : 9] = protos[nf_rand(f, ARRAY_SIZE(protos))];
+			put_unaligned_be16(v6 ? n - 40 : n, p + (v6 ? 4 : 2));
+			p[v6 ? 7 : 8] = nf_rand(f, 256);
+		}
+		nlt_put(t, MMB_TRACE_A_PACKET, p, n);
+	} else {
+		nlt_u8(t, MMB_TRACE_A_FAMILY, nf_rand(f, 4) ? 4 + 2 * nf_rand(f, 2) : nf_value(f));
+		n = nf_rand(f, 4) ? protos[nf_rand(f, ARRAY_SIZE(protos))] : nf_value(f);
+		nlt_u8(t, MMB_TRACE_A_PROTO, n);
+		list = nlt_nest(t, MMB_TRACE_A_FIELDS);
+		n = nf_rand(f, 5);
+		for (i = 1; i <= n; i++) {
+			u16 field = nf_rand(f, MMB_FIELD_MAX + 2);
+
+			m = nlt_nest(t, i);
+			nlt_u16(t, MMB_MATCH_A_FIELD, field);
+			if (nf_rand(f, 8))
+				nf_value_of(f, MMB_MATCH_A_VALUE, field);
+			if (!nf_rand(f, 8))
+				nlt_u8(t, MMB_MATCH_A_OP, nf_rand(f, MMB_OP_MAX + 2));
+			nlt_nest_end(t, m);
+		}
+		nlt_nest_end(t, list);
+	}
+	nlt_nest_end(t, nest);
+}
+
 /* The attributes @cmd takes, with values at random. */
 static void nf_request(struct nf *f, u8 cmd)
 {
@@ -292,6 +344,9 @@ static void nf_request(struct nf *f, u8 cmd)
 		break;
 	case MMB_CMD_SET:
 		nf_settings(f, MMB_A_SETTINGS);
+		break;
+	case MMB_CMD_TRACE:
+		nf_trace(f);
 		break;
 	}
 }
@@ -352,10 +407,16 @@ static void nf_one(struct nf *f)
 	nf_state(f, &before);
 	KUNIT_ASSERT_EQ(t->test, nlt_try_xmit(t), (int)t->len);
 	ret = nlt_answer(t, f->rx, NF_RX, &err);
-	if (!ret) {
+	if (!ret)
 		f->unanswered++;
-	} else if (ret == NLMSG_ERROR && err) {
+	else if (ret == NLMSG_ERROR && err)
 		f->refused++;
+	else if (ret == NLMSG_DONE)
+		f->dumps++;
+	else
+		f->acked++;
+	/* A refused message changes nothing; nor does a trace or a read. */
+	if ((ret == NLMSG_ERROR && err) || cmd == MMB_CMD_TRACE || cmd == MMB_CMD_STATS_GET) {
 		nf_state(f, &after);
 		KUNIT_EXPECT_PTR_EQ(t->test, after.rs, before.rs);
 		KUNIT_EXPECT_EQ(t->test, after.nrules, before.nrules);
@@ -365,11 +426,10 @@ static void nf_one(struct nf *f)
 		KUNIT_EXPECT_EQ(t->test, after.tcp_loose, before.tcp_loose);
 		KUNIT_EXPECT_MEMEQ(t->test, after.timeouts, before.timeouts,
 				   sizeof(before.timeouts));
-	} else if (ret == NLMSG_DONE) {
-		f->dumps++;
-	} else {
-		f->acked++;
+		KUNIT_EXPECT_EQ(t->test, after.conns, before.conns);
 	}
+	if (cmd == MMB_CMD_TRACE && ret == NLMSG_ERROR && !err)
+		f->traced++;
 }
 
 /* Every rule of the namespace's ruleset sits in one of its tables. */
@@ -409,13 +469,15 @@ static void nlfuzz_commands_test(struct kunit *test)
 		}
 	}
 	nf_consistent(f);
-	kunit_info(test, "%u messages from seed %u: %u acknowledged, %u dumps, %u refused, %u unanswered",
-		   fuzz_messages, fuzz_nl_seed, f->acked, f->dumps, f->refused, f->unanswered);
+	kunit_info(test, "%u messages from seed %u: %u acknowledged (%u traces), %u dumps, %u refused, %u unanswered",
+		   fuzz_messages, fuzz_nl_seed, f->acked, f->traced, f->dumps, f->refused,
+		   f->unanswered);
 
 	nlt_close(&f->t);
 	mmbt_netns_done(test, f->net, f->dev);
 	/* Every outcome happened; a message the core drops gets no answer. */
 	KUNIT_EXPECT_GT(test, f->acked, 0);
+	KUNIT_EXPECT_GT(test, f->traced, 0);
 	KUNIT_EXPECT_GT(test, f->dumps, 0);
 	KUNIT_EXPECT_GT(test, f->refused, fuzz_messages / 2);
 	KUNIT_EXPECT_LT(test, f->unanswered, fuzz_messages / 8);
