@@ -231,7 +231,7 @@ static void dev_drop_causes_test(struct kunit *test)
 	struct mmb_rule *rule;
 	struct mmb_stats st;
 	struct sk_buff *skb;
-	u64 n[MMB_DROP_MAX];
+	u64 n[MMB_COUNT_MAX];
 
 	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
 	rule = dev_add_drop(test, MMB_FIELD_UDP_DPORT, 53);
@@ -286,7 +286,7 @@ static void dev_l3_device_test(struct kunit *test)
 	struct mmb_rule *rule;
 	struct mmb_stats st;
 	struct sk_buff *skb;
-	u64 n[MMB_DROP_MAX];
+	u64 n[MMB_COUNT_MAX];
 
 	dev = mmbt_netdev_create_l3(test);
 	KUNIT_ASSERT_EQ(test, mmbt_enable(dev), 0);
