@@ -70,6 +70,15 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 	return true;
 }
 
+/* Does @pkt, which probed to @rv's entry, hold the rest of @r's matches? */
+static __always_inline bool mmb_rref_matches(const struct mmb_rvec *rv, const struct mmb_rref *r,
+					     const struct mmb_pkt *pkt, const struct sk_buff *skb)
+{
+	if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
+		return false;
+	return !r->rule->slow || mmb_rule_match_slow(r->rule, pkt, skb);
+}
+
 /* Every rule of a table entry that @pkt matches. */
 void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		       struct sk_buff *skb, struct mmb_verdict *v)
@@ -98,12 +107,9 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		return;
 	}
 	for (i = 0; i < rv->n; i++) {
-		const struct mmb_rref *r = &rv->r[i];
-		const struct mmb_rule *rule = r->rule;
+		const struct mmb_rule *rule = rv->r[i].rule;
 
-		if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
-			continue;
-		if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
+		if (!mmb_rref_matches(rv, &rv->r[i], pkt, skb))
 			continue;
 		if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
 			continue;
@@ -183,15 +189,8 @@ void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		if (!e)
 			continue;
 		rv = rcu_dereference(e->rules);
-		for (j = 0; j < rv->n; j++) {
-			const struct mmb_rref *r = &rv->r[j];
-
-			if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres,
-							&pkt->key))
-				continue;
-			if (r->rule->slow && !mmb_rule_match_slow(r->rule, pkt, skb))
-				continue;
-			fn(arg, r->rule);
-		}
+		for (j = 0; j < rv->n; j++)
+			if (mmb_rref_matches(rv, &rv->r[j], pkt, skb))
+				fn(arg, rv->r[j].rule);
 	}
 }

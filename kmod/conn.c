@@ -354,23 +354,36 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 /* --- the datapath ------------------------------------------------------------ */
 
 /*
+ * The connection @pkt belongs to, or the one whose packet the ICMP error
+ * @pkt quotes (*@related), whether alive or not; under RCU.
+ */
+static __always_inline struct mmb_conn *
+mmb_conn_find_pkt(struct mmb_conns *mc, const struct mmb_pkt *pkt, const struct sk_buff *skb,
+		  u8 *dir, bool *related)
+{
+	struct mmb_tuple t __uninitialized;
+
+	*related = false;
+	if (!mmb_conn_tuple(pkt, &t)) {
+		if (!mmb_conn_related_tuple(skb, pkt, &t))
+			return NULL;
+		*related = true;
+	}
+	return mmb_conn_find(mc, &t, dir);
+}
+
+/*
  * Before classification: the connection @pkt belongs to, or the one an
  * ICMP error quotes a packet of, in @v.
  */
 void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		     const struct sk_buff *skb, struct mmb_verdict *v)
 {
-	struct mmb_tuple t __uninitialized;
 	struct mmb_conn *c;
-	bool related = false;
+	bool related;
 	u8 dir;
 
-	if (!mmb_conn_tuple(pkt, &t)) {
-		if (!mmb_conn_related_tuple(skb, pkt, &t))
-			return;
-		related = true;
-	}
-	c = mmb_conn_find(mc, &t, &dir);
+	c = mmb_conn_find_pkt(mc, pkt, skb, &dir, &related);
 	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
 		return;
 	v->conn = c;
@@ -386,16 +399,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			       const struct sk_buff *skb, u8 *dir, bool *related)
 {
-	struct mmb_tuple t __uninitialized;
-	struct mmb_conn *c;
+	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
-	*related = false;
-	if (!mmb_conn_tuple(pkt, &t)) {
-		if (!mmb_conn_related_tuple(skb, pkt, &t))
-			return NULL;
-		*related = true;
-	}
-	c = mmb_conn_find(mc, &t, dir);
 	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
 	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c))
 		return NULL;

@@ -202,7 +202,7 @@ static void mmb_conn_assure(struct mmb_conn *c, u8 state)
 /* Count @skb (its GRO segments) in @dir. */
 void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb)
 {
-	atomic64_add(skb_shinfo(skb)->gso_segs ?: 1, &c->packets[dir]);
+	atomic64_add(mmb_segs(skb), &c->packets[dir]);
 	atomic64_add(skb->len, &c->bytes[dir]);
 }
 

@@ -51,13 +51,19 @@ struct mmb_pcpu_counts {
 
 void mmb_counts_read(struct mmb_pcpu_counts __percpu *pcpu, u64 *n);
 
+/* The wire packets @skb stands for: a GRO packet's segments, else one. */
+static inline unsigned int mmb_segs(const struct sk_buff *skb)
+{
+	return skb_shinfo(skb)->gso_segs ?: 1;
+}
+
 static inline void mmb_counts_add(struct mmb_pcpu_counts __percpu *pcpu,
 				  enum mmb_count what, const struct sk_buff *skb)
 {
 	struct mmb_pcpu_counts *c = this_cpu_ptr(pcpu);
 
 	u64_stats_update_begin(&c->syncp);
-	u64_stats_add(&c->n[what], skb_shinfo(skb)->gso_segs ?: 1);
+	u64_stats_add(&c->n[what], mmb_segs(skb));
 	u64_stats_update_end(&c->syncp);
 }
 
@@ -95,7 +101,7 @@ static inline void mmb_stats_add(struct mmb_pcpu_stats __percpu *pcpu,
 static inline void mmb_stats_count(struct mmb_pcpu_stats __percpu *pcpu,
 				   const struct sk_buff *skb)
 {
-	mmb_stats_add(pcpu, skb_shinfo(skb)->gso_segs ?: 1, skb->len);
+	mmb_stats_add(pcpu, mmb_segs(skb), skb->len);
 }
 
 #endif /* _MMB_STATS_H */

@@ -165,36 +165,15 @@ static unsigned int mmb_trace_l4(u8 family, u8 proto, u8 *h)
 		put_unaligned_be16(8, h + 4);
 		return 8;
 	case IPPROTO_ICMP:
-		if (family != 4)
-			return 0;
-		h[0] = ICMP_ECHO;
-		put_unaligned_be16(1, h + 4);
-		put_unaligned_be16(1, h + 6);
-		return 8;
 	case IPPROTO_ICMPV6:
-		if (family != 6)
+		if (family != (proto == IPPROTO_ICMP ? 4 : 6))
 			return 0;
-		h[0] = ICMPV6_ECHO_REQUEST;
+		h[0] = proto == IPPROTO_ICMP ? ICMP_ECHO : ICMPV6_ECHO_REQUEST;
 		put_unaligned_be16(1, h + 4);
 		put_unaligned_be16(1, h + 6);
 		return 8;
 	}
 	return 0;
-}
-
-/* Where the L4 checksum of @proto is, in its header; -1 if it has none. */
-static int mmb_trace_csum_off(u8 proto, unsigned int l4len)
-{
-	if (!l4len)
-		return -1;
-	switch (proto) {
-	case IPPROTO_TCP:
-		return offsetof(struct tcphdr, check);
-	case IPPROTO_UDP:
-		return 6;
-	default:
-		return 2;	/* ICMP, ICMPv6 */
-	}
 }
 
 /* The packet of @family and @proto that mmb makes, before the fields. */
@@ -203,7 +182,7 @@ static struct sk_buff *mmb_trace_make(struct net_device *dev, u8 family, u8 prot
 	unsigned int l3 = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	u8 l4[sizeof(struct tcphdr)] __aligned(4) = {};
 	unsigned int l4len = mmb_trace_l4(family, proto, l4);
-	int off = mmb_trace_csum_off(proto, l4len);
+	int off = l4len ? mmb_l4csum_field(proto) : -1;
 	struct sk_buff *skb = mmb_trace_skb(dev, l3 + l4len);
 	__wsum sum;
 	u8 *h;
