@@ -45,6 +45,23 @@ uint32_t attr_u32(const struct nlattr *a)
 }
 
 /*
+ * A request of @cmd without attributes, its answers to @cb (if any): an
+ * exit code, after printing the kernel's error if it refused.
+ */
+int cmd_ask(uint8_t cmd, mmb_nl_data_cb cb, void *data)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req = mmb_req_new(cmd, NLM_F_ACK);
+	int ret;
+
+	if (!req)
+		return err_sys("allocating a request", ENOMEM);
+	ret = mmb_nl_talk(req, cb, data, &err) ? err_kernel(&err) : EXIT_OK;
+	mmb_req_free(req);
+	return ret;
+}
+
+/*
  * "show OBJECT" and "list": dump @cmd and print each answer with @cb, as
  * one list (a JSON array with -j). argv[0] is the command's word.
  */

@@ -190,18 +190,9 @@ int do_show_connections(int argc, char **argv)
 
 int do_flush_connections(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
-	int ret;
-
 	if (argc > 1)
 		return err_word(AT(argv + 1), "unexpected word");
-	req = mmb_req_new(MMB_CMD_CONN_FLUSH, NLM_F_ACK);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
-	mmb_req_free(req);
-	return ret;
+	return cmd_ask(MMB_CMD_CONN_FLUSH, NULL, NULL);
 }
 
 /* One event: a line of text, or one JSON object per line. */

@@ -40,6 +40,7 @@ void attrs_nested(const struct nlattr *nest, struct attrs *a);
 uint64_t attr_u64(const struct nlattr *a);
 uint32_t attr_u32(const struct nlattr *a);
 int cmd_dump(int argc, char **argv, uint8_t cmd, mmb_nl_data_cb cb, void *data);
+int cmd_ask(uint8_t cmd, mmb_nl_data_cb cb, void *data);
 
 int err_word(int argi, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int err_kernel(const struct mmb_nl_err *err);

@@ -111,20 +111,11 @@ int do_del(int argc, char **argv)
 
 int do_flush(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
-	int ret;
-
 	if (argc > 1 && !strcmp(argv[1], "connections"))
 		return do_flush_connections(argc - 1, argv + 1);
 	if (argc > 1)
 		return err_word(AT(argv + 1), "unexpected word (flush, or flush connections)");
-	req = mmb_req_new(MMB_CMD_RULE_FLUSH, NLM_F_ACK);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
-	mmb_req_free(req);
-	return ret;
+	return cmd_ask(MMB_CMD_RULE_FLUSH, NULL, NULL);
 }
 
 /* --- list ---------------------------------------------------------------- */

@@ -203,17 +203,11 @@ static int settings_cb(const struct nlmsghdr *nlh, void *data)
 
 int do_show_settings(int argc, char **argv)
 {
-	struct mmb_nl_err err;
-	struct mmb_req *req;
 	int ret;
 
 	if (argc > 1)
 		return err_word(AT(argv + 1), "unexpected word");
-	req = mmb_req_new(MMB_CMD_SETTINGS_GET, NLM_F_ACK);
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	ret = mmb_nl_talk(req, settings_cb, NULL, &err) ? err_kernel(&err) : EXIT_OK;
+	ret = cmd_ask(MMB_CMD_SETTINGS_GET, settings_cb, NULL);
 	print_finish();
-	mmb_req_free(req);
 	return ret;
 }

@@ -4,7 +4,6 @@
  * enabled interfaces and CPUs, with the flow cache's and the connection
  * table's counters.
  */
-#include <errno.h>
 #include <linux/genetlink.h>
 
 #include "../uapi/linux/mmb.h"
@@ -47,19 +46,6 @@ static int conns_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int ask(uint8_t cmd, mmb_nl_data_cb cb)
-{
-	struct mmb_nl_err err;
-	struct mmb_req *req = mmb_req_new(cmd, NLM_F_ACK);
-	int ret;
-
-	if (!req)
-		return err_sys("allocating a request", ENOMEM);
-	ret = mmb_nl_talk(req, cb, NULL, &err) ? err_kernel(&err) : EXIT_OK;
-	mmb_req_free(req);
-	return ret;
-}
-
 int do_show_stats(int argc, char **argv)
 {
 	int ret;
@@ -67,9 +53,9 @@ int do_show_stats(int argc, char **argv)
 	if (argc > 1)
 		return err_word(AT(argv + 1), "unexpected word");
 	print_open_object(NULL);
-	ret = ask(MMB_CMD_STATS_GET, stats_cb);
+	ret = cmd_ask(MMB_CMD_STATS_GET, stats_cb, NULL);
 	if (!ret)
-		ret = ask(MMB_CMD_SETTINGS_GET, conns_cb);
+		ret = cmd_ask(MMB_CMD_SETTINGS_GET, conns_cb, NULL);
 	print_close_object();
 	print_finish();
 	return ret;
