@@ -1109,6 +1109,81 @@ static void classify_merge_test(struct kunit *test)
 /* One mask, thousands of entries: the table resizes many times. */
 #define NMANY 5000
 
+/*
+ * A table that keeps the protocol alone is hit by every packet of the
+ * protocol: it takes no second rule of another mask under a key. A /16
+ * rule that fits the entry of a TTL-range rule gets a table of its own,
+ * which a second /16 rule joins; a /8 rule of another protocol, which no
+ * other table fits, starts an entry in the protocol's table.
+ */
+static void classify_merge_coarse_test(struct kunit *test)
+{
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_match_spec range[2] = {
+		mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP),
+		mt(MMB_FIELD_IP_TTL, MMB_OP_GE, 10),
+	};
+	struct mmb_match_spec net[2] = {
+		mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000),
+		mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP),
+	};
+	static const struct {
+		u8 proto, src0, src1, ttl;
+		bool drop;
+		u8 hits[4];	/* of the four rules, after it */
+	} pkts[] = {
+		{ IPPROTO_UDP, 10, 0, 5, true, { 0, 1, 0, 0 } },
+		{ IPPROTO_UDP, 10, 0, 64, true, { 1, 2, 0, 0 } },
+		{ IPPROTO_UDP, 10, 1, 5, true, { 1, 2, 1, 0 } },
+		{ IPPROTO_UDP, 10, 2, 5, false, { 1, 2, 1, 0 } },
+		{ IPPROTO_TCP, 10, 2, 5, true, { 1, 2, 1, 1 } },
+		{ IPPROTO_TCP, 11, 0, 64, false, { 1, 2, 1, 1 } },
+	};
+	struct mmb_rule *rule[4];
+	struct mmb_table_info info;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	unsigned int i, j;
+
+	net[0].plen = 16;
+	rule[0] = mmbt_rule_add(test, r, false, MMB_TARGET_DROP, range, 2);
+	rule[1] = mmbt_rule_add(test, r, false, MMB_TARGET_DROP, net, 2);
+	net[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a010000);
+	net[0].plen = 16;
+	rule[2] = mmbt_rule_add(test, r, false, MMB_TARGET_DROP, net, 2);
+	net[0] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000000);
+	net[0].plen = 8;
+	net[1] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	rule[3] = mmbt_rule_add(test, r, false, MMB_TARGET_DROP, net, 2);
+
+	/* The protocol's table: the range rule's entry, and the /8 rule's. */
+	KUNIT_ASSERT_EQ(test, mmbt_table(r, 0, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.entries, 2);
+	KUNIT_EXPECT_EQ(test, info.rules, 2);
+	KUNIT_EXPECT_EQ(test, info.merged_max, 1);
+	/* ip-saddr/16 and the protocol: both /16 rules, without residues. */
+	KUNIT_ASSERT_EQ(test, mmbt_table(r, 1, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.entries, 2);
+	KUNIT_EXPECT_EQ(test, info.rules, 2);
+	KUNIT_EXPECT_EQ(test, info.merged_max, 0);
+	KUNIT_EXPECT_NE(test, mmbt_table(r, 2, &info), 0);
+
+	for (i = 0; i < ARRAY_SIZE(pkts); i++) {
+		struct mmbt_pkt_desc d = {
+			.proto = pkts[i].proto, .ttl = pkts[i].ttl, .sport = 999,
+			.dport = 53, .saddr = { pkts[i].src0, pkts[i].src1, 5, 5 },
+			.daddr = { 192, 0, 2, 1 },
+		};
+
+		kfree_skb(classify_one(test, mmbt_rs(r), &d, &pkt, &v));
+		KUNIT_EXPECT_EQ_MSG(test, v.drop, pkts[i].drop, "packet %u", i);
+		for (j = 0; j < ARRAY_SIZE(rule); j++)
+			KUNIT_EXPECT_EQ_MSG(test, rule_hits(rule[j]), pkts[i].hits[j],
+					    "packet %u, rule %u", i, j);
+	}
+	mmbt_rules_done(test, r);
+}
+
 static void classify_many_test(struct kunit *test)
 {
 	struct mmb_rule **rules = kunit_kcalloc(test, NMANY, sizeof(*rules), GFP_KERNEL);
@@ -1694,6 +1769,7 @@ static struct kunit_case mmb_classify_cases[] = {
 	KUNIT_CASE(rule_stats_pool_test),
 	KUNIT_CASE(classify_differential_test),
 	KUNIT_CASE(classify_merge_test),
+	KUNIT_CASE(classify_merge_coarse_test),
 	KUNIT_CASE(classify_many_test),
 	KUNIT_CASE(classify_entry_list_test),
 	KUNIT_CASE(classify_spread_test),
