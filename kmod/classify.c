@@ -79,11 +79,25 @@ static __always_inline bool mmb_rref_matches(const struct mmb_rvec *rv, const st
 	return !r->rule->slow || mmb_rule_match_slow(r->rule, pkt, skb);
 }
 
+/* The verdict of @rule, whose == matches and residues @pkt holds. */
+static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
+					     const struct mmb_pkt *pkt,
+					     struct sk_buff *skb, struct mmb_verdict *v)
+{
+	if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
+		return;
+	if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
+		return;
+	mmb_stats_count(rule->stats, skb);
+	mmb_verdict_add(v, rule);
+}
+
 /* Every rule of a table entry that @pkt matches. */
 void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		       struct sk_buff *skb, struct mmb_verdict *v)
 {
 	unsigned long hot = READ_ONCE(e->hot);
+	const struct mmb_rule *lone;
 	const struct mmb_rvec *rv;
 	unsigned int i;
 
@@ -97,6 +111,11 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		return;
 	}
 	rv = rcu_dereference(e->rules);
+	lone = mmb_rvec_lone(rv);
+	if (lone) {		/* no list: the rule alone, without residues */
+		mmb_verdict_rule(lone, pkt, skb, v);
+		return;
+	}
 	if (rv->flags & MMB_RV_SIMPLE) {
 		for (i = 0; i < rv->n; i++)
 			mmb_stats_count(rv->r[i].stats, skb);
@@ -107,14 +126,10 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		return;
 	}
 	for (i = 0; i < rv->n; i++) {
-		const struct mmb_rule *rule = rv->r[i].rule;
+		const struct mmb_rref *r = &rv->r[i];
 
-		if (!mmb_rref_matches(rv, &rv->r[i], pkt, skb))
-			continue;
-		if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
-			continue;
-		mmb_stats_count(rule->stats, skb);
-		mmb_verdict_add(v, rule);
+		if (!r->nres || mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
+			mmb_verdict_rule(r->rule, pkt, skb, v);
 	}
 }
 
@@ -181,6 +196,7 @@ void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 
 	for (i = 0; mv && i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
+		const struct mmb_rule *lone;
 		const struct mmb_entry *e;
 		const struct mmb_rvec *rv;
 
@@ -189,7 +205,10 @@ void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		if (!e)
 			continue;
 		rv = rcu_dereference(e->rules);
-		for (j = 0; j < rv->n; j++)
+		lone = mmb_rvec_lone(rv);
+		if (lone && (!lone->slow || mmb_rule_match_slow(lone, pkt, skb)))
+			fn(arg, lone);
+		for (j = 0; !lone && j < rv->n; j++)
 			if (mmb_rref_matches(rv, &rv->r[j], pkt, skb))
 				fn(arg, rv->r[j].rule);
 	}

@@ -25,6 +25,16 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 	return rv;
 }
 
+/*
+ * Does @rule only accept or always drop, with nothing to check after the
+ * probe but its residues?
+ */
+static bool mmb_rule_simple(const struct mmb_rule *rule)
+{
+	return !rule->slow && !rule->rewrite && !rule->stateful &&
+	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
+}
+
 /* Make @rule, with its @nres residues @res, rule @i of a list being built. */
 static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *rule,
 			 const struct mmb_resid *res, unsigned int nres)
@@ -37,8 +47,7 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 	r->nres = nres;
 	memcpy(mmb_rvec_res(rv) + rv->nres, res, nres * sizeof(*res));
 	rv->nres += nres;
-	if (nres || rule->slow || rule->rewrite || rule->stateful ||
-	    (rule->drop && rule->drop_rate < MMB_RATE_ALWAYS))
+	if (nres || !mmb_rule_simple(rule))
 		rv->flags &= ~MMB_RV_SIMPLE;
 	if (rule->accept)
 		rv->flags |= MMB_RV_ACCEPT;
@@ -46,31 +55,78 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 		rv->flags |= MMB_RV_DROP;
 }
 
-/* The hot word of a list: nonzero for one simple rule. */
-static unsigned long mmb_rvec_hot(const struct mmb_rvec *rv)
+/* @rule as an entry's rules pointer, without a list. */
+static struct mmb_rvec *mmb_rvec_of_lone(struct mmb_rule *rule)
 {
-	unsigned long hot;
+	/* Rules are allocated aligned: their low bit is free. */
+	return (struct mmb_rvec *)((unsigned long)rule | MMB_RULES_LONE);
+}
+
+/* The hot word of counters @stats with a verdict. */
+static unsigned long mmb_hot_word(struct mmb_pcpu_stats __percpu *stats, bool accept,
+				  bool drop)
+{
+	unsigned long hot = (__force unsigned long)stats;
 
 	/* Per-CPU counters are aligned: their low bits are free. */
 	BUILD_BUG_ON(__alignof__(struct mmb_pcpu_stats) <= MMB_HOT_FLAGS);
-	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE))
-		return 0;
-	hot = (__force unsigned long)rv->r[0].stats;
-	if (rv->flags & MMB_RV_ACCEPT)
+	if (accept)
 		hot |= MMB_HOT_ACCEPT;
-	if (rv->flags & MMB_RV_DROP)
+	if (drop)
 		hot |= MMB_HOT_DROP;
 	return hot;
 }
 
-/* The rule list @e publishes, for a writer of @rs. */
+/* The hot word of a list or a lone rule: nonzero for one simple rule. */
+static unsigned long mmb_rvec_hot(const struct mmb_rvec *rv)
+{
+	const struct mmb_rule *lone = mmb_rvec_lone(rv);
+
+	if (lone)
+		return mmb_rule_simple(lone) ?
+		       mmb_hot_word(lone->stats, lone->accept, lone->drop) : 0;
+	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE))
+		return 0;
+	return mmb_hot_word(rv->r[0].stats, rv->flags & MMB_RV_ACCEPT, rv->flags & MMB_RV_DROP);
+}
+
+/* The rules pointer @e publishes, a list or a lone rule, for a writer of @rs. */
 static struct mmb_rvec *mmb_entry_rules(const struct mmb_ruleset *rs,
 					const struct mmb_entry *e)
 {
 	return mmb_wderef(rs, e->rules);
 }
 
-/* Set @rv as @e's list and its hot word; readers may already see @e. */
+/* How many rules @e holds, for a writer of @rs. */
+static unsigned int mmb_entry_nrules(const struct mmb_ruleset *rs, const struct mmb_entry *e)
+{
+	const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
+
+	return mmb_rvec_lone(rv) ? 1 : rv->n;
+}
+
+/* Rule @i of @e, with its residues (@res, @nres), for a writer of @rs. */
+static struct mmb_rule *mmb_entry_rule(const struct mmb_ruleset *rs, const struct mmb_entry *e,
+				       unsigned int i, const struct mmb_resid **res,
+				       unsigned int *nres)
+{
+	const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
+	struct mmb_rule *lone = mmb_rvec_lone(rv);
+
+	if (lone) {
+		*res = NULL;
+		*nres = 0;
+		return lone;
+	}
+	*res = mmb_rvec_res(rv) + rv->r[i].res;
+	*nres = rv->r[i].nres;
+	return rv->r[i].rule;
+}
+
+/*
+ * Set @rv (a list, or a lone rule's pointer) as @e's rules, and its hot
+ * word; readers may already see @e.
+ */
 static void mmb_entry_set_rules(struct mmb_entry *e, struct mmb_rvec *rv)
 {
 	rcu_assign_pointer(e->rules, rv);
@@ -183,8 +239,10 @@ static u64 mmb_entry_hash(const struct mmb_mask *mask, const struct mmb_entry *e
 static void mmb_bucket_hint(const struct mmb_ruleset *rs, struct mmb_table *t, u32 i)
 {
 	struct mmb_entry *e = mmb_bucket_first(rs, t, i);
+	const struct mmb_resid *res;
+	unsigned int nres;
 
-	WRITE_ONCE(t->buckets[i].hint, e ? mmb_entry_rules(rs, e)->r[0].stats : NULL);
+	WRITE_ONCE(t->buckets[i].hint, e ? mmb_entry_rule(rs, e, 0, &res, &nres)->stats : NULL);
 }
 
 /* Link @e, an entry of @mask, into @t, which readers may see. */
@@ -294,7 +352,10 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 static void mmb_entry_free(const struct mmb_ruleset *rs, struct mmb_entry *e,
 			   unsigned int nkey)
 {
-	kfree(mmb_entry_rules(rs, e));
+	struct mmb_rvec *rv = mmb_entry_rules(rs, e);
+
+	if (!mmb_rvec_lone(rv))
+		kfree(rv);
 	kmem_cache_free(mmb_entry_cache(nkey), e);
 }
 
@@ -375,35 +436,50 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 
 /*
  * Publish @e's rules with @add (and its @nres residues @res) inserted in
- * handle order, or without @del.
+ * handle order, or without @del: as a list, or as a lone rule if one rule
+ * without residues is left.
  */
 static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 			    struct mmb_entry *e, struct mmb_rule *add,
 			    const struct mmb_resid *res, unsigned int nres,
 			    struct mmb_rule *del)
 {
+	unsigned int i, j = 0, n = mmb_entry_nrules(rs, e), kept = 0, kept_res = 0, onres;
 	struct mmb_rvec *old = mmb_entry_rules(rs, e), *rv;
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int i, j = 0;
+	struct mmb_rule *rule, *last = add;
+	const struct mmb_resid *ores;
 
-	rv = mmb_rvec_alloc(old->n + !!add - !!del, old->nres + nres);
-	if (!rv)
-		return -ENOMEM;
-	for (i = 0; i < old->n; i++) {
-		const struct mmb_rref *r = &old->r[i];
-
-		if (add && r->rule->handle > add->handle) {
-			mmb_rvec_add(rv, j++, add, res, nres);
-			add = NULL;
+	for (i = 0; i < n; i++) {
+		rule = mmb_entry_rule(rs, e, i, &ores, &onres);
+		if (rule != del) {
+			kept++;
+			kept_res += onres;
+			last = rule;
 		}
-		if (r->rule != del)
-			mmb_rvec_add(rv, j++, r->rule, mmb_rvec_res(old) + r->res, r->nres);
 	}
-	if (add)
-		mmb_rvec_add(rv, j, add, res, nres);
+	if (kept + !!add == 1 && !kept_res && !(add && nres)) {
+		rv = mmb_rvec_of_lone(last);
+	} else {
+		rv = mmb_rvec_alloc(kept + !!add, kept_res + nres);
+		if (!rv)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			rule = mmb_entry_rule(rs, e, i, &ores, &onres);
+			if (add && rule->handle > add->handle) {
+				mmb_rvec_add(rv, j++, add, res, nres);
+				add = NULL;
+			}
+			if (rule != del)
+				mmb_rvec_add(rv, j++, rule, ores, onres);
+		}
+		if (add)
+			mmb_rvec_add(rv, j, add, res, nres);
+	}
 	mmb_entry_set_rules(e, rv);
 	mmb_bucket_hint(rs, t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
-	mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);
+	if (!mmb_rvec_lone(old))
+		mmb_retire(rs, &old->rcu, mmb_rvec_free_rcu);
 	return 0;
 }
 
@@ -419,7 +495,7 @@ static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
 	e = kmem_cache_zalloc(mmb_entry_cache(mask->n), GFP_KERNEL);
 	if (!e)
 		return -ENOMEM;
-	rv = mmb_rvec_one(rule, res, nres);
+	rv = nres ? mmb_rvec_one(rule, res, nres) : mmb_rvec_of_lone(rule);
 	if (!rv)
 		goto err_entry;		/* e has no list yet: NULL */
 	memcpy(e->key, key, mask->n * sizeof(*key));
@@ -554,7 +630,7 @@ static struct mmb_mask *mmb_mask_choose(struct mmb_ruleset *rs,
 		mmb_mask_key(mask, &img->key, key);
 		pos = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
 		if (pos)
-			n = mmb_entry_rules(rs, pos)->n;
+			n = mmb_entry_nrules(rs, pos);
 		bits = mmb_key_bits(&mask->m);
 		if (n >= mmb_merge_limit(mask) && memcmp(&mask->m, &img->mask, sizeof(img->mask)))
 			continue;
@@ -618,13 +694,13 @@ static struct mmb_mask *mmb_rule_find(struct mmb_ruleset *rs, struct mmb_rule *r
 {
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_mvec *mv = mmb_masks(rs);
+	const struct mmb_resid *res;
 	struct mmb_key rmask, rkey;
-	unsigned int i, j;
+	unsigned int i, j, nres;
 
 	mmb_rule_key(rule, &rmask, &rkey);
 	for (i = 0; mv && i < mv->n; i++) {
 		struct mmb_mask *mask = mv->m[i];
-		const struct mmb_rvec *rv;
 
 		if (!mmb_key_within(&mask->m, &rmask))
 			continue;
@@ -632,9 +708,8 @@ static struct mmb_mask *mmb_rule_find(struct mmb_ruleset *rs, struct mmb_rule *r
 		*e = mmb_lookup(rs, mask, mmb_tbl(rs, mask), key, false);
 		if (!*e)
 			continue;
-		rv = mmb_entry_rules(rs, *e);
-		for (j = 0; j < rv->n; j++)
-			if (rv->r[j].rule == rule)
+		for (j = 0; j < mmb_entry_nrules(rs, *e); j++)
+			if (mmb_entry_rule(rs, *e, j, &res, &nres) == rule)
 				return mask;
 	}
 	return NULL;
@@ -655,9 +730,15 @@ int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (WARN_ON_ONCE(!mask))
 		return -ENOENT;
 	t = mmb_tbl(rs, mask);
-	rv = mmb_entry_rules(rs, e);
-	if (rv->n > 1)
+	if (mmb_entry_nrules(rs, e) > 1)
 		return mmb_rules_update(rs, mask, e, NULL, NULL, 0, rule);
+	rv = mmb_entry_rules(rs, e);
+	if (mmb_rvec_lone(rv)) {
+		/* No list to take the entry along: an empty one does. */
+		rv = mmb_rvec_alloc(0, 0);
+		if (!rv)
+			return -ENOMEM;
+	}
 	mmb_bucket_del(rs, mask, t, e);
 	/* The entry goes with its last list, after a grace period. */
 	rv->dead = e;
@@ -691,20 +772,22 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 		unsigned int chain = 0;
 
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
-			const struct mmb_rvec *rv = mmb_entry_rules(rs, e);
-			unsigned int merged = 0;
+			unsigned int n = mmb_entry_nrules(rs, e), merged = 0, nres;
+			const struct mmb_resid *res;
+			const struct mmb_rule *rule;
 
 			info->chain_max = max(info->chain_max, ++chain);
 			info->entries++;
-			info->rules += rv->n;
-			for (j = 0; j < rv->n; j++) {
-				merged += !!rv->r[j].nres;
-				mmb_stats_read(rv->r[j].stats, &st);
+			info->rules += n;
+			for (j = 0; j < n; j++) {
+				rule = mmb_entry_rule(rs, e, j, &res, &nres);
+				merged += !!nres;
+				mmb_stats_read(rule->stats, &st);
 				info->hits += st.packets;
+				if (!info->first)
+					info->first = rule;
 			}
 			info->merged_max = max(info->merged_max, merged);
-			if (!info->first)
-				info->first = rv->r[0].rule;
 		}
 		cond_resched();
 	}

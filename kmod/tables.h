@@ -125,6 +125,22 @@ struct mmb_rvec {
 	struct mmb_rref r[];
 };
 
+/*
+ * An entry whose one rule has no residues (the common case: one rule per
+ * key, in the table of its own mask) has no list: its rules pointer is
+ * the rule's, tagged with MMB_RULES_LONE. That saves the list's 64 bytes
+ * per such rule; readers see either form.
+ */
+#define MMB_RULES_LONE	0x1UL
+
+/* The lone rule @rv stands for, or NULL if @rv is a list. */
+static __always_inline struct mmb_rule *mmb_rvec_lone(const struct mmb_rvec *rv)
+{
+	unsigned long p = (unsigned long)rv;
+
+	return p & MMB_RULES_LONE ? (struct mmb_rule *)(p & ~MMB_RULES_LONE) : NULL;
+}
+
 /* The residues of @rv's rules, after them. */
 static __always_inline struct mmb_resid *mmb_rvec_res(const struct mmb_rvec *rv)
 {
@@ -165,7 +181,7 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
 struct mmb_entry {
 	struct mmb_entry __rcu *next[2];
 	unsigned long hot;		/* counters | MMB_HOT_*, or 0: read @rules */
-	struct mmb_rvec __rcu *rules;
+	struct mmb_rvec __rcu *rules;	/* or a lone rule (MMB_RULES_LONE) */
 	struct mmb_chunk key[];		/* the mask's chunks only */
 };
 

@@ -1260,6 +1260,7 @@ static void classify_entry_list_test(struct kunit *test)
 	struct mmb_ruleset *rs = mmbt_rs(owner);
 	struct mmb_rule *r[4];
 	unsigned int i, drops = 0, accepts = 0;
+	struct mmb_table_info info;
 	struct mmb_verdict v;
 	struct mmb_pkt pkt;
 
@@ -1279,7 +1280,7 @@ static void classify_entry_list_test(struct kunit *test)
 			s->t[0].rate = MMB_RATE_ALWAYS / 2;
 		if (i == 3) {		/* a slow check the packet fails */
 			s->nmatches = 2;
-			s->m[1] = mt(MMB_FIELD_IP_TTL, MMB_OP_LT, 10);
+			s->m[1] = mt(MMB_FIELD_UDP_SPORT, MMB_OP_GE, 2000);
 		}
 		r[i] = mmb_rule_create(s, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(r[i]));
@@ -1313,6 +1314,25 @@ static void classify_entry_list_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rule_hits(r[2]), 1000);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[0]), 1002);
 	KUNIT_EXPECT_EQ(test, rule_hits(r[3]), 0);
+	/*
+	 * Down to the rule with a slow check: an entry without a list, whose
+	 * rule is read after the probe (no hot word).
+	 */
+	KUNIT_ASSERT_EQ(test, mmbt_remove(owner, r[0]), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(owner, r[2]), 0);
+	kfree_skb(classify_one(test, rs, &d, &pkt, &v));
+	KUNIT_EXPECT_FALSE(test, v.accept);
+	KUNIT_EXPECT_FALSE(test, v.drop);
+	KUNIT_EXPECT_EQ(test, rule_hits(r[3]), 0);
+	d.sport = 2500;
+	kfree_skb(classify_one(test, rs, &d, &pkt, &v));
+	KUNIT_EXPECT_TRUE(test, v.drop);
+	KUNIT_EXPECT_EQ(test, rule_hits(r[3]), 1);
+	/* Its removal takes the entry, and the table, along. */
+	KUNIT_ASSERT_EQ(test, mmbt_remove(owner, r[3]), 0);
+	kfree_skb(classify_one(test, rs, &d, &pkt, &v));
+	KUNIT_EXPECT_FALSE(test, v.drop);
+	KUNIT_EXPECT_EQ(test, mmbt_table(owner, 0, &info), -ENOENT);
 	rcu_barrier();
 }
 
