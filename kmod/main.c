@@ -58,9 +58,12 @@ static int __init mmb_init(void)
 	err = mmb_tables_init();
 	if (err)
 		return err;
-	err = mmb_conn_cache_init();
+	err = mmb_rule_caches_init();
 	if (err)
 		goto err_classify;
+	err = mmb_conn_cache_init();
+	if (err)
+		goto err_rule_caches;
 	err = mmb_rules_module_init();
 	if (err)
 		goto err_conn;
@@ -86,6 +89,8 @@ err_rules:
 	rcu_barrier();
 err_conn:
 	mmb_conn_cache_exit();
+err_rule_caches:
+	mmb_rule_caches_exit();
 err_classify:
 	mmb_tables_exit();
 	return err;
@@ -103,6 +108,7 @@ static void __exit mmb_exit(void)
 	rcu_barrier();
 	rcu_barrier();
 	mmb_conn_cache_exit();
+	mmb_rule_caches_exit();
 	mmb_tables_exit();
 }
 

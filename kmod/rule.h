@@ -87,7 +87,7 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * and their values (a five-tuple drop rule takes 113 bytes). Immutable
+ * and their values (a five-tuple drop rule takes 141 bytes). Immutable
  * once published; each ruleset holding it holds a reference (a
  * transaction's new ruleset shares the old one's rules), and the last
  * reference frees it after a grace period. The mask and key of its ==
@@ -108,6 +108,7 @@ struct mmb_rule {
 	bool stateful;		/* its matches create connections */
 	bool opts;		/* has option targets that may change a list's length */
 	bool dead;		/* unpublished: its connections end (READ_ONCE) */
+	u8 cache;		/* of mmb_rule_caches[] it came from, + 1; 0: kmalloc */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;
@@ -194,6 +195,8 @@ u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_k
 bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
 		    struct mmb_key *mask);
 void mmb_rule_free(struct mmb_rule *rule);
+int __init mmb_rule_caches_init(void);
+void mmb_rule_caches_exit(void);
 bool mmb_field_is_endpoint(unsigned int id);
 bool mmb_field_is_addr(unsigned int id);
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful);
