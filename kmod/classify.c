@@ -70,13 +70,19 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 	return true;
 }
 
-/* Does @pkt, which probed to @rv's entry, hold the rest of @r's matches? */
-static __always_inline bool mmb_rref_matches(const struct mmb_rvec *rv, const struct mmb_rref *r,
-					     const struct mmb_pkt *pkt, const struct sk_buff *skb)
+/* Does @pkt, which probed to @rv's entry, hold @r's residues? */
+static __always_inline bool mmb_rref_resid(const struct mmb_rvec *rv, const struct mmb_rref *r,
+					   const struct mmb_pkt *pkt)
 {
-	if (r->nres && !mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
-		return false;
-	return !r->rule->slow || mmb_rule_match_slow(r->rule, pkt, skb);
+	return !r->nres || mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key);
+}
+
+/* Does @pkt, which holds @rule's == matches and residues, hold its slow ones? */
+static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
+						const struct mmb_pkt *pkt,
+						const struct sk_buff *skb)
+{
+	return !rule->slow || mmb_rule_match_slow(rule, pkt, skb);
 }
 
 /* The verdict of @rule, whose == matches and residues @pkt holds. */
@@ -84,7 +90,7 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 					     const struct mmb_pkt *pkt,
 					     struct sk_buff *skb, struct mmb_verdict *v)
 {
-	if (rule->slow && !mmb_rule_match_slow(rule, pkt, skb))
+	if (!mmb_rule_slow_holds(rule, pkt, skb))
 		return;
 	if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
 		return;
@@ -128,7 +134,7 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 	for (i = 0; i < rv->n; i++) {
 		const struct mmb_rref *r = &rv->r[i];
 
-		if (!r->nres || mmb_resid_match(mmb_rvec_res(rv) + r->res, r->nres, &pkt->key))
+		if (mmb_rref_resid(rv, r, pkt))
 			mmb_verdict_rule(r->rule, pkt, skb, v);
 	}
 }
@@ -206,10 +212,11 @@ void mmb_classify_each(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			continue;
 		rv = rcu_dereference(e->rules);
 		lone = mmb_rvec_lone(rv);
-		if (lone && (!lone->slow || mmb_rule_match_slow(lone, pkt, skb)))
+		if (lone && mmb_rule_slow_holds(lone, pkt, skb))
 			fn(arg, lone);
 		for (j = 0; !lone && j < rv->n; j++)
-			if (mmb_rref_matches(rv, &rv->r[j], pkt, skb))
+			if (mmb_rref_resid(rv, &rv->r[j], pkt) &&
+			    mmb_rule_slow_holds(rv->r[j].rule, pkt, skb))
 				fn(arg, rv->r[j].rule);
 	}
 }

@@ -585,7 +585,8 @@ static unsigned int mmb_key_bits(const struct mmb_key *m)
 }
 
 /*
- * How many rules an entry of @mask may take from masks other than its own.
+ * How many rules an entry of @mask, which keeps @bits bits, may take from
+ * masks other than its own.
  * Each of them costs a residue compare for every packet that hits the
  * entry: an entry of a table that keeps the family and the L4 protocol
  * alone is hit by every packet of its protocol, so it takes one rule of
@@ -596,12 +597,12 @@ static unsigned int mmb_key_bits(const struct mmb_key *m)
  * well made more tables and lost more than it saved (FW 0.81 -> 0.74 of
  * the rate without a filter).
  */
-static unsigned int mmb_merge_limit(const struct mmb_mask *mask)
+static unsigned int mmb_merge_limit(const struct mmb_mask *mask, unsigned int bits)
 {
 	unsigned int coarse = hweight8(mask->m.b[MMB_IMG_FAMILY]) +
 			      hweight8(mask->m.b[MMB_IMG_L4PROTO]);
 
-	return mmb_key_bits(&mask->m) > coarse ? MMB_MERGE_LIMIT : 1;
+	return bits > coarse ? MMB_MERGE_LIMIT : 1;
 }
 
 /*
@@ -632,7 +633,8 @@ static struct mmb_mask *mmb_mask_choose(struct mmb_ruleset *rs,
 		if (pos)
 			n = mmb_entry_nrules(rs, pos);
 		bits = mmb_key_bits(&mask->m);
-		if (n >= mmb_merge_limit(mask) && memcmp(&mask->m, &img->mask, sizeof(img->mask)))
+		if (n >= mmb_merge_limit(mask, bits) &&
+		    memcmp(&mask->m, &img->mask, sizeof(img->mask)))
 			continue;
 		if (best && (bits < best_bits || (bits == best_bits && n >= best_n)))
 			continue;
