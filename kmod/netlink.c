@@ -120,7 +120,7 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 	if (mmb_nl_put_st(skb, &st) ||
 	    (counts && mmb_nl_put_counts(skb, n)) ||
 	    (rule && rule->opts &&
-	     nla_put_u64_64bit(skb, MMB_STATS_A_NOFIT, atomic64_read(&rule->nofit),
+	     nla_put_u64_64bit(skb, MMB_STATS_A_NOFIT, atomic64_read(mmb_rule_nofit(rule)),
 			       MMB_STATS_A_PAD)))
 		goto cancel;
 	nla_nest_end(skb, nest);

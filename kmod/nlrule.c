@@ -654,24 +654,28 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 	list = nla_nest_start(skb, MMB_RULE_A_TARGETS);
 	if (!list)
 		return -EMSGSIZE;
+	/* A verdict is a rule's only target, kept in its flags. */
+	if (mmb_rule_verdict_only(rule)) {
+		nest = nla_nest_start(skb, 1);
+		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, rule->accept ?
+					MMB_TARGET_ACCEPT : MMB_TARGET_DROP) ||
+		    (rule->drop && rule->drop_rate != MMB_RATE_ALWAYS &&
+		     nla_put_u32(skb, MMB_TARGET_A_RATE, rule->drop_rate)))
+			return -EMSGSIZE;
+		nla_nest_end(skb, nest);
+	}
 	for (i = 0; i < rule->ntargets; i++) {
 		const struct mmb_target *t = &mmb_rule_targets(rule)[i];
 
 		nest = nla_nest_start(skb, i + 1);
-		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, t->type))
-			return -EMSGSIZE;
-		if (t->type == MMB_TARGET_DROP && t->rate != MMB_RATE_ALWAYS &&
-		    nla_put_u32(skb, MMB_TARGET_A_RATE, t->rate))
-			return -EMSGSIZE;
-		if ((t->kind && nla_put_u8(skb, MMB_TARGET_A_KIND, t->kind)) ||
-		    (t->invert && nla_put_flag(skb, MMB_TARGET_A_INVERT)))
-			return -EMSGSIZE;
-		if (t->type != MMB_TARGET_DROP && t->type != MMB_TARGET_ACCEPT &&
-		    (nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
-		     ((t->vlen || t->type == MMB_TARGET_MOD) &&
-		      nla_put(skb, MMB_TARGET_A_VALUE, t->vlen, mmb_target_value(rule, t))) ||
-		     (t->plen != mmb_field(t->field)->bits &&
-		      nla_put_u8(skb, MMB_TARGET_A_PREFIX, t->plen))))
+		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, t->type) ||
+		    (t->kind && nla_put_u8(skb, MMB_TARGET_A_KIND, t->kind)) ||
+		    (t->invert && nla_put_flag(skb, MMB_TARGET_A_INVERT)) ||
+		    nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
+		    ((t->vlen || t->type == MMB_TARGET_MOD) &&
+		     nla_put(skb, MMB_TARGET_A_VALUE, t->vlen, mmb_target_value(rule, t))) ||
+		    (t->plen != mmb_field(t->field)->bits &&
+		     nla_put_u8(skb, MMB_TARGET_A_PREFIX, t->plen)))
 			return -EMSGSIZE;
 		nla_nest_end(skb, nest);
 	}

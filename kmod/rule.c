@@ -451,16 +451,49 @@ static size_t mmb_spec_values(const struct mmb_rule_spec *spec)
 	return n;
 }
 
+/* Does @spec accept or drop (its only target then), which its rule's flags say? */
+static bool mmb_spec_verdict_only(const struct mmb_rule_spec *spec)
+{
+	return spec->t[0].type == MMB_TARGET_ACCEPT || spec->t[0].type == MMB_TARGET_DROP;
+}
+
+/* Has @spec option targets, whose rule keeps a count of the ones not added? */
+static bool mmb_spec_opts(const struct mmb_rule_spec *spec)
+{
+	unsigned int i;
+
+	for (i = 0; i < spec->ntargets; i++)
+		if (mmb_target_is_opts(spec->t[i].type, spec->t[i].field))
+			return true;
+	return false;
+}
+
+/* The size of a rule for @spec. */
+static size_t mmb_spec_size(const struct mmb_rule_spec *spec)
+{
+	size_t n = sizeof(struct mmb_rule) + spec->nmatches * sizeof(struct mmb_match) +
+		   mmb_spec_values(spec);
+
+	if (mmb_spec_verdict_only(spec))
+		return n;
+	n += spec->ntargets * sizeof(struct mmb_target);
+	if (mmb_spec_opts(spec))
+		n = ALIGN(n, __alignof__(atomic64_t)) + sizeof(atomic64_t);
+	return n;
+}
+
 /* Fill @rule, allocated for @spec, from it; and spec->img. */
 static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 {
 	struct mmb_target *t = (struct mmb_target *)&rule->m[spec->nmatches];
-	u8 *values = (u8 *)(t + spec->ntargets);
 	unsigned int i, off = 0;
+	u8 *values;
 
 	rule->nmatches = spec->nmatches;
-	rule->ntargets = spec->ntargets;
+	rule->ntargets = mmb_spec_verdict_only(spec) ? 0 : spec->ntargets;
 	rule->stateful = spec->stateful;
+	rule->opts = mmb_spec_opts(spec);
+	values = (u8 *)(t + rule->ntargets);
 	for (i = 0; i < spec->nmatches; i++) {
 		const struct mmb_match_spec *ms = &spec->m[i];
 
@@ -471,27 +504,26 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 		memcpy(values + off, ms->value, ms->vlen);
 		off += ms->vlen;
 	}
-	for (i = 0; i < spec->ntargets; i++) {
+	if (spec->t[0].type == MMB_TARGET_ACCEPT) {
+		rule->accept = true;
+	} else if (spec->t[0].type == MMB_TARGET_DROP) {
+		rule->drop = true;
+		rule->drop_rate = spec->t[0].rate;
+	}
+	for (i = 0; i < rule->ntargets; i++) {
 		const struct mmb_target_spec *ts = &spec->t[i];
 
 		t[i] = (struct mmb_target){
 			.type = ts->type, .field = ts->field, .plen = ts->plen,
-			.vlen = ts->vlen, .rate = ts->rate, .voff = off,
+			.vlen = ts->vlen, .voff = off,
 			.kind = ts->kind, .invert = ts->invert,
 		};
 		memcpy(values + off, ts->value, ts->vlen);
 		off += ts->vlen;
-		if (ts->type == MMB_TARGET_ACCEPT) {
-			rule->accept = true;
-		} else if (ts->type == MMB_TARGET_DROP) {
-			rule->drop = true;
-			rule->drop_rate = ts->rate;
-		} else if (mmb_target_is_nat(&t[i], spec->stateful)) {
+		if (mmb_target_is_nat(&t[i], spec->stateful))
 			rule->nat = true;
-		} else {
+		else
 			rule->rewrite = true;
-			rule->opts |= mmb_target_is_opts(ts->type, ts->field);
-		}
 	}
 	rule->slow = mmb_rule_key(rule, &spec->img.mask, &spec->img.key);
 }
@@ -499,7 +531,7 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 /*
  * Rules come from caches whose sizes are 16 bytes apart, up to 256 bytes
  * (larger ones from kmalloc): kmalloc's are 64 bytes apart there, and a
- * five-tuple drop rule of 141 bytes took a 192-byte object.
+ * five-tuple drop rule of 109 bytes would take a 128-byte object.
  */
 #define MMB_RULE_STEP		16
 #define MMB_RULE_CACHES		(256 / MMB_RULE_STEP)
@@ -512,8 +544,8 @@ int __init mmb_rule_caches_init(void)
 	unsigned int i;
 
 	BUILD_BUG_ON(MMB_RULE_STEP % __alignof__(struct mmb_rule));
-	/* The smallest rule, one match and one target, needs the first of them. */
-	for (i = (sizeof(struct mmb_rule) + sizeof(struct mmb_match)) / MMB_RULE_STEP;
+	/* The smallest rule, "all" with a verdict, needs the first of them. */
+	for (i = DIV_ROUND_UP(sizeof(struct mmb_rule), MMB_RULE_STEP) - 1;
 	     i < MMB_RULE_CACHES; i++) {
 		snprintf(name, sizeof(name), "mmb_rule_%u", (i + 1) * MMB_RULE_STEP);
 		mmb_rule_caches[i] = kmem_cache_create(name, (i + 1) * MMB_RULE_STEP,
@@ -566,11 +598,12 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	/* The targets follow the matches, aligned. */
 	BUILD_BUG_ON(offsetof(struct mmb_rule, m) % __alignof__(struct mmb_target) ||
 		     sizeof(struct mmb_match) % __alignof__(struct mmb_target));
+	/* The count of options not added, aligned in the rule as in its size. */
+	BUILD_BUG_ON(__alignof__(struct mmb_rule) < __alignof__(atomic64_t));
 	ret = mmb_check_spec(spec, &family, &l4, err);
 	if (ret)
 		return ERR_PTR(ret);
-	rule = mmb_rule_alloc(struct_size(rule, m, spec->nmatches) +
-			      spec->ntargets * sizeof(struct mmb_target) + mmb_spec_values(spec));
+	rule = mmb_rule_alloc(mmb_spec_size(spec));
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
 	rule->stats = mmb_stats_take(pool ?: &one, &rule->sblk);

@@ -73,7 +73,10 @@ struct mmb_match {
 	u16 voff;		/* of its value in the rule's values */
 };
 
-/* A target as a rule keeps it; a mod's value is among the rule's values. */
+/*
+ * A target as a rule keeps it, 10 bytes; a mod's value is among the rule's
+ * values. Accept and drop are kept in the rule's flags instead.
+ */
 struct mmb_target {
 	u8 type;
 	u8 plen;
@@ -81,14 +84,17 @@ struct mmb_target {
 	u8 kind;		/* of an option target on MMB_FIELD_TCP_OPT */
 	u16 field;
 	u16 voff;
-	u32 rate;		/* of a drop, millionths */
 	bool invert;		/* of a strip */
 };
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * and their values (a five-tuple drop rule takes 141 bytes). Immutable
- * once published; each ruleset holding it holds a reference (a
+ * and their values (a five-tuple drop rule takes 109 bytes). A rule that
+ * accepts or drops (its only target then) keeps no target: its flags and
+ * drop_rate say it (mmb_rule_verdict_only()). A rule with option targets
+ * keeps the count of options it could not add after its values
+ * (mmb_rule_nofit()): rare, so neither per CPU nor in every rule.
+ * Immutable once published; each ruleset holding it holds a reference (a
  * transaction's new ruleset shares the old one's rules), and the last
  * reference frees it after a grace period. The mask and key of its ==
  * matches are not kept: mmb_rule_key() computes them again (a rule being
@@ -101,21 +107,20 @@ struct mmb_rule {
 	u8 ntargets;
 	u8 family;		/* 0, 4 or 6: what its fields pin it to */
 	u8 l4;			/* 0 or an IP protocol, likewise */
-	bool accept;
-	bool drop;
-	bool rewrite;		/* rewrites each packet it matches (mod) */
-	bool nat;		/* rewrites its connections' packets (map, shuffle) */
-	bool stateful;		/* its matches create connections */
-	bool opts;		/* has option targets that may change a list's length */
-	bool dead;		/* unpublished: its connections end (READ_ONCE) */
 	u8 cache;		/* of mmb_rule_caches[] it came from, + 1; 0: kmalloc */
+	bool dead;		/* unpublished: its connections end (READ_ONCE) */
+	bool accept:1;
+	bool drop:1;
+	bool rewrite:1;		/* rewrites each packet it matches (mod) */
+	bool nat:1;		/* rewrites its connections' packets (map, shuffle) */
+	bool stateful:1;	/* its matches create connections */
+	bool opts:1;		/* has option targets that may change a list's length */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;
 	struct mmb_stats_block *sblk;	/* where @stats lives */
-	atomic64_t nofit;	/* options it could not add: rare, so not per CPU */
 	struct rcu_head rcu;
-	struct mmb_match m[];	/* then the targets, then the values */
+	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
 
 /*
@@ -143,6 +148,24 @@ static inline const struct mmb_target *mmb_rule_targets(const struct mmb_rule *r
 static inline const u8 *mmb_rule_values(const struct mmb_rule *rule)
 {
 	return (const u8 *)(mmb_rule_targets(rule) + rule->ntargets);
+}
+
+/*
+ * Options @rule could not add, counted after its values; for a rule with
+ * option targets (rule->opts) only.
+ */
+static inline atomic64_t *mmb_rule_nofit(const struct mmb_rule *rule)
+{
+	const struct mmb_target *last = &mmb_rule_targets(rule)[rule->ntargets - 1];
+
+	return (atomic64_t *)PTR_ALIGN(mmb_rule_values(rule) + last->voff + last->vlen,
+				       __alignof__(atomic64_t));
+}
+
+/* Does @rule keep no target, accepting or dropping? */
+static inline bool mmb_rule_verdict_only(const struct mmb_rule *rule)
+{
+	return !rule->ntargets;
 }
 
 static inline const u8 *mmb_match_value(const struct mmb_rule *rule,

@@ -375,7 +375,7 @@ static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule
 		if (l->bytes + t[i].vlen - l->o[at].len > MAX_TCP_OPTION_SPACE) {
 			/* A counter in the rule, not the rule. */
 			if (count)
-				atomic64_inc((atomic64_t *)&rule->nofit);
+				atomic64_inc(mmb_rule_nofit(rule));
 			continue;
 		}
 		l->bytes += t[i].vlen - l->o[at].len;
@@ -399,7 +399,7 @@ static bool mmb_optlist_apply(struct mmb_optlist *l, const struct mmb_rule *rule
 			continue;
 		if (l->bytes + 2 + t[i].vlen > MAX_TCP_OPTION_SPACE) {
 			if (count)
-				atomic64_inc((atomic64_t *)&rule->nofit);
+				atomic64_inc(mmb_rule_nofit(rule));
 			continue;
 		}
 		l->o[l->n].kind = kind;

@@ -622,6 +622,120 @@ static void netlink_dump_consistent_test(struct kunit *test)
 }
 
 /*
+ * A rule keeps no target when it accepts or drops (its only target then);
+ * a dump gives its targets back all the same, in the order they were
+ * given. Each case: a rule of "tcp-dport 80" and up to three targets, a type
+ * and a field (mod of tcp-sport to 443, strip, add of option 253 with one
+ * byte) or a rate (drop).
+ */
+struct nlt_tg {
+	u8 type;
+	u16 field;
+	u32 rate;
+};
+
+struct nlt_tgs {
+	unsigned int n;
+	struct nlt_tg tg[3];
+};
+
+static void nlt_add_targets(struct nlt *t, const struct nlt_tgs *w)
+{
+	unsigned int rule, list, nest, i;
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nlt_match(t, 1, MMB_FIELD_TCP_DPORT, 80);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	for (i = 0; i < w->n; i++) {
+		const struct nlt_tg *g = &w->tg[i];
+
+		nest = nlt_nest(t, i + 1);
+		nlt_u8(t, MMB_TARGET_A_TYPE, g->type);
+		if (g->rate)
+			nlt_u32(t, MMB_TARGET_A_RATE, g->rate);
+		if (g->field)
+			nlt_u16(t, MMB_TARGET_A_FIELD, g->field);
+		if (g->field == MMB_FIELD_TCP_OPT)
+			nlt_u8(t, MMB_TARGET_A_KIND, 253);
+		if (g->type == MMB_TARGET_ADD)
+			nlt_put(t, MMB_TARGET_A_VALUE, "\x05", 1);
+		if (g->type == MMB_TARGET_MOD)
+			nlt_put(t, MMB_TARGET_A_VALUE, "\x01\xbb", 2);
+		nlt_nest_end(t, nest);
+	}
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+}
+
+static void nlt_targets_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
+{
+	struct nlattr *rule, *list, *tg, *a;
+	struct nlt_tgs *got = arg;
+	int rem;
+
+	rule = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_RULE);
+	KUNIT_ASSERT_NOT_NULL(t->test, rule);
+	list = nla_find_nested(rule, MMB_RULE_A_TARGETS);
+	KUNIT_ASSERT_NOT_NULL(t->test, list);
+	nla_for_each_nested(tg, list, rem) {
+		struct nlt_tg *g = &got->tg[got->n];
+
+		if (got->n++ == ARRAY_SIZE(got->tg))
+			return;
+		a = nla_find_nested(tg, MMB_TARGET_A_TYPE);
+		g->type = a ? nla_get_u8(a) : 0xff;
+		a = nla_find_nested(tg, MMB_TARGET_A_FIELD);
+		g->field = a ? nla_get_u16(a) : 0;
+		a = nla_find_nested(tg, MMB_TARGET_A_RATE);
+		g->rate = a ? nla_get_u32(a) : 0;
+	}
+}
+
+static void netlink_dump_targets_test(struct kunit *test)
+{
+	static const struct nlt_tgs cases[] = {
+		{ 1, { { MMB_TARGET_DROP } } },
+		{ 1, { { MMB_TARGET_ACCEPT } } },
+		{ 1, { { MMB_TARGET_DROP, 0, 250000 } } },
+		{ 1, { { MMB_TARGET_MOD, MMB_FIELD_TCP_SPORT } } },
+		{ 3, { { MMB_TARGET_STRIP, MMB_FIELD_TCP_OPT_MSS },
+		       { MMB_TARGET_ADD, MMB_FIELD_TCP_OPT },
+		       { MMB_TARGET_MOD, MMB_FIELD_TCP_SPORT } } },
+	};
+	struct mmb_rule *rule;
+	struct nlt_tgs got;
+	unsigned int i;
+	struct nlt t;
+	bool verdict;
+
+	nlt_open(test, &t);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+		nlt_add_targets(&t, &cases[i]);
+		KUNIT_ASSERT_EQ_MSG(test, nlt_send(&t), 0, "case %u", i);
+		rule = mmb_ruleset_find(nlt_rules(), t.handle);
+		KUNIT_ASSERT_NOT_NULL(test, rule);
+		/* A verdict, always a rule's one target, is in its flags only. */
+		verdict = cases[i].tg[0].type == MMB_TARGET_DROP ||
+			  cases[i].tg[0].type == MMB_TARGET_ACCEPT;
+		KUNIT_EXPECT_EQ_MSG(test, rule->ntargets, verdict ? 0 : cases[i].n, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, (bool)rule->drop,
+				    cases[i].tg[0].type == MMB_TARGET_DROP, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, (bool)rule->accept,
+				    cases[i].tg[0].type == MMB_TARGET_ACCEPT, "case %u", i);
+		memset(&got, 0, sizeof(got));
+		KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlt_targets_cb, &got), 1);
+		KUNIT_EXPECT_EQ_MSG(test, got.n, cases[i].n, "case %u", i);
+		KUNIT_EXPECT_MEMEQ_MSG(test, got.tg, cases[i].tg, sizeof(got.tg), "case %u", i);
+	}
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
+/*
  * Random corruptions of valid batches: one attribute left out (its nests
  * shortened to match), its length, type or nested flag changed, a byte of
  * it set at random, or the message cut short. Whatever comes back, the
@@ -737,6 +851,7 @@ static struct kunit_case mmb_netlink_cases[] = {
 	KUNIT_CASE(netlink_refusals_test),
 	KUNIT_CASE(netlink_batch_test),
 	KUNIT_CASE(netlink_dump_consistent_test),
+	KUNIT_CASE(netlink_dump_targets_test),
 	KUNIT_CASE(netlink_fuzz_test),
 	{}
 };
