@@ -72,8 +72,8 @@ static void mmb_tuple_addrs(const u8 *img, struct mmb_tuple *t)
 	if (t->family == 4) {
 		memset(&t->src, 0, sizeof(t->src));
 		memset(&t->dst, 0, sizeof(t->dst));
-		memcpy(&t->src.ip, img + MMB_IMG_IP4 + 12, 4);
-		memcpy(&t->dst.ip, img + MMB_IMG_IP4 + 16, 4);
+		memcpy(&t->src.ip, img + MMB_IMG_IP4_SADDR, 4);
+		memcpy(&t->dst.ip, img + MMB_IMG_IP4_DADDR, 4);
 	} else {
 		memcpy(&t->src.in6, img + MMB_IMG_IP6 + 8, 16);
 		memcpy(&t->dst.in6, img + MMB_IMG_IP6 + 24, 16);
@@ -182,7 +182,7 @@ static bool mmb_quote_ipv4(const struct sk_buff *skb, const struct mmb_pkt *pkt,
 	if (!iph || iph->version != 4 || iph->ihl < 5 || iph->frag_off & htons(IP_OFFSET))
 		return false;
 	/* The error goes back to whoever sent the quoted packet. */
-	if (memcmp(&iph->saddr, &pkt->key.b[MMB_IMG_IP4 + 16], 4))
+	if (memcmp(&iph->saddr, &pkt->key.b[MMB_IMG_IP4_DADDR], 4))
 		return false;
 	t->proto = iph->protocol;
 	memset(&t->src, 0, sizeof(t->src));

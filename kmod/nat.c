@@ -448,7 +448,7 @@ int mmb_nat_icmp(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mm
 
 	/* The quoted packet's tuple, as it left, is @cur inverted. */
 	if (test_bit(MMB_CONN_MAPPED, &c->status)) {
-		src = &pkt->key.b[v4 ? MMB_IMG_IP4 + 12 : MMB_IMG_IP6 + 8];
+		src = &pkt->key.b[v4 ? MMB_IMG_IP4_SADDR : MMB_IMG_IP6 + 8];
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
 					(const u8 *)&o->src, alen, alen * 8);
 		if (!err && !memcmp(src, &cur->src, alen))

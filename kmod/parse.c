@@ -108,7 +108,9 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 	pkt->l7off = hlen;
 	pkt->key.b[MMB_IMG_FAMILY] = 4;
 	pkt->key.b[MMB_IMG_L4PROTO] = iph->protocol;
-	memcpy(&pkt->key.b[MMB_IMG_IP4], iph, sizeof(*iph));
+	memcpy(&pkt->key.b[MMB_IMG_IP4], iph, offsetof(struct iphdr, saddr));
+	memcpy(&pkt->key.b[MMB_IMG_IP4_SADDR], &iph->saddr, 4);
+	memcpy(&pkt->key.b[MMB_IMG_IP4_DADDR], &iph->daddr, 4);
 	if (ip_is_fragment(iph)) {
 		unsigned int offset = ntohs(iph->frag_off) & IP_OFFSET;
 

@@ -19,12 +19,13 @@
  *   0  family (4 or 6)      1  L4 protocol       2  MMB_KF_* flags
  *   3  TCP window scale (its option's value, if of its size)
  *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
- *   8  ingress ifindex (big endian)
- *  12  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
+ *   8  IPv4 source address    12  IPv4 destination address
+ *  16  ingress ifindex (big endian)
+ *  20  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
  *      named one, the last bit for any option at all
- *  13  MMB_OPTV_* (which option values of 3 and 14 are there)
- *  14  TCP MSS (its option's value, if of its size)
- *  20  IPv4 header bytes 0-19 (addresses in chunk 2)
+ *  21  MMB_OPTV_* (which option values of 3 and 22 are there)
+ *  22  TCP MSS (its option's value, if of its size)
+ *  24  IPv4 header bytes 0-11 (its addresses are at 8)
  *  24  IPv6 header bytes 0-39 (addresses in chunks 2 and 3)
  *  64  L4 header bytes 4-19
  *
@@ -32,6 +33,10 @@
  * (tcpopt.c): the first option of a kind counts, a malformed one ends the
  * list. Then "tcp-opt-mss 1460" or "! tcp-opt-sackp" is a key in
  * a table like any other field.
+ *
+ * Chunk 0 holds all of an IPv4 five-tuple: a rule on addresses, protocol
+ * and ports, the most common kind, has a key of one chunk, and its table
+ * entry is 48 bytes, not 64.
  */
 #define MMB_KEY_CHUNKS		5
 #define MMB_IMG_FAMILY		0
@@ -39,11 +44,13 @@
 #define MMB_IMG_FLAGS		2
 #define MMB_IMG_WSCALE		3
 #define MMB_IMG_L4_LO		4
-#define MMB_IMG_IFINDEX		8
-#define MMB_IMG_OPTS		12
-#define MMB_IMG_OPTV		13
-#define MMB_IMG_MSS		14
-#define MMB_IMG_IP4		20
+#define MMB_IMG_IP4_SADDR	8
+#define MMB_IMG_IP4_DADDR	12
+#define MMB_IMG_IFINDEX		16
+#define MMB_IMG_OPTS		20
+#define MMB_IMG_OPTV		21
+#define MMB_IMG_MSS		22
+#define MMB_IMG_IP4		24	/* bytes 0-11 */
 #define MMB_IMG_IP6		24
 #define MMB_IMG_L4_HI		64
 

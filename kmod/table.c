@@ -137,10 +137,13 @@ static void mmb_entry_set_rules(struct mmb_entry *e, struct mmb_rvec *rv)
  * Entries come from caches of their own, packed densely: a large table
  * then spans half the pages it did when entries shared kmalloc's slabs
  * with other objects of their size, and a probe misses the TLB less.
+ * A key of one chunk (an IPv4 five-tuple: pkt.h) makes a 48-byte entry,
+ * packed without padding to a line: half of them span two lines, which a
+ * probe fetches at once; the other caches align entries to lines.
  */
-#define MMB_ENTRY_SHORT	2		/* chunks of key of the first cache */
+enum { MMB_ENTRY_ONE, MMB_ENTRY_SHORT, MMB_ENTRY_LONG, MMB_ENTRY_CACHES };
 
-static struct kmem_cache *mmb_entry_caches[2];
+static struct kmem_cache *mmb_entry_caches[MMB_ENTRY_CACHES];
 
 static size_t mmb_entry_size(unsigned int nkey)
 {
@@ -149,21 +152,26 @@ static size_t mmb_entry_size(unsigned int nkey)
 
 static struct kmem_cache *mmb_entry_cache(unsigned int nkey)
 {
-	return mmb_entry_caches[nkey > MMB_ENTRY_SHORT];
+	return mmb_entry_caches[nkey <= 1 ? MMB_ENTRY_ONE :
+				nkey == 2 ? MMB_ENTRY_SHORT : MMB_ENTRY_LONG];
 }
 
 int __init mmb_tables_init(void)
 {
-	slab_flags_t flags = SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT | SLAB_NO_MERGE;
+	slab_flags_t flags = SLAB_ACCOUNT | SLAB_NO_MERGE;
 
-	/* An entry with a short key is one cache line. */
-	BUILD_BUG_ON(struct_size_t(struct mmb_entry, key, MMB_ENTRY_SHORT) > SMP_CACHE_BYTES);
+	/* An entry with a key of two chunks is one cache line. */
+	BUILD_BUG_ON(mmb_entry_size(2) > SMP_CACHE_BYTES);
 
-	mmb_entry_caches[0] = kmem_cache_create("mmb_entry", mmb_entry_size(MMB_ENTRY_SHORT),
-						0, flags, NULL);
-	mmb_entry_caches[1] = kmem_cache_create("mmb_entry_long",
-						mmb_entry_size(MMB_KEY_CHUNKS), 0, flags, NULL);
-	if (!mmb_entry_caches[0] || !mmb_entry_caches[1]) {
+	mmb_entry_caches[MMB_ENTRY_ONE] = kmem_cache_create("mmb_entry_1", mmb_entry_size(1),
+							    0, flags, NULL);
+	mmb_entry_caches[MMB_ENTRY_SHORT] = kmem_cache_create("mmb_entry", mmb_entry_size(2), 0,
+							      flags | SLAB_HWCACHE_ALIGN, NULL);
+	mmb_entry_caches[MMB_ENTRY_LONG] = kmem_cache_create("mmb_entry_long",
+							     mmb_entry_size(MMB_KEY_CHUNKS), 0,
+							     flags | SLAB_HWCACHE_ALIGN, NULL);
+	if (!mmb_entry_caches[MMB_ENTRY_ONE] || !mmb_entry_caches[MMB_ENTRY_SHORT] ||
+	    !mmb_entry_caches[MMB_ENTRY_LONG]) {
 		mmb_tables_exit();
 		return -ENOMEM;
 	}
@@ -173,8 +181,10 @@ int __init mmb_tables_init(void)
 /* After every entry is freed (rcu_barrier() for the last ones). */
 void mmb_tables_exit(void)
 {
-	kmem_cache_destroy(mmb_entry_caches[1]);
-	kmem_cache_destroy(mmb_entry_caches[0]);
+	int i;
+
+	for (i = MMB_ENTRY_CACHES - 1; i >= 0; i--)
+		kmem_cache_destroy(mmb_entry_caches[i]);
 }
 
 static void mmb_rvec_free_rcu(struct rcu_head *head)
@@ -567,8 +577,8 @@ static void mmb_mask_relax(const struct mmb_key *m, const struct mmb_key *k,
 	if (m->b[MMB_IMG_FAMILY] != 0xff)
 		return;
 	if (k->b[MMB_IMG_FAMILY] == 4) {
-		mmb_prefix_relax(&out->b[MMB_IMG_IP4 + 12], 4, 4);
-		mmb_prefix_relax(&out->b[MMB_IMG_IP4 + 16], 4, 4);
+		mmb_prefix_relax(&out->b[MMB_IMG_IP4_SADDR], 4, 4);
+		mmb_prefix_relax(&out->b[MMB_IMG_IP4_DADDR], 4, 4);
 	} else {
 		mmb_prefix_relax(&out->b[MMB_IMG_IP6 + 8], 16, 16);
 		mmb_prefix_relax(&out->b[MMB_IMG_IP6 + 24], 16, 16);
