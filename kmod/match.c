@@ -127,12 +127,16 @@ bool mmb_match_eval(const struct mmb_match_spec *ms, const struct mmb_pkt *pkt,
 bool mmb_rule_match_slow(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 			 const struct sk_buff *skb)
 {
-	unsigned long slow = rule->slow;
+	const u8 *value = mmb_rule_values(rule);
+	u32 slow = rule->slow;
 	unsigned int i;
 
-	for_each_set_bit(i, &slow, MMB_MAX_MATCHES)
-		if (!mmb_match_holds(&rule->m[i], mmb_match_value(rule, &rule->m[i]), pkt, skb))
+	/* Values follow one another in match order. */
+	for (i = 0; slow; i++, slow >>= 1) {
+		if ((slow & 1) && !mmb_match_holds(&rule->m[i], value, pkt, skb))
 			return false;
+		value += rule->m[i].vlen;
+	}
 	return true;
 }
 

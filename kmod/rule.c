@@ -468,15 +468,15 @@ static bool mmb_spec_opts(const struct mmb_rule_spec *spec)
 	return false;
 }
 
-/* The size of a rule for @spec. */
+/* The size of a rule for @spec, laid out as rule.h's accessors read it. */
 static size_t mmb_spec_size(const struct mmb_rule_spec *spec)
 {
-	size_t n = sizeof(struct mmb_rule) + spec->nmatches * sizeof(struct mmb_match) +
-		   mmb_spec_values(spec);
+	size_t n = ALIGN(sizeof(struct mmb_rule) + spec->nmatches * sizeof(struct mmb_match),
+			 __alignof__(struct mmb_target));
 
-	if (mmb_spec_verdict_only(spec))
-		return n;
-	n += spec->ntargets * sizeof(struct mmb_target);
+	if (!mmb_spec_verdict_only(spec))
+		n += spec->ntargets * sizeof(struct mmb_target);
+	n += mmb_spec_values(spec);
 	if (mmb_spec_opts(spec))
 		n = ALIGN(n, __alignof__(atomic64_t)) + sizeof(atomic64_t);
 	return n;
@@ -485,7 +485,7 @@ static size_t mmb_spec_size(const struct mmb_rule_spec *spec)
 /* Fill @rule, allocated for @spec, from it; and spec->img. */
 static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 {
-	struct mmb_target *t = (struct mmb_target *)&rule->m[spec->nmatches];
+	struct mmb_target *t;
 	unsigned int i, off = 0;
 	u8 *values;
 
@@ -493,13 +493,14 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 	rule->ntargets = mmb_spec_verdict_only(spec) ? 0 : spec->ntargets;
 	rule->stateful = spec->stateful;
 	rule->opts = mmb_spec_opts(spec);
-	values = (u8 *)(t + rule->ntargets);
+	t = (struct mmb_target *)mmb_rule_targets(rule);
+	values = (u8 *)mmb_rule_values(rule);
 	for (i = 0; i < spec->nmatches; i++) {
 		const struct mmb_match_spec *ms = &spec->m[i];
 
 		rule->m[i] = (struct mmb_match){
 			.field = ms->field, .op = ms->op, .plen = ms->plen,
-			.vlen = ms->vlen, .kind = ms->kind, .voff = off,
+			.vlen = ms->vlen, .kind = ms->kind,
 		};
 		memcpy(values + off, ms->value, ms->vlen);
 		off += ms->vlen;
@@ -595,9 +596,8 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	u8 family = 0, l4 = 0;
 	int ret;
 
-	/* The targets follow the matches, aligned. */
-	BUILD_BUG_ON(offsetof(struct mmb_rule, m) % __alignof__(struct mmb_target) ||
-		     sizeof(struct mmb_match) % __alignof__(struct mmb_target));
+	/* A match keeps its field in a byte. */
+	BUILD_BUG_ON(MMB_FIELD_MAX > U8_MAX);
 	/* The count of options not added, aligned in the rule as in its size. */
 	BUILD_BUG_ON(__alignof__(struct mmb_rule) < __alignof__(atomic64_t));
 	ret = mmb_check_spec(spec, &family, &l4, err);

@@ -61,16 +61,15 @@ struct mmb_rule_spec {
 };
 
 /*
- * A match as a rule keeps it, 8 bytes; its value, vlen bytes, is among the
- * rule's values (mmb_match_value()).
+ * A match as a rule keeps it, 5 bytes. Its value, vlen bytes, is among the
+ * rule's values, after those of the matches before it (mmb_match_value()).
  */
 struct mmb_match {
-	u16 field;
+	u8 field;
 	u8 op;
 	u8 plen;
 	u8 vlen;
 	u8 kind;
-	u16 voff;		/* of its value in the rule's values */
 };
 
 /*
@@ -89,7 +88,7 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * and their values (a five-tuple drop rule takes 109 bytes). A rule that
+ * (aligned) and their values (a five-tuple drop rule takes 95 bytes). A rule that
  * accepts or drops (its only target then) keeps no target: its flags and
  * drop_rate say it (mmb_rule_verdict_only()). A rule with option targets
  * keeps the count of options it could not add after its values
@@ -142,7 +141,8 @@ static inline bool mmb_target_is_opts(u8 type, u16 field)
 
 static inline const struct mmb_target *mmb_rule_targets(const struct mmb_rule *rule)
 {
-	return (const struct mmb_target *)&rule->m[rule->nmatches];
+	return PTR_ALIGN((const struct mmb_target *)&rule->m[rule->nmatches],
+			 __alignof__(struct mmb_target));
 }
 
 static inline const u8 *mmb_rule_values(const struct mmb_rule *rule)
@@ -168,10 +168,16 @@ static inline bool mmb_rule_verdict_only(const struct mmb_rule *rule)
 	return !rule->ntargets;
 }
 
+/* The value of match @m of @rule: after those of the matches before it. */
 static inline const u8 *mmb_match_value(const struct mmb_rule *rule,
 					const struct mmb_match *m)
 {
-	return mmb_rule_values(rule) + m->voff;
+	const u8 *value = mmb_rule_values(rule);
+	const struct mmb_match *p;
+
+	for (p = rule->m; p < m; p++)
+		value += p->vlen;
+	return value;
 }
 
 static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
