@@ -207,24 +207,37 @@ static struct mmb_rvec *mmb_rvec_one(struct mmb_rule *rule, const struct mmb_res
 	return rv;
 }
 
+static void mmb_table_free(struct mmb_table *t)
+{
+	if (t) {
+		kvfree(t->filter);
+		kvfree(t->buckets);
+		kfree(t);
+	}
+}
+
 static struct mmb_table *mmb_table_alloc(unsigned int size, u8 ver)
 {
 	struct mmb_table *t;
 
 	BUILD_BUG_ON(MMB_TABLE_MIN >> MMB_FILTER_SHIFT < 1);
-	t = kvzalloc(struct_size(t, buckets, size) +
-		     (size >> MMB_FILTER_SHIFT) * sizeof(*t->filter), GFP_KERNEL_ACCOUNT);
-	if (t) {
-		t->size_mask = size - 1;
-		t->ver = ver;
-		t->filter = (u64 *)&t->buckets[size];
+	t = kzalloc(sizeof(*t), GFP_KERNEL_ACCOUNT);
+	if (!t)
+		return NULL;
+	t->size_mask = size - 1;
+	t->ver = ver;
+	t->buckets = kvcalloc(size, sizeof(*t->buckets), GFP_KERNEL_ACCOUNT);
+	t->filter = kvcalloc(size >> MMB_FILTER_SHIFT, sizeof(*t->filter), GFP_KERNEL_ACCOUNT);
+	if (!t->buckets || !t->filter) {
+		mmb_table_free(t);
+		return NULL;
 	}
 	return t;
 }
 
 static void mmb_table_free_rcu(struct rcu_head *head)
 {
-	kvfree(container_of(head, struct mmb_table, rcu));
+	mmb_table_free(container_of(head, struct mmb_table, rcu));
 }
 
 static struct mmb_table *mmb_tbl(const struct mmb_ruleset *rs, const struct mmb_mask *mask)
@@ -345,7 +358,7 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 	t = mmb_table_alloc(MMB_TABLE_MIN, 0);
 	if (!mask || !t) {
 		kfree(mask);
-		kvfree(t);
+		mmb_table_free(t);
 		return NULL;
 	}
 	mask->m = *m;
@@ -388,7 +401,7 @@ static void mmb_mask_destroy(const struct mmb_ruleset *rs, struct mmb_mask *mask
 		if (!(i & 1023))
 			cond_resched();
 	}
-	kvfree(t);
+	mmb_table_free(t);
 	kfree(mask);
 }
 
@@ -398,7 +411,7 @@ static void mmb_mask_free_rcu(struct rcu_head *head)
 	struct mmb_mask *mask = container_of(head, struct mmb_mask, rcu);
 
 	/* A grace period after it was unpublished: no reader is left. */
-	kvfree(rcu_dereference_protected(mask->tbl, 1));
+	mmb_table_free(rcu_dereference_protected(mask->tbl, 1));
 	kfree(mask);
 }
 

@@ -216,12 +216,17 @@ struct mmb_bucket {
 	struct mmb_pcpu_stats __percpu *hint;
 };
 
+/*
+ * The buckets and the filter words are allocations of their own, each a
+ * power of two in size: in one, a large table's 18 bytes per bucket took
+ * a block of twice its size from the page allocator.
+ */
 struct mmb_table {
 	struct rcu_head rcu;
 	u32 size_mask;			/* buckets - 1 */
 	u8 ver;
-	u64 *filter;			/* per four buckets, after the heads */
-	struct mmb_bucket buckets[];
+	u64 *filter;			/* per four buckets */
+	struct mmb_bucket *buckets;
 };
 
 #define MMB_TABLE_MIN 16
