@@ -107,8 +107,10 @@ static u8 __init mmb_img_offset(const struct mmb_field_info *f)
 	case MMB_HDR_L3:
 		if (f->family == 6)
 			return MMB_IMG_IP6 + f->hoff;
-		return f->hoff < 12 ? MMB_IMG_IP4 + f->hoff :
-				      MMB_IMG_IP4_SADDR + f->hoff - 12;
+		/* As parse.c copies it: the addresses apart. */
+		if (f->hoff < offsetof(struct iphdr, saddr))
+			return MMB_IMG_IP4 + f->hoff;
+		return MMB_IMG_IP4_SADDR + f->hoff - offsetof(struct iphdr, saddr);
 	case MMB_HDR_L4:
 		return f->hoff < 4 ? MMB_IMG_L4_LO + f->hoff :
 				     MMB_IMG_L4_HI + f->hoff - 4;

@@ -88,10 +88,10 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * (aligned) and their values (a five-tuple drop rule takes 95 bytes). A rule that
- * accepts or drops (its only target then) keeps no target: its flags and
- * drop_rate say it (mmb_rule_verdict_only()). A rule with option targets
- * keeps the count of options it could not add after its values
+ * (aligned) and their values (a five-tuple drop rule takes 95 bytes). A
+ * rule that accepts or drops (its only target then) keeps no target: its
+ * flags and drop_rate say it (mmb_rule_verdict_only()). A rule with option
+ * targets keeps the count of options it could not add after its values
  * (mmb_rule_nofit()): rare, so neither per CPU nor in every rule.
  * Immutable once published; each ruleset holding it holds a reference (a
  * transaction's new ruleset shares the old one's rules), and the last
