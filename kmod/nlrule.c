@@ -621,21 +621,20 @@ static int mmb_nl_put_value(struct sk_buff *skb, int type, const u8 *v,
 
 static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 {
+	const struct mmb_match *m;
 	struct nlattr *list, *nest;
-	unsigned int i;
+	const u8 *value;
 
 	list = nla_nest_start(skb, MMB_RULE_A_MATCHES);
 	if (!list)
 		return -EMSGSIZE;
-	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match *m = &rule->m[i];
-
-		nest = nla_nest_start(skb, i + 1);
+	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
+	     value += m->vlen, m++) {
+		nest = nla_nest_start(skb, m - rule->m + 1);
 		if (!nest ||
 		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
-		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, mmb_match_value(rule, m),
-				     m->vlen) ||
+		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, value, m->vlen) ||
 		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
 		    (m->plen != mmb_field(m->field)->bits &&
 		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
@@ -735,18 +734,20 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 static int mmb_nl_put_mask_fields(struct sk_buff *skb, const struct mmb_rule *rule,
 				  const struct mmb_key *tmask)
 {
+	const struct mmb_match *m;
 	struct nlattr *list, *nest;
-	unsigned int i, j, n = 0;
+	unsigned int j, n = 0;
+	const u8 *value;
 
 	list = nla_nest_start(skb, MMB_TABLE_A_FIELDS);
 	if (!list)
 		return -EMSGSIZE;
-	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match *m = &rule->m[i];
+	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
+	     value += m->vlen, m++) {
 		struct mmb_key fmask = {};
 		unsigned int plen = 0, bits = 0;
 
-		if (!mmb_match_mask(rule, m, &fmask))
+		if (!mmb_match_mask(rule, m, value, &fmask))
 			continue;
 		for (j = 0; j < MMB_KEY_WORDS; j++) {
 			bits += hweight64(fmask.w[j]);

@@ -398,16 +398,16 @@ static bool mmb_compile_eq(struct mmb_key *mask, struct mmb_key *key,
 }
 
 /*
- * The image bits of == match @m of @rule, added to @mask; false if it has
- * none (it is checked after the probe).
+ * The image bits of == match @m of @rule, whose value is @value, added to
+ * @mask; false if it has none (it is checked after the probe).
  */
-bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
+bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m, const u8 *value,
 		    struct mmb_key *mask)
 {
 	struct mmb_key key = {};
 
 	return !(rule->slow & BIT(m - rule->m)) && m->field != MMB_FIELD_ALL &&
-	       mmb_compile_eq(mask, &key, m, mmb_match_value(rule, m));
+	       mmb_compile_eq(mask, &key, m, value);
 }
 
 /*
@@ -417,7 +417,8 @@ bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
  */
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key)
 {
-	unsigned int i;
+	const struct mmb_match *m;
+	const u8 *value;
 	u32 slow = 0;
 
 	memset(mask, 0, sizeof(*mask));
@@ -428,13 +429,10 @@ u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_k
 		mmb_set(mask, key, MMB_IMG_L4PROTO, 0xff, rule->l4);
 		mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
 	}
-	for (i = 0; i < rule->nmatches; i++) {
-		const struct mmb_match *m = &rule->m[i];
-
-		if (m->field != MMB_FIELD_ALL &&
-		    !mmb_compile_eq(mask, key, m, mmb_match_value(rule, m)))
-			slow |= BIT(i);
-	}
+	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
+	     value += m->vlen, m++)
+		if (m->field != MMB_FIELD_ALL && !mmb_compile_eq(mask, key, m, value))
+			slow |= BIT(m - rule->m);
 	return slow;
 }
 

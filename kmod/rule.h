@@ -62,7 +62,8 @@ struct mmb_rule_spec {
 
 /*
  * A match as a rule keeps it, 5 bytes. Its value, vlen bytes, is among the
- * rule's values, after those of the matches before it (mmb_match_value()).
+ * rule's values (mmb_rule_values()), after those of the matches before it:
+ * a walk over the matches steps over the values as it goes.
  */
 struct mmb_match {
 	u8 field;
@@ -168,18 +169,6 @@ static inline bool mmb_rule_verdict_only(const struct mmb_rule *rule)
 	return !rule->ntargets;
 }
 
-/* The value of match @m of @rule: after those of the matches before it. */
-static inline const u8 *mmb_match_value(const struct mmb_rule *rule,
-					const struct mmb_match *m)
-{
-	const u8 *value = mmb_rule_values(rule);
-	const struct mmb_match *p;
-
-	for (p = rule->m; p < m; p++)
-		value += p->vlen;
-	return value;
-}
-
 static inline const u8 *mmb_target_value(const struct mmb_rule *rule,
 					 const struct mmb_target *t)
 {
@@ -221,7 +210,7 @@ static inline void mmb_rule_err(struct mmb_rule_err *err, int part, unsigned int
 struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_pool *pool,
 				 struct mmb_rule_err *err);
 u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_key *key);
-bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m,
+bool mmb_match_mask(const struct mmb_rule *rule, const struct mmb_match *m, const u8 *value,
 		    struct mmb_key *mask);
 void mmb_rule_free(struct mmb_rule *rule);
 int __init mmb_rule_caches_init(void);
