@@ -172,11 +172,12 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
 /*
  * An entry is 48 bytes when its key has one chunk (an IPv4 five-tuple),
  * one cache line when it has two: all that a probe reads, whether it hits
- * the entry or walks past it. It is linked into its mask's table by next[table->ver]; a resize
- * links it into the new table by the other link while readers may still
- * walk the old one (as Open vSwitch's flow table does). @hot holds what a
- * hit on a lone simple rule needs, its counters and its verdict, so that
- * such a hit (the common case: one rule per key) never reads the list.
+ * the entry or walks past it. It is linked into its mask's table by
+ * next[table->ver]; a resize links it into the new table by the other
+ * link while readers may still walk the old one (as Open vSwitch's flow
+ * table does). @hot holds what a hit on a lone simple rule needs, its
+ * counters and its verdict, so that such a hit (the common case: one rule
+ * per key) never reads the list.
  */
 struct mmb_entry {
 	struct mmb_entry __rcu *next[2];
