@@ -451,6 +451,8 @@ static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct m
 		atomic64_set(&c->packets[i], 0);
 		atomic64_set(&c->bytes[i], 0);
 	}
+	memset(c->win, 0, sizeof(c->win));
+	c->iif = 0;
 	/* A rule being deleted may be down to no reference: it ends anyway. */
 	for (c->nrules = 0; c->nrules < v->nsf; c->nrules++) {
 		struct mmb_rule *rule = (struct mmb_rule *)v->sf[c->nrules];
@@ -757,7 +759,8 @@ int __init mmb_conn_cache_init(void)
 	/* The cache lines of struct mmb_conn, as its comment has them. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 		     (offsetof(struct mmb_conn, reply) != 64 ||
-		      offsetof(struct mmb_conn, packets) != 128 || sizeof(struct mmb_conn) != 192));
+		      offsetof(struct mmb_conn, packets) != 128 ||
+		      offsetof(struct mmb_conn, win) != 192 || sizeof(struct mmb_conn) > 256));
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
 					   SLAB_HWCACHE_ALIGN, NULL);
 	if (!mmb_conn_cache)

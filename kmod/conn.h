@@ -93,10 +93,26 @@ enum {
 #define MMB_FIN_LAST	0x4
 
 /*
- * Three cache lines: a packet of the original direction reads the first
+ * What a TCP connection keeps of a direction's sequence space (as
+ * nf_conntrack's ip_ct_tcp_state), to tell a segment in the window, a
+ * RST above all, from a blind one (connstate.c).
+ */
+struct mmb_tcp_win {
+	u32 end;		/* the highest seq + len this direction sent */
+	u32 maxend;		/* the highest ack + window the other way allows */
+	u32 maxwin;		/* the largest window this direction advertised */
+	u8 wscale;		/* its window scale, from its SYN */
+	u8 flags;
+	u16 pad;
+};
+
+/*
+ * Four cache lines: a packet of the original direction reads the first
  * (its tuple, timeout and status) and writes the third (counters; its
  * rules are read there too); one of the reply direction reads the second
- * as well. The state's lock is a bit of @status.
+ * as well. The fourth is read by TCP segments that move the window or
+ * end the connection, and when a connection starts. The state's lock is a
+ * bit of @status.
  */
 struct mmb_conn {
 	struct mmb_conn_node orig;	/* MMB_DIR_ORIG */
@@ -112,6 +128,10 @@ struct mmb_conn {
 	atomic64_t packets[2];		/* by direction */
 	atomic64_t bytes[2];
 	struct mmb_rule *rules[MMB_CONN_RULES];	/* references held */
+
+	/* The fourth line: what only some packets read. */
+	struct mmb_tcp_win win[2];	/* TCP: each direction's sequence window */
+	int iif;			/* the device the original direction came in on */
 };
 
 /* Counters of a connection table, per CPU. */
