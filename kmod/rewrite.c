@@ -304,15 +304,20 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
  * its data: made private (as skb_segment_list() makes them), parsed and
  * rewritten like the first. A segment's headers may change length: they
  * are not in its length nor in the packet's, and segmentation finds them
- * by the segment's network header.
+ * by the segment's network header. The list hangs off the head's shared
+ * info, which a clone shares with its original: the head is made private
+ * first (skb_unclone(), as skb_segment_list() needed too), so that
+ * relinking a copied segment leaves the original's list as it was.
  */
 static int mmb_rewrite_fraglist(struct sk_buff *skb, const struct mmb_verdict *v)
 {
-	struct sk_buff **link = &skb_shinfo(skb)->frag_list, *seg;
+	struct sk_buff **link, *seg;
 	struct mmb_pkt pkt __uninitialized;
 	int hlen, err, delta;
 
-	for (; (seg = *link); link = &seg->next) {
+	if (skb_unclone(skb, GFP_ATOMIC))
+		return -ENOMEM;
+	for (link = &skb_shinfo(skb)->frag_list; (seg = *link); link = &seg->next) {
 		if (skb_shared(seg)) {
 			struct sk_buff *nseg = skb_clone(seg, GFP_ATOMIC);
 
