@@ -392,6 +392,24 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /*
+ * The live connection of tuple @t, in @v: a later fragment's, by its first
+ * fragment's tuple (frag.c).
+ */
+void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
+			   struct mmb_verdict *v)
+{
+	struct mmb_conn *c;
+	u8 dir;
+
+	c = mmb_conn_find(mc, t, &dir);
+	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
+		return;
+	v->conn = c;
+	v->dir = dir;
+	v->related = false;
+}
+
+/*
  * For a trace: what mmb_conn_lookup() would find for @pkt, with nothing
  * changed (an expired or orphaned connection is not ended, only not
  * found); under RCU.
@@ -605,7 +623,10 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		else
 			mmb_verdict_add(v, c->rules[i]);
 	}
-	if (!v->related)
+	/* A later fragment has no L4 header to move the state on with. */
+	if (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER)
+		mmb_conn_count(c, v->dir, skb);
+	else if (!v->related)
 		mmb_conn_update(mc, c, v->dir, pkt, skb);
 	return 0;
 }

@@ -205,6 +205,8 @@ bool mmb_conn_related_tuple(const struct sk_buff *skb, const struct mmb_pkt *pkt
 			    struct mmb_tuple *t);
 void mmb_tuple_invert(const struct mmb_tuple *t, struct mmb_tuple *r);
 struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, u8 *dir);
+void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
+			   struct mmb_verdict *v);
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			       const struct sk_buff *skb, u8 *dir, bool *related);
 bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt);

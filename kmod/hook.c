@@ -18,6 +18,7 @@ static const enum skb_drop_reason mmb_drop_reasons[MMB_DROP_MAX] = {
 	[MMB_DROP_HEADER]	= SKB_DROP_REASON_IP_INHDR,
 	[MMB_DROP_NOMEM]	= SKB_DROP_REASON_NOMEM,
 	[MMB_DROP_CONN]		= SKB_DROP_REASON_NETFILTER_DROP,
+	[MMB_DROP_UNMAPPED]	= SKB_DROP_REASON_IP_INHDR,
 };
 
 static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
@@ -41,6 +42,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	struct mmb_verdict v __uninitialized;
 	struct mmb_pkt pkt __uninitialized;
 	struct mmb_dev *md;
+	bool stateful;
 	int err;
 
 	/* Frames we sent to ourselves (dev_loopback_xmit) are not ingress. */
@@ -64,8 +66,14 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	}
 
 	mmb_verdict_init(&v);
-	if (mmb_ruleset_stateful(rs))
+	stateful = mmb_ruleset_stateful(rs);
+	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))) {
+		/* Its first fragment's connection, or no connection. */
+		if (mmb_frag_lookup(&md->mn->frags, &md->mn->conns, &pkt, &v))
+			return mmb_drop(md, skb, MMB_DROP_UNMAPPED);
+	} else if (stateful) {
 		mmb_conn_lookup(&md->mn->conns, &pkt, skb, &v);
+	}
 	mmb_classify_rules(rs, &pkt, skb, &v);
 	if (v.conn || v.nsf) {
 		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
@@ -74,6 +82,10 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	}
 	if (v.drop && !v.accept)
 		return mmb_drop(md, skb, MMB_DROP_RULE);
+	/* A first fragment: what its datagram's later ones are to get. */
+	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
+		     MMB_KF_FRAG))
+		mmb_frag_note(&md->mn->frags, &pkt, &v);
 	if (!v.nrw && !mmb_conn_rewrites(v.conn))
 		goto pass;
 

@@ -27,7 +27,16 @@ static int __net_init mmb_net_init(struct net *net)
 		return err;
 	err = mmb_conns_init(&mn->conns, net);
 	if (err)
-		mmb_rules_exit(&mn->rules);
+		goto err_rules;
+	err = mmb_frags_init(&mn->frags);
+	if (err)
+		goto err_conns;
+	return 0;
+
+err_conns:
+	mmb_conns_exit(&mn->conns);
+err_rules:
+	mmb_rules_exit(&mn->rules);
 	return err;
 }
 
@@ -39,6 +48,7 @@ static void __net_exit mmb_net_exit(struct net *net)
 	mmb_dev_disable_all(mn);
 	rtnl_unlock();
 	/* No device can reach the connections and rules any more. */
+	mmb_frags_exit(&mn->frags);
 	mmb_conns_exit(&mn->conns);
 	mmb_rules_exit(&mn->rules);
 }

@@ -8,7 +8,7 @@
  *   ruleset.h  a namespace's rules,      tables.h   inside a ruleset
  *              transactions, classify
  *   rewrite.h  rewriting packets         test.h     the tests' hooks
- *   conn.h     the connection table
+ *   conn.h     the connection table       frag.h     fragments' connections
  */
 #ifndef _MMB_H
 #define _MMB_H
@@ -20,6 +20,7 @@
 
 #include "compat.h"
 #include "conn.h"
+#include "frag.h"
 #include "ruleset.h"
 #include "stats.h"
 #include "../uapi/linux/mmb.h"
@@ -43,6 +44,7 @@ struct mmb_net {
 	unsigned long dev_gen;		/* bumped as devs changes, RTNL */
 	struct mmb_rules rules;
 	struct mmb_conns conns;
+	struct mmb_frags frags;
 };
 
 extern unsigned int mmb_net_id;

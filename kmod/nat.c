@@ -237,7 +237,10 @@ static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	if (!err && memcmp(&cur->dst, &o->src, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
 					(const u8 *)&o->src, alen, alen * 8);
-	if (!err && cur->sport != o->dport)
+	/* A later fragment's addresses only: its ports are in the first. */
+	if (err || (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))
+		return err;
+	if (cur->sport != o->dport)
 		err = mmb_nat_port(skb, pkt, true, o->dport);
 	if (!err && cur->dport != o->sport)
 		err = mmb_nat_port(skb, pkt, false, o->sport);

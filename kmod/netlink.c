@@ -80,9 +80,15 @@ static int mmb_nl_put_counts(struct sk_buff *skb, const u64 *n)
 	unsigned int i;
 
 	BUILD_BUG_ON(MMB_STATS_A_DROP_CONN - MMB_STATS_A_DROP_RULE != MMB_DROP_CONN);
+	BUILD_BUG_ON(MMB_DROP_CONN + 1 != MMB_DROP_UNMAPPED ||
+		     MMB_DROP_UNMAPPED + 1 != MMB_DROP_MAX);
 	for (i = 0; i < MMB_DROP_MAX; i++) {
+		/* The causes after CONN have attributes of their own. */
+		unsigned int type = i <= MMB_DROP_CONN ? MMB_STATS_A_DROP_RULE + i :
+				    MMB_STATS_A_DROP_UNMAPPED;
+
 		all += n[i];
-		if (nla_put_u64_64bit(skb, MMB_STATS_A_DROP_RULE + i, n[i], MMB_STATS_A_PAD))
+		if (nla_put_u64_64bit(skb, type, n[i], MMB_STATS_A_PAD))
 			return -EMSGSIZE;
 	}
 	if (nla_put_u64_64bit(skb, MMB_STATS_A_DROPPED, all, MMB_STATS_A_PAD) ||

@@ -115,6 +115,7 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 		unsigned int offset = ntohs(iph->frag_off) & IP_OFFSET;
 
 		pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
+		pkt->fragid = ntohs(iph->id);
 		if (offset) {
 			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
 			/* Bytes 8-15 of a TCP header: its flags (RFC 1858). */
@@ -158,6 +159,7 @@ static int mmb_parse_exthdrs(const struct sk_buff *skb, struct mmb_pkt *pkt, u8 
 			unsigned int offset = get_unaligned_be16(eh + 2) & IP6_OFFSET;
 
 			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;
+			pkt->fragid = get_unaligned_be32(eh + 4);
 			if (offset) {
 				pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_LATER;
 				pkt->key.b[MMB_IMG_L4PROTO] = eh[0];

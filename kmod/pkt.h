@@ -84,6 +84,7 @@ struct mmb_pkt {
 	u32 l4off;		/* L4 header */
 	u32 l7off;		/* L4 payload (after TCP options, UDP, ICMP) */
 	u32 end;		/* end of the IP packet */
+	u32 fragid;		/* a fragment's IPv4 or IPv6 ID (MMB_KF_FRAG) */
 };
 
 int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);

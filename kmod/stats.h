@@ -37,6 +37,7 @@ enum mmb_count {
 	MMB_DROP_HEADER,	/* an IPv6 header chain too long to walk */
 	MMB_DROP_NOMEM,		/* no memory to copy or write it */
 	MMB_DROP_CONN,		/* the connection table is full */
+	MMB_DROP_UNMAPPED,	/* a later fragment whose datagram is not mapped */
 	MMB_DROP_MAX,		/* the causes of drops end here */
 	MMB_COUNT_REWRITTEN = MMB_DROP_MAX,	/* passed on rewritten */
 	MMB_COUNT_NOT_IP,	/* not IPv4 or IPv6: passed on, not judged */

@@ -69,6 +69,7 @@ void print_dev_counts(const struct attrs *st)
 	print_u64("header", " header %llu", attr_u64(st->tb[MMB_STATS_A_DROP_HEADER]));
 	print_u64("nomem", " nomem %llu", attr_u64(st->tb[MMB_STATS_A_DROP_NOMEM]));
 	print_u64("conn", " conn %llu", attr_u64(st->tb[MMB_STATS_A_DROP_CONN]));
+	print_u64("unmapped", " unmapped %llu", attr_u64(st->tb[MMB_STATS_A_DROP_UNMAPPED]));
 	print_close_object();
 	print_u64("rewritten", " rewritten %llu", attr_u64(st->tb[MMB_STATS_A_REWRITTEN]));
 	print_u64("not_ip", " not-ip %llu", attr_u64(st->tb[MMB_STATS_A_NOT_IP]));

@@ -56,7 +56,7 @@ check "show stats sums show interfaces (drops by a rule)" \
 	"$(stat_of .drops.rule)"
 check "show stats: no flow cache with two masks" test "$(stat_of 'has("flow_cache")')" = false
 check "show stats, text: one line of counters" \
-	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 rewritten 15 not-ip [0-9]+ malformed 0$'"
+	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 unmapped 0 rewritten 15 not-ip [0-9]+ malformed 0$'"
 check "show stats, text: the connection table's line" \
 	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0$'"
 check "list: no counters without -s" \

@@ -186,6 +186,9 @@ enum mmb_attr {
  *             or to track its new connection             NOMEM
  *   CONN      the connection table is full: the first
  *             packet of a new connection                 NETFILTER_DROP
+ *   UNMAPPED  a fragment other than the first, while
+ *             there are stateful rules, whose first
+ *             fragment mmb did not see pass (frag.c)     IP_INHDR
  * And of the packets passed on: REWRITTEN, those rewritten; while there
  * are rules, NOT_IP (neither IPv4 nor IPv6: not judged) and MALFORMED (an
  * IP header mmb cannot read: not judged, the stack drops it).
@@ -207,6 +210,7 @@ enum mmb_stats_attr {
 	MMB_STATS_A_MALFORMED,	/* u64 */
 	MMB_STATS_A_CACHE_HITS,	/* u64, of MMB_A_STATS: flow cache lookups that hit */
 	MMB_STATS_A_CACHE_MISSES, /* u64 */
+	MMB_STATS_A_DROP_UNMAPPED,	/* u64, of the drops by cause (below CONN's) */
 	__MMB_STATS_A_MAX
 };
 
