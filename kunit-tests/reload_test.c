@@ -7,13 +7,16 @@
  * any match or target. Packets go through the datapath's steps, rewrites
  * included; the rules' references are counted back to what the test holds.
  */
+#include <linux/delay.h>
+#include <linux/rtnetlink.h>
 #include <net/ip.h>
 #include <net/tcp.h>
 
-#include "../kmod/conn.h"
+#include "../kmod/mmb.h"
 #include "../kmod/nat.h"
 #include "../kmod/rewrite.h"
 #include "../kmod/test.h"
+#include "nlt.h"
 #include "util.h"
 
 struct rl {
@@ -506,11 +509,122 @@ static void reload_refs_test(struct kunit *test)
 	}
 }
 
+/* --- RTNL ----------------------------------------------------------------------------- */
+
+/* What the commits of rules through netlink found when they finished. */
+static struct {
+	unsigned int finished;	/* how many finished */
+	unsigned int ended;	/* rules they ended, in all */
+	unsigned int rtnl;	/* how many of them with RTNL held */
+} rl_seen;
+
+/*
+ * Test point: a commit is about to end the connections of the rules it
+ * ended. Is RTNL free? Whoever else holds it lets go in time; this task
+ * never would, and the wait ends at the ceiling.
+ */
+static void rl_finish(struct mmb_net *mn, unsigned int ended)
+{
+	unsigned long end = jiffies + 60 * HZ;
+
+	rl_seen.finished++;
+	rl_seen.ended += ended;
+	while (!rtnl_trylock()) {
+		if (time_after(jiffies, end)) {
+			rl_seen.rtnl++;
+			return;
+		}
+		usleep_range(1000, 2000);
+	}
+	rtnl_unlock();
+}
+
+static void rl_finish_off(void *data)
+{
+	WRITE_ONCE(mmb_test_points.finish, NULL);
+}
+
+/* A batch's "add-stateful udp-dport @port accept"; or "add" (@stateful false). */
+static void rl_op_add(struct nlt *t, u16 port, bool stateful)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), rule, list, nest;
+	__be16 p = htons(port);
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, &p, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_ACCEPT);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	if (stateful)
+		nlt_put(t, MMB_RULE_A_STATEFUL, NULL, 0);
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+}
+
+/* A batch as "mmbctl save" writes it: flush, enable @dev, then the rules. */
+static void rl_batch(struct nlt *t, struct net_device *dev, u16 port, bool stateful)
+{
+	unsigned int op;
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_BATCH);
+	op = nlt_nest(t, MMB_A_OP);
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_FLUSH);
+	nlt_nest_end(t, op);
+	op = nlt_nest(t, MMB_A_OP);
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_DEV_ENABLE);
+	nlt_put(t, MMB_BATCH_A_IFNAME, dev->name, strlen(dev->name) + 1);
+	nlt_nest_end(t, op);
+	rl_op_add(t, port, stateful);
+}
+
+/*
+ * A batch with enable lines takes RTNL for the devices; the grace period
+ * and the walk of the connections that end its rules come after it let go.
+ * The same batch again keeps its stateful rule (nothing ends, no grace
+ * period); one that changes it ends it.
+ */
+static void reload_rtnl_test(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	memset(&rl_seen, 0, sizeof(rl_seen));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rl_finish_off, NULL), 0);
+	WRITE_ONCE(mmb_test_points.finish, rl_finish);
+
+	rl_batch(&t, dev, 53, true);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_TRUE(test, mmbt_enabled(dev));
+	rl_batch(&t, dev, 53, true);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, rl_seen.ended, 0);
+	rl_batch(&t, dev, 53, false);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, rl_seen.ended, 1);
+	KUNIT_EXPECT_EQ(test, rl_seen.finished, 3);
+	KUNIT_EXPECT_EQ(test, rl_seen.rtnl, 0);
+	rl_finish_off(NULL);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case mmb_reload_cases[] = {
 	KUNIT_CASE(reload_keeps_test),
 	KUNIT_CASE(reload_differs_test),
 	KUNIT_CASE(reload_then_del_test),
 	KUNIT_CASE(reload_refs_test),
+	KUNIT_CASE(reload_rtnl_test),
 	{}
 };
 
