@@ -294,14 +294,29 @@ void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat 
 	mmb_conn_unlink(mc, c);
 }
 
-/* One of the rules @c keeps has ended. */
-static bool mmb_conn_orphan(const struct mmb_conn *c)
+/*
+ * One of the rules @c keeps has ended. A rule a transaction took out and
+ * added again has a successor (rule.h): @c judges by the last one, and,
+ * with @relink, holds it from now on instead: whichever CPU sees it first
+ * makes the change; others may still read the old rule, which is freed a
+ * grace period after its last holder let go. Under RCU.
+ */
+static bool mmb_conn_orphan(struct mmb_conn *c, bool relink)
 {
+	struct mmb_rule *rule, *live;
 	unsigned int i;
 
-	for (i = 0; i < c->nrules; i++)
-		if (READ_ONCE(c->rules[i]->dead))
+	for (i = 0; i < c->nrules; i++) {
+		rule = READ_ONCE(c->rules[i]);
+		live = mmb_rule_live(rule);
+		if (unlikely(live != rule) && relink) {
+			/* Held by the rule before it, which is not freed yet. */
+			refcount_inc(&live->ref);
+			mmb_rule_put(cmpxchg(&c->rules[i], rule, live) == rule ? rule : live);
+		}
+		if (READ_ONCE(live->dead))
 			return true;
+	}
 	return false;
 }
 
@@ -314,7 +329,7 @@ static bool mmb_conn_alive(struct mmb_conns *mc, struct mmb_conn *c, u32 now)
 		mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
 		return false;
 	}
-	if (mmb_conn_orphan(c)) {
+	if (mmb_conn_orphan(c, true)) {
 		mmb_conn_kill(mc, c, MMB_CSTAT_ENDED);
 		return false;
 	}
@@ -420,7 +435,7 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
 	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
-	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c))
+	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c, false))
 		return NULL;
 	return c;
 }
@@ -612,16 +627,18 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		     const struct sk_buff *skb, struct mmb_verdict *v)
 {
 	struct mmb_conn *c = v->conn;
+	const struct mmb_rule *rule;
 	unsigned int i;
 
 	if (!c)
 		return v->nsf ? mmb_conn_create(mc, pkt, skb, v) : 0;
 	for (i = 0; i < c->nrules; i++) {
-		mmb_stats_count(c->rules[i]->stats, skb);
+		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
+		mmb_stats_count(rule->stats, skb);
 		if (v->related)
-			mmb_verdict_judge(v, c->rules[i]);
+			mmb_verdict_judge(v, rule);
 		else
-			mmb_verdict_add(v, c->rules[i]);
+			mmb_verdict_add(v, rule);
 	}
 	/* A later fragment has no L4 header to move the state on with. */
 	if (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER)

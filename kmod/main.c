@@ -117,6 +117,8 @@ static void __exit mmb_exit(void)
 	/* Connections freed with call_rcu, then the rules they held. */
 	rcu_barrier();
 	rcu_barrier();
+	/* And the successors of those rules, one grace period after another. */
+	mmb_rule_drain();
 	mmb_conn_cache_exit();
 	mmb_rule_caches_exit();
 	mmb_tables_exit();

@@ -111,7 +111,7 @@ static int mmb_nl_put_conn_rules(struct sk_buff *skb, const struct mmb_conn *c)
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < c->nrules; i++) {
-		if (nla_put_u32(skb, i + 1, c->rules[i]->handle)) {
+		if (nla_put_u32(skb, i + 1, mmb_rule_live(READ_ONCE(c->rules[i]))->handle)) {
 			nla_nest_cancel(skb, nest);
 			return -EMSGSIZE;
 		}

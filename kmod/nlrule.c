@@ -350,12 +350,24 @@ err_spec:
 	return err;
 }
 
-/* Commit @txn; the connections of the stateful rules it removed end now. */
-static void mmb_nl_txn_commit(struct mmb_net *mn, struct mmb_txn *txn)
+/*
+ * The second half of committing @txn (published already), with no lock
+ * held: the old rules freed, and the connections of the stateful rules it
+ * ended end now.
+ */
+static void mmb_nl_txn_finish(struct mmb_net *mn, struct mmb_txn *txn)
 {
-	mmb_txn_commit(txn);
+	mmb_txn_finish(txn);
+	mmb_test_finish(mn, txn->ended);
 	if (txn->ended)
 		mmb_conns_kick(&mn->conns);
+}
+
+/* Commit @txn; the connections of the stateful rules it ended end now. */
+static void mmb_nl_txn_commit(struct mmb_net *mn, struct mmb_txn *txn)
+{
+	mmb_txn_publish(txn);
+	mmb_nl_txn_finish(mn, txn);
 }
 
 /* Delete the rule of @attr (a handle) in @txn, or say there is none. */
@@ -535,9 +547,13 @@ err:
 }
 
 /*
- * Commit a checked batch: prepare the devices it enables, then publish the
- * rules, attach the devices and apply the settings, none of which can
- * fail. Devices already enabled stay as they are.
+ * Commit a checked batch: find which rules it adds again (the step of the
+ * commit that allocates), prepare the devices it enables, then publish
+ * the rules, attach the devices and apply the settings, none of which can
+ * fail. Devices already enabled stay as they are. Under RTNL, only what
+ * must be: the devices' steps, and publishing between them (a device
+ * attached sees the new rules); the grace period and the walk of the
+ * connections after it come once RTNL is released.
  */
 static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 			       struct genl_info *info, const struct mmb_nl_batch_late *late)
@@ -548,6 +564,11 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 	LIST_HEAD(prepared);
 	int rem, err;
 
+	err = mmb_txn_prepare(txn);
+	if (err) {
+		mmb_txn_abort(txn);
+		return err;
+	}
 	if (late->enables) {
 		rtnl_lock();
 		err = mmb_nl_batch_prepare(info, &prepared);
@@ -557,7 +578,7 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 			return err;
 		}
 	}
-	mmb_nl_txn_commit(mn, txn);
+	mmb_txn_publish(txn);
 	list_for_each_entry_safe(md, tmp, &prepared, list) {
 		list_del(&md->list);
 		/* Cannot fail: the device was free of a handler under this RTNL. */
@@ -565,6 +586,7 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 	}
 	if (late->enables)
 		rtnl_unlock();
+	mmb_nl_txn_finish(mn, txn);
 	if (!late->sets)
 		return 0;
 	nla_for_each_attr(op, ops, genlmsg_len(info->genlhdr), rem)

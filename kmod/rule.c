@@ -8,6 +8,7 @@
  * target, which part of it; nlrule.c points the extended ACK there.
  */
 #include <linux/ipv6.h>
+#include <linux/jhash.h>
 #include <linux/slab.h>
 
 #include "rule.h"
@@ -567,17 +568,40 @@ void mmb_rule_caches_exit(void)
 		kmem_cache_destroy(mmb_rule_caches[i]);
 }
 
-/* A zeroed rule of @size bytes, with the cache it came from noted. */
-static struct mmb_rule *mmb_rule_alloc(size_t size)
-{
-	unsigned int i = DIV_ROUND_UP(size, MMB_RULE_STEP) - 1;
-	struct mmb_rule *rule;
+/*
+ * Rules allocated and not freed yet, module-wide: a rule's successor is
+ * freed a grace period after the rule, so a chain of them takes as many
+ * to free, and module exit waits for all (mmb_rule_drain()).
+ */
+static atomic_t mmb_rules_alive = ATOMIC_INIT(0);
 
-	if (i >= MMB_RULE_CACHES || !mmb_rule_caches[i])
-		return kzalloc(size, GFP_KERNEL_ACCOUNT);
-	rule = kmem_cache_zalloc(mmb_rule_caches[i], GFP_KERNEL);
-	if (rule)
-		rule->cache = i + 1;
+/* What a stateful rule has before its header: its successor. */
+#define MMB_RULE_LEAD	ALIGN(sizeof(struct mmb_rule *), __alignof__(struct mmb_rule))
+
+/*
+ * A zeroed rule of @size bytes, with the cache it came from noted; a
+ * @stateful one with its successor's word before it.
+ */
+static struct mmb_rule *mmb_rule_alloc(size_t size, bool stateful)
+{
+	size_t lead = stateful ? MMB_RULE_LEAD : 0;
+	unsigned int i = DIV_ROUND_UP(size + lead, MMB_RULE_STEP) - 1;
+	struct mmb_rule *rule;
+	u8 cache = 0;
+	void *p;
+
+	if (i >= MMB_RULE_CACHES || !mmb_rule_caches[i]) {
+		p = kzalloc(size + lead, GFP_KERNEL_ACCOUNT);
+	} else {
+		p = kmem_cache_zalloc(mmb_rule_caches[i], GFP_KERNEL);
+		cache = i + 1;
+	}
+	if (!p)
+		return NULL;
+	atomic_inc(&mmb_rules_alive);
+	rule = p + lead;
+	rule->cache = cache;
+	rule->stateful = stateful;	/* mmb_rule_free() finds the start by it */
 	return rule;
 }
 
@@ -601,7 +625,7 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	ret = mmb_check_spec(spec, &family, &l4, err);
 	if (ret)
 		return ERR_PTR(ret);
-	rule = mmb_rule_alloc(mmb_spec_size(spec));
+	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
 	rule->stats = mmb_stats_take(pool ?: &one, &rule->sblk);
@@ -617,15 +641,25 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	return rule;
 }
 
-/* Free a rule that was never published. */
+/* Free a rule that was never published, or that no reader can see any more. */
 void mmb_rule_free(struct mmb_rule *rule)
 {
+	void *p = rule;
+
+	if (rule->stateful) {
+		struct mmb_rule *next = rcu_dereference_protected(*mmb_rule_succ(rule), 1);
+
+		if (next)
+			mmb_rule_put(next);
+		p -= MMB_RULE_LEAD;
+	}
 	if (rule->sblk)
 		mmb_stats_put(rule->sblk);
 	if (rule->cache)
-		kmem_cache_free(mmb_rule_caches[rule->cache - 1], rule);
+		kmem_cache_free(mmb_rule_caches[rule->cache - 1], p);
 	else
-		kfree(rule);
+		kfree(p);
+	atomic_dec(&mmb_rules_alive);
 }
 
 static void mmb_rule_free_rcu(struct rcu_head *head)
@@ -638,4 +672,97 @@ void mmb_rule_put(struct mmb_rule *rule)
 {
 	if (refcount_dec_and_test(&rule->ref))
 		call_rcu(&rule->rcu, mmb_rule_free_rcu);
+}
+
+/* Make @heir the successor of stateful @rule (rule.h), once, with a reference. */
+void mmb_rule_succeed(struct mmb_rule *rule, struct mmb_rule *heir)
+{
+	refcount_inc(&heir->ref);
+	rcu_assign_pointer(*mmb_rule_succ(rule), heir);
+}
+
+/*
+ * Once no ruleset or connection holds a rule: wait for the rules being
+ * freed, each chain of successors one grace period at a time, until a wait
+ * frees nothing twice in a row (the first may only free connections, which
+ * put their rules). Module exit; tests, with rules of their own held.
+ */
+void mmb_rule_drain(void)
+{
+	unsigned int stalled = 0;
+	int n;
+
+	while (atomic_read(&mmb_rules_alive) && stalled < 2) {
+		n = atomic_read(&mmb_rules_alive);
+		rcu_barrier();
+		stalled = atomic_read(&mmb_rules_alive) < n ? 0 : stalled + 1;
+	}
+}
+
+/* Bytes of @rule's values: its matches', then its targets'. */
+static unsigned int mmb_rule_values_len(const struct mmb_rule *rule)
+{
+	const struct mmb_target *last;
+	unsigned int i, n = 0;
+
+	if (rule->ntargets) {
+		last = &mmb_rule_targets(rule)[rule->ntargets - 1];
+		return last->voff + last->vlen;
+	}
+	for (i = 0; i < rule->nmatches; i++)
+		n += rule->m[i].vlen;
+	return n;
+}
+
+/* The flags that say what @rule does, in a word. */
+static u32 mmb_rule_what(const struct mmb_rule *rule)
+{
+	return rule->nmatches | rule->ntargets << 8 | rule->stateful << 16 |
+	       rule->accept << 17 | rule->drop << 18;
+}
+
+/*
+ * A hash of what @rule does (its matches, targets, values and verdict),
+ * not of what it is (its handle, counters, references): the same for two
+ * rules mmb_rule_same() finds alike.
+ */
+u32 mmb_rule_hash(const struct mmb_rule *rule)
+{
+	const struct mmb_target *t = mmb_rule_targets(rule);
+	unsigned int i;
+	u32 h;
+
+	h = jhash_2words(mmb_rule_what(rule), rule->drop_rate, 0);
+	h = jhash(rule->m, rule->nmatches * sizeof(rule->m[0]), h);
+	for (i = 0; i < rule->ntargets; i++)
+		h = jhash_3words(t[i].type | t[i].plen << 8 | t[i].vlen << 16 |
+				 (u32)t[i].kind << 24, t[i].field | (u32)t[i].voff << 16,
+				 t[i].invert, h);
+	return jhash(mmb_rule_values(rule), mmb_rule_values_len(rule), h);
+}
+
+/*
+ * Do @a and @b do the same (as "list" would show them, handles and
+ * counters aside): the same matches with the same operators and values,
+ * the same targets, the same verdict, both stateful or neither?
+ */
+bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
+{
+	const struct mmb_target *ta = mmb_rule_targets(a), *tb = mmb_rule_targets(b);
+	unsigned int i;
+
+	/* A match is five bytes, no padding: compared whole. */
+	BUILD_BUG_ON(sizeof(struct mmb_match) != 5);
+	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
+	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])))
+		return false;
+	/* A target has a padding byte: field by field. */
+	for (i = 0; i < a->ntargets; i++)
+		if (ta[i].type != tb[i].type || ta[i].plen != tb[i].plen ||
+		    ta[i].vlen != tb[i].vlen || ta[i].kind != tb[i].kind ||
+		    ta[i].field != tb[i].field || ta[i].voff != tb[i].voff ||
+		    ta[i].invert != tb[i].invert)
+			return false;
+	/* The same matches and targets: values of the same length. */
+	return !memcmp(mmb_rule_values(a), mmb_rule_values(b), mmb_rule_values_len(a));
 }

@@ -98,7 +98,8 @@ struct mmb_target {
  * transaction's new ruleset shares the old one's rules), and the last
  * reference frees it after a grace period. The mask and key of its ==
  * matches are not kept: mmb_rule_key() computes them again (a rule being
- * added takes them from its spec).
+ * added takes them from its spec). A stateful rule has a word before its
+ * header: its successor (mmb_rule_succ()).
  */
 struct mmb_rule {
 	u32 handle;
@@ -122,6 +123,34 @@ struct mmb_rule {
 	struct rcu_head rcu;
 	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
+
+/*
+ * The successor of stateful @rule: the rule of the same content that a
+ * transaction added as it took @rule out (a reload, mmb_rule_same()),
+ * which @rule's connections go on with. NULL while @rule is published,
+ * and for good if it ended (dead) instead. Set once, when the transaction
+ * commits, with a reference that @rule drops when it is freed. It lives in
+ * the word before the rule's header: only stateful rules pay for it.
+ */
+static inline struct mmb_rule __rcu **mmb_rule_succ(const struct mmb_rule *rule)
+{
+	return (struct mmb_rule __rcu **)rule - 1;
+}
+
+/*
+ * What stateful @rule is now: the last of its successors, or itself. Its
+ * connections judge and count by that rule, and show its handle; they end
+ * if it is dead. Under RCU (a successor is freed a grace period after the
+ * last rule before it is).
+ */
+static inline struct mmb_rule *mmb_rule_live(const struct mmb_rule *rule)
+{
+	struct mmb_rule *next;
+
+	while ((next = rcu_dereference(*mmb_rule_succ(rule))))
+		rule = next;
+	return (struct mmb_rule *)rule;
+}
 
 /*
  * Is a target of @type on @field one of the option list's (strip, add, a
@@ -219,6 +248,10 @@ bool mmb_field_is_endpoint(unsigned int id);
 bool mmb_field_is_addr(unsigned int id);
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful);
 void mmb_rule_put(struct mmb_rule *rule);
+void mmb_rule_succeed(struct mmb_rule *rule, struct mmb_rule *heir);
+void mmb_rule_drain(void);
+u32 mmb_rule_hash(const struct mmb_rule *rule);
+bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b);
 u32 mmb_value_u32(const u8 *v, unsigned int len);
 int mmb_check_value(const struct mmb_field_info *f, unsigned int id,
 		    const u8 *value, unsigned int vlen, unsigned int plen,

@@ -9,6 +9,7 @@
  *       └── txn: in place (one change to cur), or aside (a new ruleset)
  */
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "tables.h"
 #include "test.h"
@@ -170,27 +171,104 @@ static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	return 0;
 }
 
-/*
- * The stateful rules of @old that @new (NULL: none) does not have: they
- * are gone from the datapath, so their connections end. How many.
- */
-static unsigned int mmb_ruleset_bury(struct mmb_ruleset *old, struct mmb_ruleset *new)
-{
-	unsigned int n = 0;
+/* A stateful rule a transaction added, by the hash of its content. */
+struct mmb_heir {
+	u32 hash;
 	struct mmb_rule *rule;
+};
+
+/* By hash, then by handle: of rules alike, the first added comes first. */
+static int mmb_heir_cmp(const void *a, const void *b)
+{
+	const struct mmb_heir *x = a, *y = b;
+
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return x->rule->handle < y->rule->handle ? -1 : x->rule->handle > y->rule->handle;
+}
+
+/*
+ * The stateful rules of @rs with handles from @first on, those its
+ * transaction added, sorted by content (how many in *@n): what a rule the
+ * transaction takes out may live on as. NULL with none; -ENOMEM.
+ */
+static struct mmb_heir *mmb_ruleset_heirs(struct mmb_ruleset *rs, u32 first, unsigned int *n)
+{
+	struct mmb_heir *heirs;
+	struct mmb_rule *rule;
+	unsigned long handle;
+
+	*n = 0;
+	if (!rs->nstateful || !first)
+		return NULL;
+	heirs = kvmalloc_array(rs->nstateful, sizeof(*heirs), GFP_KERNEL_ACCOUNT);
+	if (!heirs)
+		return ERR_PTR(-ENOMEM);
+	xa_for_each_start(&rs->rules, handle, rule, first) {
+		if (rule->stateful) {
+			heirs[*n].hash = mmb_rule_hash(rule);
+			heirs[(*n)++].rule = rule;
+		}
+		if (!(handle & 1023))
+			cond_resched();
+	}
+	sort(heirs, *n, sizeof(*heirs), mmb_heir_cmp, NULL);
+	return heirs;
+}
+
+/* The first of @heirs (@n of them) that does what @rule does, or NULL. */
+static struct mmb_rule *mmb_heir_find(const struct mmb_heir *heirs, unsigned int n,
+				      const struct mmb_rule *rule)
+{
+	unsigned int lo = 0, hi = n, mid;
+	u32 hash;
+
+	if (!n)
+		return NULL;
+	hash = mmb_rule_hash(rule);
+	while (lo < hi) {	/* the first with a hash >= @hash */
+		mid = lo + (hi - lo) / 2;
+		if (heirs[mid].hash < hash)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && heirs[lo].hash == hash; lo++)
+		if (mmb_rule_same(heirs[lo].rule, rule))
+			return heirs[lo].rule;
+	return NULL;
+}
+
+/*
+ * The stateful rules of @old that @new (NULL: none) does not have are gone
+ * from the datapath. One that @new has again, the same rule under another
+ * handle (among @heirs, @n of them: a reload), gets that rule as its
+ * successor, and its connections go on with it; any other one ends, and
+ * so do its connections. How many ended.
+ */
+static unsigned int mmb_ruleset_bury(struct mmb_ruleset *old, struct mmb_ruleset *new,
+				     const struct mmb_heir *heirs, unsigned int n)
+{
+	struct mmb_rule *rule, *heir;
+	unsigned int ended = 0;
 	unsigned long handle;
 
 	if (!old->nstateful)
 		return 0;
 	xa_for_each(&old->rules, handle, rule) {
 		if (rule->stateful && (!new || xa_load(&new->rules, handle) != rule)) {
-			WRITE_ONCE(rule->dead, true);
-			n++;
+			heir = mmb_heir_find(heirs, n, rule);
+			if (heir) {
+				mmb_rule_succeed(rule, heir);
+			} else {
+				WRITE_ONCE(rule->dead, true);
+				ended++;
+			}
 		}
 		if (!(handle & 1023))
 			cond_resched();
 	}
-	return n;
+	return ended;
 }
 
 /* Put every rule of @from into @to too (an unpublished ruleset). */
@@ -295,7 +373,12 @@ int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
 	mutex_lock(&r->lock);
 	t->r = r;
 	t->next_handle = r->next_handle;
+	t->first = r->next_handle;
 	t->ended = 0;
+	t->prepared = false;
+	t->heirs = NULL;
+	t->nheirs = 0;
+	t->old = NULL;
 	t->aside = how != MMB_TXN_INPLACE;
 	if (!t->aside) {
 		t->rs = mmb_rules_locked(r);
@@ -381,14 +464,35 @@ int mmb_txn_flush(struct mmb_txn *t)
 }
 
 /*
- * Make the transaction's changes the rules: in place they are already;
- * aside, the new ruleset is published with one pointer store, and the old
- * one freed once no reader can see it. When stateful rules ended, that is
- * waited for here: a packet that judged by the old ruleset could still be
- * making a connection for one of them, and the caller's sweep must come
- * after it.
+ * Before an aside transaction is published: which of the stateful rules it
+ * added could a rule it takes out live on as (mmb_ruleset_bury())? The
+ * step of publishing that allocates, and may fail; no other change may
+ * follow it. Publishing does it if the caller did not, and if it fails
+ * then, the rules taken out end.
  */
-void mmb_txn_commit(struct mmb_txn *t)
+int mmb_txn_prepare(struct mmb_txn *t)
+{
+	struct mmb_heir *heirs;
+
+	if (!t->aside || t->prepared)
+		return 0;
+	if (mmb_rules_locked(t->r)->nstateful) {
+		heirs = mmb_ruleset_heirs(t->rs, t->first, &t->nheirs);
+		if (IS_ERR(heirs))
+			return PTR_ERR(heirs);
+		t->heirs = heirs;
+	}
+	t->prepared = true;
+	return 0;
+}
+
+/*
+ * Make the transaction's changes the rules: in place they are already;
+ * aside, the new ruleset is published with one pointer store, and the
+ * rules it no longer has are buried (successors or dead). The lock is
+ * dropped; the old ruleset waits for mmb_txn_finish().
+ */
+void mmb_txn_publish(struct mmb_txn *t)
 {
 	struct mmb_rules *r = t->r;
 	struct mmb_ruleset *old;
@@ -397,12 +501,33 @@ void mmb_txn_commit(struct mmb_txn *t)
 		mutex_unlock(&r->lock);
 		return;
 	}
+	if (mmb_txn_prepare(t))
+		pr_warn_ratelimited("mmb: no memory to match the rules re-added: their connections end\n");
 	old = mmb_rules_locked(r);
 	mmb_ruleset_live(t->rs, old);
 	rcu_assign_pointer(r->cur, t->rs);
 	r->next_handle = t->next_handle;
-	t->ended = mmb_ruleset_bury(old, t->rs);
+	t->ended = mmb_ruleset_bury(old, t->rs, t->heirs, t->nheirs);
 	mutex_unlock(&r->lock);
+	kvfree(t->heirs);
+	t->heirs = NULL;
+	t->old = old;
+}
+
+/*
+ * After mmb_txn_publish(), with no lock held (not RTNL either: this may
+ * wait for a grace period): free the old ruleset once no reader can see
+ * it. When stateful rules ended, that is waited for here: a packet that
+ * judged by the old ruleset could still be making a connection for one of
+ * them, and the caller's sweep must come after it.
+ */
+void mmb_txn_finish(struct mmb_txn *t)
+{
+	struct mmb_ruleset *old = t->old;
+
+	if (!old)
+		return;
+	t->old = NULL;
 	if (!t->ended && atomic_add_unless(&mmb_retiring, 1, MMB_RETIRING_MAX)) {
 		INIT_RCU_WORK(&old->free_work, mmb_ruleset_free_work);
 		queue_rcu_work(mmb_retire_wq, &old->free_work);
@@ -412,10 +537,30 @@ void mmb_txn_commit(struct mmb_txn *t)
 	mmb_ruleset_destroy(old);
 }
 
+/* Publish, then finish. */
+void mmb_txn_commit(struct mmb_txn *t)
+{
+	mmb_txn_publish(t);
+	mmb_txn_finish(t);
+}
+
 /* Give up: aside, nothing was published; in place, each change stands. */
 void mmb_txn_abort(struct mmb_txn *t)
 {
 	mutex_unlock(&t->r->lock);
+	kvfree(t->heirs);
+	t->heirs = NULL;
 	if (t->aside)
 		mmb_ruleset_destroy(t->rs);
+}
+
+/*
+ * Wait until every ruleset a commit replaced, and every rule no ruleset,
+ * connection or predecessor holds any more, is freed (tests).
+ */
+void mmb_rules_barrier(void)
+{
+	rcu_barrier();			/* queue_rcu_work()'s grace periods */
+	flush_workqueue(mmb_retire_wq);	/* the rulesets: they put their rules */
+	mmb_rule_drain();
 }

@@ -50,21 +50,35 @@ enum mmb_txn_how {
 	MMB_TXN_EMPTY,		/* a new ruleset, from nothing */
 };
 
-/* A transaction; the owner's lock is held from begin to commit or abort. */
+struct mmb_heir;
+
+/*
+ * A transaction; the owner's lock is held from begin to commit (or its
+ * first half, publish) or abort.
+ */
 struct mmb_txn {
 	struct mmb_rules *r;
 	struct mmb_ruleset *rs;		/* where changes go */
 	u32 next_handle;
+	u32 first;			/* the first handle it could hand out */
 	bool aside;			/* @rs is new: published at commit */
+	bool prepared;			/* @heirs are known */
 	unsigned int ended;		/* stateful rules it ended, after commit */
+	unsigned int nheirs;
+	struct mmb_heir *heirs;		/* the stateful rules it added, by content */
+	struct mmb_ruleset *old;	/* replaced, until mmb_txn_finish() */
 };
 
 int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how);
 int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_image *img);
 int mmb_txn_del(struct mmb_txn *t, u32 handle);
 int mmb_txn_flush(struct mmb_txn *t);
+int mmb_txn_prepare(struct mmb_txn *t);
+void mmb_txn_publish(struct mmb_txn *t);
+void mmb_txn_finish(struct mmb_txn *t);
 void mmb_txn_commit(struct mmb_txn *t);
 void mmb_txn_abort(struct mmb_txn *t);
+void mmb_rules_barrier(void);
 
 /* Reading a ruleset: writers, dumps (under the lock), and tests. */
 struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);

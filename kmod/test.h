@@ -18,6 +18,8 @@ struct mmb_test_points {
 	void (*free)(struct mmb_ruleset *rs);
 	/* a rule add published rule @handle and dropped the lock */
 	void (*added)(struct mmb_net *mn, u32 handle);
+	/* a commit ends the connections of the @ended rules it ended, next */
+	void (*finish)(struct mmb_net *mn, unsigned int ended);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -43,6 +45,12 @@ static inline bool mmb_test_now(u32 *now)
 	*now = READ_ONCE(mmb_test_points.clock);
 	return READ_ONCE(mmb_test_points.frozen);
 }
+
+static inline void mmb_test_finish(struct mmb_net *mn, unsigned int ended)
+{
+	if (mmb_test_points.finish)
+		mmb_test_points.finish(mn, ended);
+}
 #else
 static inline void mmb_test_free(struct mmb_ruleset *rs)
 {
@@ -55,6 +63,10 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 static inline bool mmb_test_now(u32 *now)
 {
 	return false;
+}
+
+static inline void mmb_test_finish(struct mmb_net *mn, unsigned int ended)
+{
 }
 #endif
 

@@ -109,13 +109,15 @@ static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 static void mmb_trace_conn(struct mmb_trace *t)
 {
 	const struct mmb_conn *c = t->v.conn;
+	const struct mmb_rule *rule;
 	unsigned int i;
 
 	for (i = 0; i < c->nrules; i++) {
-		mmb_trace_note(t, c->rules[i], MMB_TRACE_CONN);
-		mmb_trace_judge(t, c->rules[i]);
+		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
+		mmb_trace_note(t, rule, MMB_TRACE_CONN);
+		mmb_trace_judge(t, rule);
 		if (!t->v.related)
-			mmb_verdict_rewrites(&t->v, c->rules[i]);
+			mmb_verdict_rewrites(&t->v, rule);
 	}
 }
 
