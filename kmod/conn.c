@@ -586,6 +586,24 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /*
+ * A packet of no connection that matched stateful rules: it gets their
+ * accept and drop and starts a connection, unless the verdict drops it
+ * (as nf_conntrack, which confirms a connection only once its first packet
+ * made it through).
+ */
+static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nsf; i++)
+		mmb_verdict_judge(v, v->sf[i]);
+	if (v->drop && !v->accept)
+		return 0;
+	return mmb_conn_create(mc, pkt, skb, v);
+}
+
+/*
  * After classification: a packet of a known connection gets its rules and
  * moves its state on; one that matched stateful rules starts one. 0, or
  * -ENOSPC (the table is full) or -ENOMEM: the packet is to be dropped.
@@ -597,7 +615,7 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	unsigned int i;
 
 	if (!c)
-		return v->nsf ? mmb_conn_create(mc, pkt, skb, v) : 0;
+		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
 	for (i = 0; i < c->nrules; i++) {
 		mmb_stats_count(c->rules[i]->stats, skb);
 		if (v->related)
