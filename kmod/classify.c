@@ -50,7 +50,9 @@ void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 /*
  * A stateful rule @pkt matches: ignored for a packet of a known
  * connection; for another, among those its connection will keep, the
- * lowest handles, in order.
+ * lowest handles, in order. The accept and drop of those wait for
+ * mmb_conn_verdict(): a packet that may not start a connection does not
+ * get them. A rule not kept is judged at once.
  */
 static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
@@ -59,9 +61,12 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 	if (v->conn)
 		return false;
 	if (v->nsf == MMB_CONN_RULES) {
-		if (v->sf[v->nsf - 1]->handle < rule->handle)
+		if (v->sf[v->nsf - 1]->handle < rule->handle) {
+			mmb_verdict_judge(v, rule);
 			return true;
+		}
 		v->nsf--;
+		mmb_verdict_judge(v, v->sf[v->nsf]);
 	}
 	for (i = v->nsf; i > 0 && v->sf[i - 1]->handle > rule->handle; i--)
 		v->sf[i] = v->sf[i - 1];
@@ -92,8 +97,13 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 {
 	if (!mmb_rule_slow_holds(rule, pkt, skb))
 		return;
-	if (unlikely(rule->stateful) && !mmb_verdict_stateful(v, rule))
+	if (unlikely(rule->stateful)) {
+		if (!mmb_verdict_stateful(v, rule))
+			return;
+		mmb_stats_count(rule->stats, skb);
+		mmb_verdict_rewrites(v, rule);
 		return;
+	}
 	mmb_stats_count(rule->stats, skb);
 	mmb_verdict_add(v, rule);
 }

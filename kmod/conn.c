@@ -12,6 +12,9 @@
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ip_fib.h>
+#include <net/l3mdev.h>
 
 #include "conn.h"
 #include "nat.h"
@@ -366,6 +369,104 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 	return false;
 }
 
+/* --- where a connection's packets come in ---------------------------------- */
+
+/*
+ * Does the route from @dev's namespace (its VRF's table, if it is in one)
+ * to @addr, of family @family, go out of @dev, through any of its next
+ * hops? Only a unicast route counts: not a local address, a blackhole, a
+ * prohibit, nor no route at all (as the kernel's strict reverse-path
+ * filter, rp_filter 1). Under RCU.
+ */
+static bool mmb_route_via(const struct net_device *dev, u8 family, const void *addr)
+{
+	int l3mdev = l3mdev_master_ifindex_rcu(dev);
+
+	if (family == 4) {
+		struct flowi4 fl4 = {
+			.daddr = *(const __be32 *)addr,
+			.flowi4_iif = LOOPBACK_IFINDEX,
+			.flowi4_l3mdev = l3mdev,
+			.flowi4_scope = RT_SCOPE_UNIVERSE,
+		};
+		struct fib_result res;
+
+		if (fib_lookup(dev_net(dev), &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
+			return false;
+		return res.type == RTN_UNICAST && fib_info_nh_uses_dev(res.fi, dev);
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.daddr = *(const struct in6_addr *)addr,
+			.flowi6_iif = LOOPBACK_IFINDEX,
+			.flowi6_oif = dev->ifindex,	/* preferred, among next hops */
+			.flowi6_l3mdev = l3mdev,
+		};
+		int flags = ipv6_addr_type(&fl6.daddr) & IPV6_ADDR_LINKLOCAL ?
+			    RT6_LOOKUP_F_IFACE : 0;
+		struct dst_entry *dst = ip6_route_lookup(dev_net(dev), &fl6, NULL, flags);
+		const struct rt6_info *rt = dst_rt6_info(dst);
+		bool via = !dst->error &&
+			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
+			   (dst->dev == dev || l3mdev_master_ifindex_rcu(dst->dev) == dev->ifindex);
+
+		dst_release(dst);
+		return via;
+	}
+#else
+	return false;
+#endif
+}
+
+/*
+ * May @t, which came in on @dev, start a connection? Not with rp-filter on
+ * if the route back to its source goes out of another device: its source
+ * is forged (a packet from an inside address on the outside device), and
+ * the stack's own reverse-path filter, if any, runs too late to stop it
+ * creating state. Loopback is not checked.
+ */
+static bool mmb_conn_forged(struct mmb_conns *mc, const struct mmb_tuple *t,
+			    const struct net_device *dev)
+{
+	return READ_ONCE(mc->rpf) && !(dev->flags & IFF_LOOPBACK) &&
+	       !mmb_route_via(dev, t->family, &t->src);
+}
+
+/* For a trace: would the reverse-path check refuse a connection to @pkt? */
+bool mmb_conn_spoofed(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		      const struct net_device *dev)
+{
+	struct mmb_tuple t __uninitialized;
+
+	return mmb_conn_tuple(pkt, &t) && mmb_conn_forged(mc, &t, dev);
+}
+
+/*
+ * The device that @c's replies may not come in on: the one its original
+ * direction came in on (@dev), unless the route to where replies come
+ * from goes out of it too (a one-armed router, a hairpin): then 0, any.
+ */
+static int mmb_conn_iif(struct mmb_conns *mc, const struct mmb_conn *c,
+			const struct net_device *dev)
+{
+	if (!READ_ONCE(mc->rpf) || (dev->flags & IFF_LOOPBACK) ||
+	    mmb_route_via(dev, c->reply.t.family, &c->reply.t.src))
+		return 0;
+	return dev->ifindex;
+}
+
+/*
+ * Is @c's packet in direction @dir, in on @dev, not one of its own? A
+ * reply that comes in where the original direction did is not (it is a
+ * packet of no connection).
+ */
+static __always_inline bool mmb_conn_wrong_iif(const struct mmb_conn *c, u8 dir,
+					       const struct net_device *dev)
+{
+	return dir == MMB_DIR_REPLY && c->iif == dev->ifindex;
+}
+
 /* --- the datapath ------------------------------------------------------------ */
 
 /*
@@ -401,6 +502,10 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	c = mmb_conn_find_pkt(mc, pkt, skb, &dir, &related);
 	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
 		return;
+	if (unlikely(mmb_conn_wrong_iif(c, dir, skb->dev))) {
+		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
+		return;
+	}
 	v->conn = c;
 	v->dir = dir;
 	v->related = related;
@@ -435,7 +540,8 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
 	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
-	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c, false))
+	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c, false) ||
+	    mmb_conn_wrong_iif(c, *dir, skb->dev))
 		return NULL;
 	return c;
 }
@@ -577,6 +683,10 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0)
 		return 0;
+	if (mmb_conn_forged(mc, &t, skb->dev)) {
+		mmb_conn_stat(mc, MMB_CSTAT_SPOOFED);
+		return -EXDEV;
+	}
 	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, &t, now)) {
 		atomic_dec(&mc->count);
 		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
@@ -590,6 +700,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return -ENOMEM;
 	}
 	c->timeout = now + READ_ONCE(mc->timeouts[state]);
+	c->iif = mmb_conn_iif(mc, c, skb->dev);
 	if (nat) {
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
@@ -619,6 +730,36 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /*
+ * A packet of no connection that matched stateful rules: it gets their
+ * accept and drop and starts a connection, unless the verdict drops it
+ * (as nf_conntrack, which confirms a connection only once its first packet
+ * made it through) or the reverse-path check refuses it: then it is judged
+ * by its stateless rules alone, without the stateful rules' rewrites.
+ */
+static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	bool accept = v->accept, drop = v->drop;
+	unsigned int i, n;
+	int err;
+
+	for (i = 0; i < v->nsf; i++)
+		mmb_verdict_judge(v, v->sf[i]);
+	if (v->drop && !v->accept)
+		return 0;
+	err = mmb_conn_create(mc, pkt, skb, v);
+	if (err != -EXDEV)
+		return err;
+	v->accept = accept;
+	v->drop = drop;
+	for (i = 0, n = 0; i < v->nrw; i++)
+		if (!v->rw[i]->stateful)
+			v->rw[n++] = v->rw[i];
+	v->nrw = n;
+	return 0;
+}
+
+/*
  * After classification: a packet of a known connection gets its rules and
  * moves its state on; one that matched stateful rules starts one. 0, or
  * -ENOSPC (the table is full) or -ENOMEM: the packet is to be dropped.
@@ -631,7 +772,7 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	unsigned int i;
 
 	if (!c)
-		return v->nsf ? mmb_conn_create(mc, pkt, skb, v) : 0;
+		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
 		mmb_stats_count(rule->stats, skb);
@@ -772,6 +913,7 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	atomic_set(&mc->count, 0);
 	mc->max = mmb_conns_default_max();
 	mc->tcp_loose = true;
+	mc->rpf = true;
 	mmb_conn_timeouts_init(mc->timeouts);
 	mc->net = net;
 	mutex_init(&mc->lock);

@@ -5,7 +5,7 @@
  *
  *   mmb_conns ─ ht (rhashtable) ─ node: orig ──┐
  *       │                       └ node: reply ─┴─ mmb_conn ─ rules[] ─ rule
- *       ├─ count, max, timeouts[state], tcp_loose
+ *       ├─ count, max, timeouts[state], tcp_loose, rpf
  *       └─ gc: a delayed work that walks the table in slices
  *
  * A connection is in the table twice, under the tuple of each direction,
@@ -110,9 +110,9 @@ struct mmb_tcp_win {
  * Four cache lines: a packet of the original direction reads the first
  * (its tuple, timeout and status) and writes the third (counters; its
  * rules are read there too); one of the reply direction reads the second
- * as well. The fourth is read by TCP segments that move the window or
- * end the connection, and when a connection starts. The state's lock is a
- * bit of @status.
+ * as well, and @iif of the fourth. The fourth is read by TCP segments
+ * that move the window or end the connection, and when a connection
+ * starts. The state's lock is a bit of @status.
  */
 struct mmb_conn {
 	struct mmb_conn_node orig;	/* MMB_DIR_ORIG */
@@ -131,7 +131,12 @@ struct mmb_conn {
 
 	/* The fourth line: what only some packets read. */
 	struct mmb_tcp_win win[2];	/* TCP: each direction's sequence window */
-	int iif;			/* the device the original direction came in on */
+	/*
+	 * The device the original direction came in on, where replies may not
+	 * come in (mmb_conn_iif()); 0 if they may: the route to the reply's
+	 * source goes out of it too (a one-armed router), or rp-filter is off.
+	 */
+	int iif;
 };
 
 /* Counters of a connection table, per CPU. */
@@ -143,6 +148,8 @@ enum mmb_conn_stat {
 	MMB_CSTAT_ENDED,
 	MMB_CSTAT_NOMEM,
 	MMB_CSTAT_NAT_FULL,
+	MMB_CSTAT_SPOOFED,	/* new ones refused by the reverse-path check */
+	MMB_CSTAT_WRONG_IIF,	/* replies on the original direction's device */
 	MMB_CSTAT_MAX
 };
 
@@ -155,6 +162,7 @@ struct mmb_conns {
 	atomic_t count;
 	u32 max;			/* READ_ONCE: settings change it */
 	bool tcp_loose;
+	bool rpf;			/* rp-filter: a reverse-path check, and iif */
 	u32 timeouts[__MMB_CONN_STATE_MAX];	/* jiffies */
 	struct mmb_conn_stats __percpu *stats;
 	struct net *net;
@@ -210,6 +218,8 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			       const struct sk_buff *skb, u8 *dir, bool *related);
 bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt);
+bool mmb_conn_spoofed(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+		      const struct net_device *dev);
 void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why);
 
 /* The datapath's steps, before and after classification (conn.c). */

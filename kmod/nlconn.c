@@ -47,6 +47,7 @@ const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1] = {
 	[MMB_SET_A_CONN_COUNT]	= { .type = NLA_REJECT, .reject_message = "read only" },
 	[MMB_SET_A_CONN_SIZE]	= { .type = NLA_REJECT, .reject_message = "read only" },
 	[MMB_SET_A_CONN_STATS]	= { .type = NLA_REJECT, .reject_message = "read only" },
+	[MMB_SET_A_RP_FILTER]	= NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1] = {
@@ -272,6 +273,8 @@ int mmb_nl_settings_apply(struct mmb_conns *mc, const struct nlattr *attr,
 		WRITE_ONCE(mc->max, nla_get_u32(tb[MMB_SET_A_CONN_MAX]));
 	if (tb[MMB_SET_A_TCP_LOOSE])
 		WRITE_ONCE(mc->tcp_loose, nla_get_u8(tb[MMB_SET_A_TCP_LOOSE]));
+	if (tb[MMB_SET_A_RP_FILTER])
+		WRITE_ONCE(mc->rpf, nla_get_u8(tb[MMB_SET_A_RP_FILTER]));
 	for (i = 0; tb[MMB_SET_A_TIMEOUTS] && i < __MMB_CONN_STATE_MAX; i++)
 		if (tt[i + 1])
 			WRITE_ONCE(mc->timeouts[i], nla_get_u32(tt[i + 1]) * HZ);
@@ -294,7 +297,8 @@ static int mmb_nl_put_conn_counters(struct sk_buff *skb, struct mmb_conns *mc)
 	u64 n[MMB_CSTAT_MAX];
 	unsigned int i;
 
-	BUILD_BUG_ON(MMB_CONN_STATS_A_NAT_FULL - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_NAT_FULL);
+	BUILD_BUG_ON(MMB_CONN_STATS_A_NAT_FULL - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_NAT_FULL ||
+		     MMB_CONN_STATS_A_WRONG_IIF - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_WRONG_IIF);
 	if (!nest)
 		return -EMSGSIZE;
 	mmb_conns_stats(mc, n);
@@ -314,6 +318,7 @@ static int mmb_nl_put_settings(struct sk_buff *skb, struct mmb_conns *mc)
 	if (!nest ||
 	    nla_put_u32(skb, MMB_SET_A_CONN_MAX, READ_ONCE(mc->max)) ||
 	    nla_put_u8(skb, MMB_SET_A_TCP_LOOSE, READ_ONCE(mc->tcp_loose)) ||
+	    nla_put_u8(skb, MMB_SET_A_RP_FILTER, READ_ONCE(mc->rpf)) ||
 	    nla_put_u32(skb, MMB_SET_A_CONN_COUNT, atomic_read(&mc->count)) ||
 	    nla_put_u32(skb, MMB_SET_A_CONN_SIZE, mmb_conn_size()))
 		return -EMSGSIZE;

@@ -108,8 +108,9 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
  * a known connection (@conn, in direction @dir) gets its connection's rules
  * too, and stateful rules do not apply to it again; one of no connection
  * collects the stateful rules it matches (@sf, the lowest handles), for
- * the connection it starts. An ICMP error @related to @conn gets only its
- * rules' accept and drop.
+ * the connection it starts, and gets their accept and drop only if it may
+ * start one (mmb_conn_verdict()). An ICMP error @related to @conn gets
+ * only its rules' accept and drop.
  */
 struct mmb_verdict {
 	bool accept;

@@ -37,16 +37,23 @@ static const struct nla_policy mmb_trace_policy[MMB_TRACE_A_MAX + 1] = {
 	[MMB_TRACE_A_RELATED]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_CONN_NEW]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_RESULT]	= { .type = NLA_REJECT },
+	[MMB_TRACE_A_CONN_SPOOFED] = { .type = NLA_REJECT },
 };
 
 const struct nla_policy mmb_trace_cmd_policy[MMB_A_TRACE + 1] = {
 	[MMB_A_TRACE]		= NLA_POLICY_NESTED(mmb_trace_policy),
 };
 
+/* The accept and drop of rules. */
+struct mmb_trace_judged {
+	bool accept, drop, drop_random;
+};
+
 /* What a trace found. */
 struct mmb_trace {
 	struct mmb_verdict v;		/* the rewrites to apply, and the connection */
-	bool accept, drop, drop_random;
+	struct mmb_trace_judged j;	/* of every rule that applies */
+	struct mmb_trace_judged sf;	/* of the stateful ones, if a connection starts */
 	bool starts;			/* stateful rules matched, no connection known */
 	unsigned int n;
 	const struct mmb_rule *rule[MMB_TRACE_RULES];	/* by handle */
@@ -80,13 +87,13 @@ static void mmb_trace_note(struct mmb_trace *t, const struct mmb_rule *rule, u8 
 }
 
 /* The accept and drop of @rule, without the dice of a random drop. */
-static void mmb_trace_judge(struct mmb_trace *t, const struct mmb_rule *rule)
+static void mmb_trace_judge(struct mmb_trace_judged *j, const struct mmb_rule *rule)
 {
-	t->accept |= rule->accept;
+	j->accept |= rule->accept;
 	if (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS)
-		t->drop = true;
+		j->drop = true;
 	else if (rule->drop)
-		t->drop_random = true;
+		j->drop_random = true;
 }
 
 /* A rule the packet matches, as mmb_verdict_entry() would take it. */
@@ -101,7 +108,7 @@ static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 	if (rule->stateful)
 		t->starts = true;
 	mmb_trace_note(t, rule, rule->stateful ? MMB_TRACE_STATEFUL : MMB_TRACE_MATCHED);
-	mmb_trace_judge(t, rule);
+	mmb_trace_judge(rule->stateful ? &t->sf : &t->j, rule);
 	mmb_verdict_rewrites(&t->v, rule);
 }
 
@@ -115,19 +122,50 @@ static void mmb_trace_conn(struct mmb_trace *t)
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
 		mmb_trace_note(t, rule, MMB_TRACE_CONN);
-		mmb_trace_judge(t, rule);
+		mmb_trace_judge(&t->j, rule);
 		if (!t->v.related)
 			mmb_verdict_rewrites(&t->v, rule);
 	}
 }
 
-static u8 mmb_trace_verdict(const struct mmb_trace *t)
+static u8 mmb_trace_verdict(const struct mmb_trace_judged *j)
 {
-	if (t->accept)
+	if (j->accept)
 		return MMB_TRACE_ACCEPT;
-	if (t->drop)
+	if (j->drop)
 		return MMB_TRACE_DROP;
-	return t->drop_random ? MMB_TRACE_DROP_RANDOM : MMB_TRACE_PASS;
+	return j->drop_random ? MMB_TRACE_DROP_RANDOM : MMB_TRACE_PASS;
+}
+
+/*
+ * The verdict of a packet of no connection that matched stateful rules, as
+ * mmb_conn_verdict() gives it: theirs too, unless it may start a
+ * connection (not dropped) and the reverse-path check refuses it
+ * (*@spoofed); then the stateful rules' rewrites go too. *@starts: a
+ * connection would start.
+ */
+static u8 mmb_trace_start(struct mmb_trace *t, struct mmb_conns *mc,
+			  const struct mmb_pkt *pkt, const struct sk_buff *skb,
+			  bool *starts, bool *spoofed)
+{
+	struct mmb_trace_judged all = t->j;
+	unsigned int i, n;
+	u8 verdict;
+
+	all.accept |= t->sf.accept;
+	all.drop |= t->sf.drop;
+	all.drop_random |= t->sf.drop_random;
+	verdict = mmb_trace_verdict(&all);
+	*starts = verdict != MMB_TRACE_DROP && mmb_conn_would_start(mc, pkt);
+	*spoofed = *starts && mmb_conn_spoofed(mc, pkt, skb->dev);
+	if (!*spoofed)
+		return verdict;
+	*starts = false;
+	for (i = 0, n = 0; i < t->v.nrw; i++)
+		if (!t->v.rw[i]->stateful)
+			t->v.rw[n++] = t->v.rw[i];
+	t->v.nrw = n;
+	return mmb_trace_verdict(&t->j);
 }
 
 /* An skb of @len bytes at its network header, received on @dev. */
@@ -366,6 +404,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 			 struct mmb_trace *t, struct sk_buff *msg)
 {
 	const struct mmb_ruleset *rs = mmb_rules_get(&mn->rules);
+	bool starts = false, spoofed = false;
 	struct mmb_pkt pkt __uninitialized;
 	struct nlattr *nest;
 	u8 parse, verdict;
@@ -389,14 +428,18 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 		if (t->v.conn)
 			mmb_trace_conn(t);
 	}
-	verdict = parse == MMB_TRACE_BAD_FRAGMENT || parse == MMB_TRACE_LONG_CHAIN ?
-		  MMB_TRACE_DROP : mmb_trace_verdict(t);
+	if (parse == MMB_TRACE_BAD_FRAGMENT || parse == MMB_TRACE_LONG_CHAIN)
+		verdict = MMB_TRACE_DROP;
+	else if (t->starts && !t->v.conn)
+		verdict = mmb_trace_start(t, &mn->conns, &pkt, skb, &starts, &spoofed);
+	else
+		verdict = mmb_trace_verdict(&t->j);
 	if (nla_put_u8(msg, MMB_TRACE_A_PARSE, parse) || mmb_trace_put_rules(msg, t) ||
 	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
 	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||
 	    (t->v.related && nla_put_flag(msg, MMB_TRACE_A_RELATED)) ||
-	    (t->starts && !t->v.conn && mmb_conn_would_start(&mn->conns, &pkt) &&
-	     nla_put_flag(msg, MMB_TRACE_A_CONN_NEW)))
+	    (starts && nla_put_flag(msg, MMB_TRACE_A_CONN_NEW)) ||
+	    (spoofed && nla_put_flag(msg, MMB_TRACE_A_CONN_SPOOFED)))
 		return -EMSGSIZE;
 	if (verdict != MMB_TRACE_DROP && (t->v.nrw || mmb_conn_rewrites(t->v.conn))) {
 		err = mmb_rewrite(skb, &pkt, &t->v);

@@ -22,6 +22,18 @@ static struct mmb_conns *nlc_conns(void)
 	return &mmb_pernet(&init_net)->conns;
 }
 
+static void nlc_rpf_on(void *data)
+{
+	WRITE_ONCE(nlc_conns()->rpf, true);
+}
+
+/* Both ways through one device without routes: rp-filter off (rpf_test.c checks it). */
+static void nlc_rpf_off(struct kunit *test)
+{
+	WRITE_ONCE(nlc_conns()->rpf, false);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, nlc_rpf_on, NULL), 0);
+}
+
 /* The settings, from a MMB_CMD_SETTINGS_GET: @tb indexed by MMB_SET_A_*. */
 static void nlc_settings(struct nlt *t, struct nlattr **tb, struct nlattr **timeouts)
 {
@@ -288,6 +300,7 @@ static void nlconn_dump_test(struct kunit *test)
 	u8 state;
 
 	KUNIT_ASSERT_NOT_NULL(test, ev);
+	nlc_rpf_off(test);
 	nlt_open(test, &t);
 	nlt_open(test, ev);
 	KUNIT_ASSERT_NE(test, ev->events, 0);
@@ -568,6 +581,7 @@ static void nlconn_trace_test(struct kunit *test)
 	u32 handle;
 	struct nlt t;
 
+	nlc_rpf_off(test);
 	nlt_open(test, &t);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);

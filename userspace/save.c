@@ -30,9 +30,13 @@ static int save_settings_cb(const struct nlmsghdr *nlh, void *data)
 	if (!m.tb[MMB_A_SETTINGS])
 		return MNL_CB_OK;
 	attrs_nested(m.tb[MMB_A_SETTINGS], &s);
-	fprintf(out, "set conn-max %u tcp-loose %s\n", attr_u32(s.tb[MMB_SET_A_CONN_MAX]),
+	fprintf(out, "set conn-max %u tcp-loose %s", attr_u32(s.tb[MMB_SET_A_CONN_MAX]),
 	       s.tb[MMB_SET_A_TCP_LOOSE] && mnl_attr_get_u8(s.tb[MMB_SET_A_TCP_LOOSE]) ?
 	       "on" : "off");
+	if (s.tb[MMB_SET_A_RP_FILTER])
+		fprintf(out, " rp-filter %s", mnl_attr_get_u8(s.tb[MMB_SET_A_RP_FILTER]) ?
+			"on" : "off");
+	fprintf(out, "\n");
 	if (!s.tb[MMB_SET_A_TIMEOUTS])
 		return MNL_CB_OK;
 	fprintf(out, "set");

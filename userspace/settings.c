@@ -4,7 +4,8 @@
  * the namespace, and its counters.
  *
  *   set SETTING [ SETTING ]...
- *   SETTING := timeout STATE SECONDS | conn-max N | tcp-loose { on | off }
+ *   SETTING := timeout STATE SECONDS | conn-max N | tcp-loose { on | off } |
+ *              rp-filter { on | off }
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static long long number_at(char **argv, int i, long long min, long long max, con
 struct settings {
 	long long conn_max;
 	int loose;
+	int rpf;
 	long long timeout[__MMB_CONN_STATE_MAX];
 	int argi_max, argi_timeout[__MMB_CONN_STATE_MAX];
 };
@@ -69,9 +71,14 @@ static int setting_parse(int argc, char **argv, int *pi, struct settings *s)
 		if (++i == argc || (strcmp(argv[i], "on") && strcmp(argv[i], "off")))
 			return err_word(AT(argv + i), "tcp-loose is on or off");
 		s->loose = !strcmp(argv[i], "on");
+	} else if (!strcmp(argv[i], "rp-filter")) {
+		if (++i == argc || (strcmp(argv[i], "on") && strcmp(argv[i], "off")))
+			return err_word(AT(argv + i), "rp-filter is on or off");
+		s->rpf = !strcmp(argv[i], "on");
 	} else {
 		return err_word(AT(argv + i),
-				"unknown setting \"%s\": timeout, conn-max or tcp-loose", argv[i]);
+				"unknown setting \"%s\": timeout, conn-max, tcp-loose or rp-filter",
+				argv[i]);
 	}
 	*pi = i + 1;
 	return 0;
@@ -90,6 +97,8 @@ static void settings_put(struct mmb_req *req, const struct settings *s)
 	}
 	if (s->loose >= 0)
 		mnl_attr_put_u8(req->nlh, MMB_SET_A_TCP_LOOSE, s->loose);
+	if (s->rpf >= 0)
+		mnl_attr_put_u8(req->nlh, MMB_SET_A_RP_FILTER, s->rpf);
 	for (i = 0; i < __MMB_CONN_STATE_MAX; i++) {
 		if (!s->timeout[i])
 			continue;
@@ -110,11 +119,12 @@ static void settings_put(struct mmb_req *req, const struct settings *s)
  */
 int settings_encode(struct mmb_req *req, int argc, char **argv)
 {
-	struct settings s = { .loose = -1 };
+	struct settings s = { .loose = -1, .rpf = -1 };
 	int i = 1, ret;
 
 	if (argc < 2)
-		return err_word(AT(argv + 1), "missing SETTING: timeout, conn-max or tcp-loose");
+		return err_word(AT(argv + 1),
+				"missing SETTING: timeout, conn-max, tcp-loose or rp-filter");
 	while (i < argc) {
 		ret = setting_parse(argc, argv, &i, &s);
 		if (ret)
@@ -174,6 +184,8 @@ void print_conn_counters(const struct nlattr *nest)
 	print_u64("ended", " ended %llu", attr_u64(st.tb[MMB_CONN_STATS_A_ENDED]));
 	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NOMEM]));
 	print_u64("nat_full", " nat-full %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NAT_FULL]));
+	print_u64("spoofed", " spoofed %llu", attr_u64(st.tb[MMB_CONN_STATS_A_SPOOFED]));
+	print_u64("wrong_iif", " wrong-iif %llu", attr_u64(st.tb[MMB_CONN_STATS_A_WRONG_IIF]));
 	print_close_object();
 	print_text("\n");
 }
@@ -192,6 +204,11 @@ static int settings_cb(const struct nlmsghdr *nlh, void *data)
 		   mnl_attr_get_u8(s.tb[MMB_SET_A_TCP_LOOSE]));
 	print_text(" tcp-loose %s\n", s.tb[MMB_SET_A_TCP_LOOSE] &&
 		   mnl_attr_get_u8(s.tb[MMB_SET_A_TCP_LOOSE]) ? "on" : "off");
+	print_bool("rp_filter", NULL, s.tb[MMB_SET_A_RP_FILTER] &&
+		   mnl_attr_get_u8(s.tb[MMB_SET_A_RP_FILTER]));
+	if (s.tb[MMB_SET_A_RP_FILTER])
+		print_text("rp-filter %s\n", mnl_attr_get_u8(s.tb[MMB_SET_A_RP_FILTER]) ?
+			   "on" : "off");
 	print_u64("connections", "connections %llu", attr_u32(s.tb[MMB_SET_A_CONN_COUNT]));
 	print_u64("conn_size", " bytes-per-connection %llu\n",
 		  attr_u32(s.tb[MMB_SET_A_CONN_SIZE]));

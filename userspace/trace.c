@@ -422,9 +422,12 @@ static int print_answer(const struct nlmsghdr *nlh)
 		print_conn("connection", a.tb[MMB_A_CONN], NULL);
 	} else {
 		print_text(t.tb[MMB_TRACE_A_CONN_NEW] ? "connection: none; one would start\n" :
+			   t.tb[MMB_TRACE_A_CONN_SPOOFED] ?
+			   "connection: none; none starts: its source routes back through another device (rp-filter)\n" :
 			   "connection: none\n");
 	}
 	print_bool("conn_new", NULL, t.tb[MMB_TRACE_A_CONN_NEW] != NULL);
+	print_bool("conn_spoofed", NULL, t.tb[MMB_TRACE_A_CONN_SPOOFED] != NULL);
 	v = NAMED(verdict_names, t.tb[MMB_TRACE_A_VERDICT] ?
 		  mnl_attr_get_u8(t.tb[MMB_TRACE_A_VERDICT]) : 0);
 	print_string("verdict", NULL, verdict_names[v][0]);

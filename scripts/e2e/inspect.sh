@@ -58,7 +58,7 @@ check "show stats: no flow cache with two masks" test "$(stat_of 'has("flow_cach
 check "show stats, text: one line of counters" \
 	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 unmapped 0 rewritten 15 not-ip [0-9]+ malformed 0$'"
 check "show stats, text: the connection table's line" \
-	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0$'"
+	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0 spoofed 0 wrong-iif 0$'"
 check "list: no counters without -s" \
 	bash -c "! ip netns exec $R mmbctl list | grep -q packets"
 check "list -s: rule 1 counted the 20 datagrams" \
@@ -153,15 +153,15 @@ check "schema: show interfaces" test "$(in_r mmbctl -j show interfaces | keys '.
 check "schema: list" test "$(in_r mmbctl -j list | keys '.[0] | keys_unsorted')" = \
 	'["handle","rule","stateful","stats","matches","targets"]'
 check "schema: trace" test "$(in_r mmbctl -j trace ip-saddr 10.0.2.2 ip-daddr 10.0.1.2 udp-sport 7003 udp-dport 40003 | keys keys_unsorted)" = \
-	'["packet","parse","rules","direction","related","connection","conn_new","verdict"]'
+	'["packet","parse","rules","direction","related","connection","conn_new","conn_spoofed","verdict"]'
 check "schema: trace with a rewrite" test "$(in_r mmbctl -j trace udp-dport 7002 | keys '[keys_unsorted, (.rewritten | keys_unsorted), (.rules[0] | keys_unsorted)]')" = \
-	'[["packet","parse","rules","conn_new","verdict","rewritten"],["text","hex"],["handle","how","rule"]]'
+	'[["packet","parse","rules","conn_new","conn_spoofed","verdict","rewritten"],["text","hex"],["handle","how","rule"]]'
 check "schema: show tables" test "$(in_r mmbctl -j show tables | keys '.[0] | keys_unsorted')" = \
 	'["index","fields","entries","rules","hits","buckets","chain_max"]'
 check "schema: show connections" test "$(in_r mmbctl -j show connections | keys '.[0] | [keys_unsorted, (.orig | keys_unsorted)]')" = \
 	'[["proto","state","timeout","orig","reply","assured","rules"],["src","dst","sport","dport","packets","bytes"]]'
 check "schema: show settings" test "$(in_r mmbctl -j show settings | keys '[keys_unsorted, (.stats | keys_unsorted)]')" = \
-	'[["conn_max","tcp_loose","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full"]]'
+	'[["conn_max","tcp_loose","rp_filter","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full","spoofed","wrong_iif"]]'
 check "schema: add" test "$(in_r mmbctl -j add udp-dport 7999 drop | keys keys_unsorted)" = '["handle"]'
 
 check "kernel log clean" kernel_log_clean

@@ -459,6 +459,8 @@ enum mmb_trace_attr {
 	MMB_TRACE_A_RELATED,	/* flag, answers: an ICMP error about MMB_A_CONN */
 	MMB_TRACE_A_CONN_NEW,	/* flag, answers: a connection would start */
 	MMB_TRACE_A_RESULT,	/* binary, answers: the packet after rewriting */
+	/* flag, answers: one would start, but the reverse-path check refuses it */
+	MMB_TRACE_A_CONN_SPOOFED,
 	__MMB_TRACE_A_MAX
 };
 
@@ -519,8 +521,9 @@ enum mmb_trace_how {
  *	Ends every connection of the namespace.
  *
  * MMB_CMD_SET
- *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE
- *	and MMB_SET_A_TIMEOUTS; all are checked before any applies.
+ *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE,
+ *	MMB_SET_A_RP_FILTER and MMB_SET_A_TIMEOUTS; all are checked before
+ *	any applies.
  *
  * MMB_CMD_SETTINGS_GET
  *	Answers with one MMB_CMD_SETTINGS_GET message: MMB_A_SETTINGS with
@@ -594,6 +597,10 @@ enum mmb_set_attr {
 	MMB_SET_A_CONN_COUNT,	/* u32, answers only: connections now */
 	MMB_SET_A_CONN_SIZE,	/* u32, answers only: bytes per connection */
 	MMB_SET_A_CONN_STATS,	/* nest of enum mmb_conn_stats_attr, answers only */
+	/* u8: 1: connections start only from packets whose source routes back
+	 * through the device they came in on; replies only from elsewhere
+	 */
+	MMB_SET_A_RP_FILTER,
 	__MMB_SET_A_MAX
 };
 
@@ -609,6 +616,8 @@ enum mmb_conn_stats_attr {
 	MMB_CONN_STATS_A_ENDED,		/* u64: by flush or their rule's end */
 	MMB_CONN_STATS_A_NOMEM,		/* u64: new ones, no memory */
 	MMB_CONN_STATS_A_NAT_FULL,	/* u64: new ones, no free port to map to */
+	MMB_CONN_STATS_A_SPOOFED,	/* u64: new ones, their source not routed back there */
+	MMB_CONN_STATS_A_WRONG_IIF,	/* u64: replies on the original direction's device */
 	__MMB_CONN_STATS_A_MAX
 };
 

@@ -52,10 +52,10 @@ mmbctl show tables!
 t "show interfaces with an extra word" 2 "" -- show interfaces now
 
 # Connections and settings: the words are checked before the kernel is asked.
-t "set without a setting points past the end" 2 'Error: missing SETTING: timeout, conn-max or tcp-loose
+t "set without a setting points past the end" 2 'Error: missing SETTING: timeout, conn-max, tcp-loose or rp-filter
 mmbctl set
            ^' -- set
-t "set of an unknown setting points at it" 2 'Error: unknown setting "timeouts": timeout, conn-max or tcp-loose
+t "set of an unknown setting points at it" 2 'Error: unknown setting "timeouts": timeout, conn-max, tcp-loose or rp-filter
 mmbctl set timeouts udp-replied 5
            ^~~~~~~~' -- set timeouts udp-replied 5
 t "set timeout of an unknown state points at it" 2 'Error: unknown state "tcp-established2" ("mmbctl show settings" lists them)
