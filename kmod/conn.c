@@ -275,23 +275,52 @@ static void mmb_conn_free_rcu(struct rcu_head *head)
 	mmb_conn_free(container_of(head, struct mmb_conn, rcu));
 }
 
-/* Take @c out of the table; it is freed after a grace period. */
+/*
+ * Take @c out of the table, once (whoever gets here first: a killer of a
+ * confirmed connection or its creator); it is freed after a grace period.
+ * A node not in the table is not found there: a creator whose orig node
+ * did not go in removes its reply node alone.
+ */
 static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
 {
+	if (test_and_set_bit(MMB_CONN_UNLINKED, &c->status))
+		return;
+	if (test_bit(MMB_CONN_CONFIRMED, &c->status))
+		mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
 	rhashtable_remove_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
 	atomic_dec(&mc->count);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 }
 
-/* End @c (once, whoever asks first), counted as @why. */
+/*
+ * End @c (once, whoever asks first), counted as @why. One not confirmed
+ * yet is half in the table: it is only marked, and its creator takes it
+ * out once both of its nodes are in (mmb_conn_confirm()).
+ */
 void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why)
 {
 	if (test_and_set_bit(MMB_CONN_DYING, &c->status))
 		return;
 	mmb_conn_stat(mc, why);
-	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
+	/* DYING set (a full barrier) before CONFIRMED is read: see mmb_conn_confirm(). */
+	if (test_bit(MMB_CONN_CONFIRMED, &c->status))
+		mmb_conn_unlink(mc, c);
+}
+
+/*
+ * Both of @c's nodes are in: from now on whoever ends it takes it out.
+ * False if it was asked to end meanwhile: it is taken out now.
+ */
+static bool mmb_conn_confirm(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	set_bit(MMB_CONN_CONFIRMED, &c->status);
+	/* CONFIRMED set before DYING is read, as DYING before CONFIRMED in a kill. */
+	smp_mb__after_atomic();
+	if (!test_bit(MMB_CONN_DYING, &c->status))
+		return true;
 	mmb_conn_unlink(mc, c);
+	return false;
 }
 
 /* One of the rules @c keeps has ended. */
@@ -308,7 +337,8 @@ static bool mmb_conn_orphan(const struct mmb_conn *c)
 /* May a packet use @c now? If not, it ends, unless it is ending already. */
 static bool mmb_conn_alive(struct mmb_conns *mc, struct mmb_conn *c, u32 now)
 {
-	if (test_bit(MMB_CONN_DYING, &c->status))
+	if ((READ_ONCE(c->status) & (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
+	    BIT(MMB_CONN_CONFIRMED))
 		return false;
 	if (mmb_conn_expired(c, now)) {
 		mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -336,7 +366,10 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 		rht_for_each_entry_rcu(n, pos, tbl, (hash + i) & (tbl->size - 1), node) {
 			struct mmb_conn *c = mmb_conn_of(n);
 
-			if (test_bit(MMB_CONN_DYING, &c->status))
+			/* Not one that is ending, nor one being published. */
+			if ((READ_ONCE(c->status) &
+			     (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
+			    BIT(MMB_CONN_CONFIRMED))
 				continue;
 			if (mmb_conn_expired(c, now)) {
 				mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -401,7 +434,8 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 {
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
-	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
+	if (!c || !test_bit(MMB_CONN_CONFIRMED, &c->status) ||
+	    test_bit(MMB_CONN_DYING, &c->status) ||
 	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c))
 		return NULL;
 	return c;
@@ -471,7 +505,8 @@ static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct m
  * by then, and a picked port (@p) is picked again, once. If another CPU
  * published the same connection first, -EEXIST: @c is dropped, and the
  * packet joins the other one. -EADDRNOTAVAIL: another connection has the
- * reply tuple.
+ * reply tuple. Until both nodes are in and @c is confirmed, whoever finds
+ * it through its reply node leaves it to this CPU (mmb_conn_kill()).
  */
 static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
 			   const struct mmb_nat_plan *p)
@@ -493,8 +528,10 @@ static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
 		mmb_conn_free(c);	/* no reader ever saw it */
 		return err;
 	}
+	mmb_test_half_in(mc, c);
 	err = rhashtable_lookup_insert_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	if (err) {
+		/* Killers left it to us: it goes, once, and unseen. */
 		set_bit(MMB_CONN_DYING, &c->status);
 		mmb_conn_unlink(mc, c);
 	}
@@ -578,6 +615,9 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	mmb_conn_stat(mc, MMB_CSTAT_CREATED);
 	mmb_conn_count(c, MMB_DIR_ORIG, skb);
 	mmb_conn_event(mc, c, MMB_CMD_CONN_NEW);
+	/* Ended before it was confirmed: its packet goes too, as nf_conntrack's. */
+	if (!mmb_conn_confirm(mc, c))
+		return -ENOSPC;
 	if (!delayed_work_pending(&mc->gc))
 		queue_delayed_work(system_power_efficient_wq, &mc->gc, MMB_GC_INTERVAL);
 	v->conn = c;

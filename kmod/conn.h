@@ -16,7 +16,10 @@
  * under its own lock (a bit spinlock), taken only when a packet changes
  * it. It ends when it expires (checked on every lookup: an expired
  * connection is never used), when one of its rules ends, or on a flush;
- * it is freed a grace period after it left the table.
+ * it is freed a grace period after it left the table. It enters the table
+ * in two steps, its reply node then its original one, and is CONFIRMED after
+ * both: until then no packet uses it, and whoever ends it only marks it
+ * DYING, for its creator to take it out once both nodes are in.
  *
  * The hash is SipHash, keyed by a boot-time secret mixed with the table's
  * own random seed (rhashtable's, new for every namespace and on every
@@ -84,6 +87,8 @@ enum {
 	MMB_CONN_LOCKED,	/* bit_spin_lock(): changes of state and fin */
 	MMB_CONN_MAPPED,	/* NAT: the reply tuple is not the original inverted */
 	MMB_CONN_EXT,		/* a struct mmb_conn_ext, with offsets (nat.h) */
+	MMB_CONN_CONFIRMED,	/* in the table both ways: whoever ends it unlinks it */
+	MMB_CONN_UNLINKED,	/* taken out of the table (once), freed after a grace period */
 };
 
 /*
