@@ -563,6 +563,26 @@ static int mmb_conn_map(struct mmb_conns *mc, struct mmb_conn *c,
 	return 0;
 }
 
+/*
+ * Another CPU published @t's connection first: @pkt is one of its packets,
+ * rewritten as they are; dropped if that one is not confirmed yet, or gone.
+ */
+static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb, struct mmb_verdict *v,
+			 const struct mmb_tuple *t, u32 now)
+{
+	struct mmb_conn *c;
+	u8 dir;
+
+	c = mmb_conn_find(mc, t, &dir);
+	if (!c || !mmb_conn_alive(mc, c, now))
+		return -ENOSPC;
+	mmb_conn_update(mc, c, dir, pkt, skb);
+	v->conn = c;
+	v->dir = dir;
+	return 0;
+}
+
 /* The first packet of a connection: create it, or join a racing CPU's. */
 static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			   const struct sk_buff *skb, struct mmb_verdict *v)
@@ -572,7 +592,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u32 now = mmb_conn_now();
 	struct mmb_conn *c;
 	int state, err;
-	u8 fin = 0, dir;
+	u8 fin = 0;
 	bool nat;
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
@@ -602,12 +622,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)
 		return mmb_conn_nat_full(mc);
-	if (err == -EEXIST) {
-		c = mmb_conn_find(mc, &t, &dir);
-		if (c && mmb_conn_alive(mc, c, now))
-			mmb_conn_update(mc, c, dir, pkt, skb);
-		return 0;
-	}
+	if (err == -EEXIST)
+		return mmb_conn_join(mc, pkt, skb, v, &t, now);
 	if (err) {
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmb KUnit: the life of a connection in its table, from the other
- * CPUs' side: a connection ended while it is published.
+ * CPUs' side: a connection ended while it is published, a packet that
+ * loses the race to create one.
  */
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -9,6 +10,7 @@
 #include <net/tcp.h>
 
 #include "../kmod/conn.h"
+#include "../kmod/nat.h"
 #include "../kmod/rewrite.h"
 #include "../kmod/test.h"
 #include "util.h"
@@ -406,11 +408,85 @@ static void conn_life_flush_stress_test(struct kunit *test)
 	rcu_barrier();
 }
 
+/* --- the loser of a race to create a connection ------------------------------- */
+
+/* Another CPU creates the same connection, whole, between our two inserts. */
+static void cl_win(struct cl *l, struct mmb_conn *half)
+{
+	l->ret = cl_run(l, l->skb, &l->v);
+}
+
+/*
+ * Two CPUs create the same NATed connection; the one whose orig node
+ * finds the other's in place loses, and its packet leaves NATed as the
+ * winner's connection says, not with the client's private address.
+ */
+static void conn_life_race_nat_family(struct kunit *test, bool v6)
+{
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	struct mmbt_target tg[2] = {
+		{ .type = MMB_TARGET_MOD, .vlen = v6 ? 16 : 4,
+		  .field = v6 ? MMB_FIELD_IP6_SADDR : MMB_FIELD_IP_SADDR },
+		{ .type = MMB_TARGET_SHUFFLE, .field = MMB_FIELD_UDP_SPORT, .vlen = 4,
+		  .value = { 20000 >> 8, 20000 & 0xff, 20999 >> 8, 20999 & 0xff } },
+	};
+	struct mmbt_pkt_desc d = cl_pkt(v6, IPPROTO_UDP, 1, 5000, 200, 53);
+	unsigned int l4 = v6 ? 40 : 20, alen = v6 ? 16 : 4, saddr = v6 ? 8 : 12;
+	struct cl *l = cl_new(test);
+	struct mmb_verdict v;
+	struct sk_buff *skb;
+	u16 port;
+
+	tg[0].value[0] = v6 ? 0x20 : 203;
+	tg[0].value[1] = v6 ? 0x01 : 0;
+	tg[0].value[alen - 1] = 1;
+	mmbt_rule_targets(test, l->r, true, &m, 1, tg, 2);
+	l->skb = mmbt_pkt_build(l->dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, l->skb);
+	skb = mmbt_pkt_build(l->dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	cl_arm(l, cl_win);
+	KUNIT_EXPECT_EQ(test, cl_run(l, skb, &v), 1);
+	KUNIT_EXPECT_EQ(test, l->calls, 1);
+	KUNIT_EXPECT_EQ(test, l->ret, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 1);
+	/* The loser's packet: in the winner's connection, rewritten as the winner's. */
+	KUNIT_EXPECT_PTR_EQ(test, v.conn, l->v.conn);
+	KUNIT_EXPECT_EQ(test, v.dir, MMB_DIR_ORIG);
+	KUNIT_EXPECT_EQ(test, memcmp(skb->data + saddr, l->skb->data + saddr, alen), 0);
+	KUNIT_EXPECT_EQ(test, skb->data[saddr], v6 ? 0x20 : 203);
+	port = get_unaligned_be16(skb->data + l4);
+	KUNIT_EXPECT_EQ(test, port, get_unaligned_be16(l->skb->data + l4));
+	KUNIT_EXPECT_GE(test, port, 20000);
+	KUNIT_EXPECT_LE(test, port, 20999);
+	KUNIT_EXPECT_TRUE(test, mmbt_csums_ok(skb, v6, l4, IPPROTO_UDP));
+	if (v.conn)
+		KUNIT_EXPECT_EQ(test, atomic64_read(&v.conn->packets[MMB_DIR_ORIG]), 2);
+	kfree_skb(skb);
+	kfree_skb(l->skb);
+	mmb_conns_flush(&l->mc);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);
+	rcu_barrier();
+}
+
+static void conn_life_race_nat_test(struct kunit *test)
+{
+	conn_life_race_nat_family(test, false);
+}
+
+static void conn_life_race_nat6_test(struct kunit *test)
+{
+	conn_life_race_nat_family(test, true);
+}
+
 static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_flush_half_test),
 	KUNIT_CASE(conn_life_flush_half6_test),
 	KUNIT_CASE(conn_life_evict_half_test),
 	KUNIT_CASE(conn_life_flush_stress_test),
+	KUNIT_CASE(conn_life_race_nat_test),
+	KUNIT_CASE(conn_life_race_nat6_test),
 	{}
 };
 
