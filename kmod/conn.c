@@ -583,6 +583,25 @@ static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	return 0;
 }
 
+/* Room for one more connection in @mc, for @t's: 0, or -ENOSPC, counted. */
+static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
+			     const struct mmb_verdict *v, u32 now)
+{
+	if (unlikely(v->sf_lost)) {
+		mmb_conn_stat(mc, MMB_CSTAT_MANY_RULES);
+		net_warn_ratelimited("mmb: a packet matched more than %u stateful rules, dropping it\n",
+				     MMB_CONN_RULES);
+		return -ENOSPC;
+	}
+	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, t, now)) {
+		atomic_dec(&mc->count);
+		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
+		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 /* The first packet of a connection: create it, or join a racing CPU's. */
 static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			   const struct sk_buff *skb, struct mmb_verdict *v)
@@ -601,12 +620,9 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0)
 		return 0;
-	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, &t, now)) {
-		atomic_dec(&mc->count);
-		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
-		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
-		return -ENOSPC;
-	}
+	err = mmb_conns_reserve(mc, &t, v, now);
+	if (err)
+		return err;
 	c = mmb_conn_alloc(&t, v, nat ? &plan : NULL, state, fin);
 	if (!c) {
 		atomic_dec(&mc->count);

@@ -2,7 +2,8 @@
 /*
  * mmb KUnit: the life of a connection in its table, from the other
  * CPUs' side: a connection ended while it is published, a packet that
- * loses the race to create one.
+ * loses the race to create one, a packet of more stateful rules than a
+ * connection keeps.
  */
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -480,6 +481,41 @@ static void conn_life_race_nat6_test(struct kunit *test)
 	conn_life_race_nat_family(test, true);
 }
 
+/* --- more stateful rules than a connection keeps -------------------------------- */
+
+/*
+ * Five stateful rules match a SYN, the last a drop: the connection could
+ * keep only four. Neither the SYN nor its retransmission passes, no
+ * connection is made, and both are counted.
+ */
+static void conn_life_many_rules_test(struct kunit *test)
+{
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct mmbt_pkt_desc d = cl_pkt(false, IPPROTO_TCP, 1, 5000, 200, 80);
+	struct mmbt_target ttl = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_TTL,
+				   .vlen = 1, .value = { 60 } };
+	struct cl *l = cl_new(test);
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		mmbt_rule_targets(test, l->r, true, &all, 1, &ttl, 1);
+	mmbt_rule_add(test, l->r, true, MMB_TARGET_DROP, &all, 1);
+	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);	/* the retransmitted SYN */
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 2);
+	/* Four are kept: the connection is made as before. */
+	d.sport = 5001;
+	l = cl_new(test);
+	for (i = 0; i < 4; i++)
+		mmbt_rule_targets(test, l->r, true, &all, 1, &ttl, 1);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 0);
+}
+
 static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_flush_half_test),
 	KUNIT_CASE(conn_life_flush_half6_test),
@@ -487,6 +523,7 @@ static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_flush_stress_test),
 	KUNIT_CASE(conn_life_race_nat_test),
 	KUNIT_CASE(conn_life_race_nat6_test),
+	KUNIT_CASE(conn_life_many_rules_test),
 	{}
 };
 

@@ -174,6 +174,7 @@ void print_conn_counters(const struct nlattr *nest)
 	print_u64("ended", " ended %llu", attr_u64(st.tb[MMB_CONN_STATS_A_ENDED]));
 	print_u64("nomem", " nomem %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NOMEM]));
 	print_u64("nat_full", " nat-full %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NAT_FULL]));
+	print_u64("many_rules", " many-rules %llu", attr_u64(st.tb[MMB_CONN_STATS_A_MANY_RULES]));
 	print_close_object();
 	print_text("\n");
 }

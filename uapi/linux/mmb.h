@@ -497,7 +497,8 @@ enum mmb_trace_how {
  * of no known connection matches it: TCP, UDP, or an ICMP or ICMPv6 echo
  * (keyed by its identifier). Every later packet of the connection, in
  * either direction, gets the verdict and targets of the stateful rules its
- * first packet matched (at most MMB_CONN_RULES, the lowest handles),
+ * first packet matched (at most MMB_CONN_RULES: a packet that matches
+ * more starts none and is dropped, counted in MMB_CONN_STATS_A_MANY_RULES),
  * together with the stateless rules it matches itself; stateful rules do
  * not apply again to packets of a known connection. ICMP errors quoting a
  * packet of a connection get its accept and drop ("related"). A
@@ -605,6 +606,7 @@ enum mmb_conn_stats_attr {
 	MMB_CONN_STATS_A_ENDED,		/* u64: by flush or their rule's end */
 	MMB_CONN_STATS_A_NOMEM,		/* u64: new ones, no memory */
 	MMB_CONN_STATS_A_NAT_FULL,	/* u64: new ones, no free port to map to */
+	MMB_CONN_STATS_A_MANY_RULES,	/* u64: new ones, more than MMB_CONN_RULES stateful rules */
 	__MMB_CONN_STATS_A_MAX
 };
 
