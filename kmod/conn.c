@@ -8,7 +8,9 @@
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <net/ip.h>
@@ -25,6 +27,7 @@ static siphash_key_t mmb_conn_secret __read_mostly;
 #define MMB_EVICT_BUCKETS	8	/* scanned for a connection to evict */
 #define MMB_GC_SLICE		1024	/* table nodes per run of the GC */
 #define MMB_GC_INTERVAL		(5 * HZ)	/* between two walks of the table */
+#define MMB_CONN_GFP		(GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT)
 
 u32 mmb_conn_now(void)
 {
@@ -258,6 +261,21 @@ struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, 
 	return mmb_conn_of(n);
 }
 
+/* Connections of all namespaces, reserved or in their table. */
+static atomic_t mmb_conns_all = ATOMIC_INIT(0);
+
+unsigned int mmb_conns_total(void)
+{
+	return atomic_read(&mmb_conns_all);
+}
+
+/* A connection leaves @mc, or one reserved is not made after all. */
+static void mmb_conns_unreserve(struct mmb_conns *mc)
+{
+	atomic_dec(&mc->count);
+	atomic_dec(&mmb_conns_all);
+}
+
 static void mmb_conn_free(struct mmb_conn *c)
 {
 	unsigned int i;
@@ -289,7 +307,7 @@ static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
 		mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
 	rhashtable_remove_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
-	atomic_dec(&mc->count);
+	mmb_conns_unreserve(mc);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 }
 
@@ -455,26 +473,29 @@ bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt)
  * A new connection for @t, starting in @state, with the rules of @v and,
  * if they ask for it (@p), a mapping and an extension.
  */
-static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct mmb_verdict *v,
+static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tuple *t,
+				       const struct mmb_verdict *v,
 				       const struct mmb_nat_plan *p, u8 state, u8 fin)
 {
 	bool ext = p && p->what;
+	struct mem_cgroup *old;
 	struct mmb_conn *c;
 	unsigned int i;
 
+	/* Charged to the memory cgroup of whoever made the namespace. */
+	old = set_active_memcg(mc->memcg);
 	if (ext) {
-		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache,
-							  GFP_ATOMIC | __GFP_NOWARN);
+		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache, MMB_CONN_GFP);
 
-		if (!x)
-			return NULL;
-		mmb_nat_ext_init(x, p->what);
-		c = &x->c;
+		c = x ? &x->c : NULL;
+		if (x)
+			mmb_nat_ext_init(x, p->what);
 	} else {
-		c = kmem_cache_alloc(mmb_conn_cache, GFP_ATOMIC | __GFP_NOWARN);
-		if (!c)
-			return NULL;
+		c = kmem_cache_alloc(mmb_conn_cache, MMB_CONN_GFP);
 	}
+	set_active_memcg(old);
+	if (!c)
+		return NULL;
 	c->orig.t = *t;
 	mmb_tuple_invert(p ? &p->m : t, &c->reply.t);
 	c->reply.t.dir = MMB_DIR_REPLY;
@@ -524,7 +545,7 @@ static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
 			break;
 	}
 	if (err) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_free(c);	/* no reader ever saw it */
 		return err;
 	}
@@ -553,7 +574,7 @@ static int mmb_conn_map(struct mmb_conns *mc, struct mmb_conn *c,
 	struct mmb_tuple inv;
 
 	if (mmb_nat_pick(mc, c, p)) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_free(c);
 		return mmb_conn_nat_full(mc);
 	}
@@ -583,7 +604,10 @@ static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	return 0;
 }
 
-/* Room for one more connection in @mc, for @t's: 0, or -ENOSPC, counted. */
+/*
+ * Room for one more connection in @mc, for @t's, and in the module's cap,
+ * by eviction in @mc if need be: 0, or -ENOSPC, counted.
+ */
 static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
 			     const struct mmb_verdict *v, u32 now)
 {
@@ -597,6 +621,14 @@ static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
 		atomic_dec(&mc->count);
 		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
 		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
+		return -ENOSPC;
+	}
+	/* At the cap, room is made in @mc alone: a namespace ends none of another's. */
+	if (atomic_inc_return(&mmb_conns_all) > READ_ONCE(mmb_conn_max_total) &&
+	    !mmb_conn_evict(mc, t, now)) {
+		mmb_conns_unreserve(mc);
+		mmb_conn_stat(mc, MMB_CSTAT_CAPPED);
+		net_warn_ratelimited("mmb: conn_max_total connections in all namespaces, dropping packet\n");
 		return -ENOSPC;
 	}
 	return 0;
@@ -623,9 +655,9 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	err = mmb_conns_reserve(mc, &t, v, now);
 	if (err)
 		return err;
-	c = mmb_conn_alloc(&t, v, nat ? &plan : NULL, state, fin);
+	c = mmb_conn_alloc(mc, &t, v, nat ? &plan : NULL, state, fin);
 	if (!c) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
@@ -783,11 +815,32 @@ void mmb_conns_stats(struct mmb_conns *mc, u64 *n)
 			n[i] += READ_ONCE(per_cpu_ptr(mc->stats, cpu)->n[i]);
 }
 
-/* The default limit: 1/32768 of memory, as many as a 256-byte entry takes 1/128 of. */
+/*
+ * The default limit: 1/32768 of memory, as many as a 256-byte entry takes
+ * 1/128 of; no more than the module's cap.
+ */
 static u32 mmb_conns_default_max(void)
 {
 	u64 n = ((u64)totalram_pages() << PAGE_SHIFT) >> 15;
 
+	n = min_t(u64, n, READ_ONCE(mmb_conn_max_total));
+	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
+}
+
+/*
+ * The default of the module's cap, sized as nf_conntrack_max: one per
+ * 16 KiB of memory for every 8 bytes (a hash bucket's) it takes, 65536
+ * above 1 GiB, 262144 above 4 GiB (64-bit), 1024 at least.
+ */
+u32 mmb_conn_default_max_total(void)
+{
+	u64 mem = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 n = mem / 16384 / sizeof(void *);
+
+	if (IS_ENABLED(CONFIG_64BIT) && mem > 4ULL * SZ_1G)
+		n = 262144;
+	else if (mem > SZ_1G)
+		n = 65536;
 	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
 }
 
@@ -811,6 +864,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	mutex_init(&mc->lock);
 	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);
 	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
+	/* The creator's (not insmod's for the initial namespace: no cgroup's). */
+	mc->memcg = net != &init_net && current->mm ? get_mem_cgroup_from_mm(current->mm) : NULL;
 	return 0;
 }
 
@@ -821,6 +876,7 @@ void mmb_conns_exit(struct mmb_conns *mc)
 	mmb_conns_flush(mc);
 	rhashtable_walk_exit(&mc->gc_iter);
 	rhashtable_destroy(&mc->ht);
+	mem_cgroup_put(mc->memcg);
 	mutex_destroy(&mc->lock);
 	free_percpu(mc->stats);
 }
@@ -834,11 +890,11 @@ int __init mmb_conn_cache_init(void)
 		      offsetof(struct mmb_conn, packets) != 128 ||
 		      offsetof(struct mmb_conn, win) != 192 || sizeof(struct mmb_conn) > 256));
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
-					   SLAB_HWCACHE_ALIGN, NULL);
+					   SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT, NULL);
 	if (!mmb_conn_cache)
 		return -ENOMEM;
 	mmb_conn_ext_cache = kmem_cache_create("mmb_conn_ext", sizeof(struct mmb_conn_ext), 0,
-					       SLAB_HWCACHE_ALIGN, NULL);
+					       SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT, NULL);
 	if (!mmb_conn_ext_cache) {
 		kmem_cache_destroy(mmb_conn_cache);
 		return -ENOMEM;

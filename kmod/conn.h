@@ -149,6 +149,7 @@ enum mmb_conn_stat {
 	MMB_CSTAT_NOMEM,
 	MMB_CSTAT_NAT_FULL,
 	MMB_CSTAT_MANY_RULES,
+	MMB_CSTAT_CAPPED,
 	MMB_CSTAT_MAX
 };
 
@@ -167,7 +168,13 @@ struct mmb_conns {
 	struct mutex lock;		/* settings, flush, GC's walk */
 	struct delayed_work gc;
 	struct rhashtable_iter gc_iter;
+	struct mem_cgroup *memcg;	/* charged for the connections, or NULL */
 };
+
+/* Connections of all namespaces at most (module parameter conn_max_total). */
+extern unsigned int mmb_conn_max_total;
+u32 mmb_conn_default_max_total(void);
+unsigned int mmb_conns_total(void);
 
 int __init mmb_conn_cache_init(void);
 void mmb_conn_cache_exit(void);

@@ -294,8 +294,7 @@ static int mmb_nl_put_conn_counters(struct sk_buff *skb, struct mmb_conns *mc)
 	u64 n[MMB_CSTAT_MAX];
 	unsigned int i;
 
-	BUILD_BUG_ON(MMB_CONN_STATS_A_MANY_RULES - MMB_CONN_STATS_A_CREATED !=
-		     MMB_CSTAT_MANY_RULES);
+	BUILD_BUG_ON(MMB_CONN_STATS_A_CAPPED - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_CAPPED);
 	if (!nest)
 		return -EMSGSIZE;
 	mmb_conns_stats(mc, n);

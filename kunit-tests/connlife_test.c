@@ -3,7 +3,7 @@
  * mmb KUnit: the life of a connection in its table, from the other
  * CPUs' side: a connection ended while it is published, a packet that
  * loses the race to create one, a packet of more stateful rules than a
- * connection keeps.
+ * connection keeps, and the module's cap over all namespaces.
  */
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -379,7 +379,7 @@ static void conn_life_flush_stress_test(struct kunit *test)
 {
 	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
 	struct cl *l = cl_new(test);
-	unsigned int i;
+	unsigned int i, total = mmb_conns_total();
 	struct cl_thread th[3];
 	bool stop = false;
 
@@ -404,6 +404,7 @@ static void conn_life_flush_stress_test(struct kunit *test)
 	mmb_conns_flush(&l->mc);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.ht.nelems), 0);
+	KUNIT_EXPECT_EQ(test, mmb_conns_total(), total);
 	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED),
 			cl_stat(&l->mc, MMB_CSTAT_ENDED));
 	rcu_barrier();
@@ -516,6 +517,107 @@ static void conn_life_many_rules_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 0);
 }
 
+/* --- the module's cap -------------------------------------------------------------- */
+
+/* @d's flow, and its reply: assured, it cannot be evicted. */
+static int cl_assured(struct cl *l, struct mmbt_pkt_desc d)
+{
+	int ret = cl_send(l, &d);
+	u8 a[16];
+
+	swap(d.sport, d.dport);
+	memcpy(a, d.saddr, 16);
+	memcpy(d.saddr, d.daddr, 16);
+	memcpy(d.daddr, a, 16);
+	return ret == 1 ? cl_send(l, &d) : ret;
+}
+
+/*
+ * Two namespaces' tables of conn-max 4 each, under a module cap that
+ * leaves room for 6: the 7th connection is refused in whichever table
+ * asks (none of its own to evict), counted there as capped; one that
+ * ends makes room.
+ */
+static void conn_life_cap_test(struct kunit *test)
+{
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct cl *a = cl_new(test), *b = cl_new(test);
+	struct mmbt_pkt_desc d;
+	unsigned int i;
+
+	mmbt_rule_add(test, a->r, true, MMB_TARGET_ACCEPT, &all, 1);
+	mmbt_rule_add(test, b->r, true, MMB_TARGET_ACCEPT, &all, 1);
+	a->mc.max = 4;
+	b->mc.max = 4;
+	mmbt_conn_cap(test, mmb_conns_total() + 6);
+	for (i = 0; i < 4; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 1, 5000 + i, 200, 53);
+		KUNIT_EXPECT_EQ(test, cl_assured(a, d), 1);
+	}
+	for (i = 0; i < 4; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 2, 5000 + i, 200, 53);
+		KUNIT_EXPECT_EQ(test, cl_assured(b, d), i < 2 ? 1 : -ENOSPC);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->mc.count), 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->mc.count), 2);
+	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_CAPPED), 2);
+	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_REFUSED), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&a->mc, MMB_CSTAT_CAPPED), 0);
+	/* Room again once A's go. */
+	mmb_conns_flush(&a->mc);
+	d = cl_pkt(false, IPPROTO_UDP, 2, 5003, 200, 53);
+	KUNIT_EXPECT_EQ(test, cl_send(b, &d), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->mc.count), 3);
+	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_CAPPED), 2);
+	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_EVICTED), 0);
+}
+
+/*
+ * A namespace at the module's cap makes room among its own connections
+ * that may go (unassured), as at its own conn-max: a flow of new ones
+ * keeps coming up.
+ */
+static void conn_life_cap_evict_test(struct kunit *test)
+{
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct cl *l = cl_new(test);
+	struct mmbt_pkt_desc d;
+	unsigned int i, made = 0;
+
+	mmbt_rule_add(test, l->r, true, MMB_TARGET_ACCEPT, &all, 1);
+	mmbt_conn_cap(test, mmb_conns_total() + 50);
+	for (i = 0; i < 400; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 3, 7000 + i, 200, 53);
+		made += cl_send(l, &d) == 1;
+		KUNIT_ASSERT_LE(test, atomic_read(&l->mc.count), 50);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 50);
+	KUNIT_EXPECT_GT(test, cl_stat(&l->mc, MMB_CSTAT_EVICTED), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), made);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED),
+			50 + cl_stat(&l->mc, MMB_CSTAT_EVICTED));
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CAPPED), 400 - made);
+}
+
+/* The default cap is nf_conntrack_max's, and no namespace's default exceeds it. */
+static void conn_life_cap_default_test(struct kunit *test)
+{
+	u64 mem = (u64)totalram_pages() << PAGE_SHIFT;
+	u32 n = mmb_conn_default_max_total();
+	struct cl *l;
+
+	kunit_info(test, "%llu MiB: conn_max_total %u\n", mem >> 20, n);
+	if (mem > 4ULL * SZ_1G)
+		KUNIT_EXPECT_EQ(test, n, 262144);
+	else if (mem > SZ_1G)
+		KUNIT_EXPECT_EQ(test, n, 65536);
+	else
+		KUNIT_EXPECT_EQ(test, n, max_t(u64, 1024, mem / 16384 / sizeof(void *)));
+	mmbt_conn_cap(test, 2000);
+	l = cl_new(test);
+	KUNIT_EXPECT_LE(test, l->mc.max, 2000);
+}
+
 static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_flush_half_test),
 	KUNIT_CASE(conn_life_flush_half6_test),
@@ -524,6 +626,9 @@ static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_race_nat_test),
 	KUNIT_CASE(conn_life_race_nat6_test),
 	KUNIT_CASE(conn_life_many_rules_test),
+	KUNIT_CASE(conn_life_cap_test),
+	KUNIT_CASE(conn_life_cap_evict_test),
+	KUNIT_CASE(conn_life_cap_default_test),
 	{}
 };
 

@@ -607,6 +607,7 @@ enum mmb_conn_stats_attr {
 	MMB_CONN_STATS_A_NOMEM,		/* u64: new ones, no memory */
 	MMB_CONN_STATS_A_NAT_FULL,	/* u64: new ones, no free port to map to */
 	MMB_CONN_STATS_A_MANY_RULES,	/* u64: new ones, more than MMB_CONN_RULES stateful rules */
+	MMB_CONN_STATS_A_CAPPED,	/* u64: new ones, the module's conn_max_total reached */
 	__MMB_CONN_STATS_A_MAX
 };
 
