@@ -755,29 +755,46 @@ void mmb_conns_kick(struct mmb_conns *mc)
 }
 
 /*
- * One run of the GC: up to @budget nodes of the table, from where the last
- * run stopped. True when it reached the end of the table.
+ * One run of the GC: the buckets from where the last run stopped, until
+ * @budget nodes are seen. True when it reached the end of the table. A
+ * resize moves every node (a new seed): while one is under way the walk
+ * waits, and after it goes on at the same share of the new table, so
+ * that a table that keeps growing and shrinking is still walked to its
+ * end; what moved behind the walk is checked by the next one (and by
+ * every lookup that finds it).
  */
-static bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget)
+bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget)
 {
-	struct mmb_conn_node *n = NULL;
+	const struct bucket_table *tbl;
+	struct mmb_conn_node *n;
 	u32 now = mmb_conn_now();
+	struct rhash_head *pos;
+	unsigned int seen = 0;
+	bool end;
 
-	rhashtable_walk_start(&mc->gc_iter);
-	while (budget--) {
-		n = rhashtable_walk_next(&mc->gc_iter);
-		if (IS_ERR(n))
-			continue;
-		if (!n)
-			break;
-		mmb_conn_alive(mc, mmb_conn_of(n), now);
-	}
-	rhashtable_walk_stop(&mc->gc_iter);
-	if (n)
+	rcu_read_lock();
+	tbl = rht_dereference_rcu(mc->ht.tbl, &mc->ht);
+	/* A rehash under way moves nodes out of @tbl: the walk waits for its end. */
+	if (rcu_access_pointer(tbl->future_tbl)) {
+		rcu_read_unlock();
 		return false;
-	rhashtable_walk_exit(&mc->gc_iter);
-	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
-	return true;
+	}
+	if (tbl->size != mc->gc_size) {
+		mc->gc_slot = mc->gc_size ? (u64)mc->gc_slot * tbl->size / mc->gc_size : 0;
+		mc->gc_size = tbl->size;
+	}
+	while (mc->gc_slot < tbl->size && seen < budget) {
+		rht_for_each_entry_rcu(n, pos, tbl, mc->gc_slot, node) {
+			mmb_conn_alive(mc, mmb_conn_of(n), now);
+			seen++;
+		}
+		mc->gc_slot++;
+	}
+	end = mc->gc_slot >= tbl->size;
+	if (end)
+		mc->gc_slot = 0;
+	rcu_read_unlock();
+	return end;
 }
 
 /* Walk the whole table once, in runs of @budget nodes (tests). */
@@ -863,7 +880,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	mc->net = net;
 	mutex_init(&mc->lock);
 	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);
-	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
+	mc->gc_slot = 0;
+	mc->gc_size = 0;
 	/* The creator's (not insmod's for the initial namespace: no cgroup's). */
 	mc->memcg = net != &init_net && current->mm ? get_mem_cgroup_from_mm(current->mm) : NULL;
 	return 0;
@@ -874,7 +892,6 @@ void mmb_conns_exit(struct mmb_conns *mc)
 {
 	cancel_delayed_work_sync(&mc->gc);
 	mmb_conns_flush(mc);
-	rhashtable_walk_exit(&mc->gc_iter);
 	rhashtable_destroy(&mc->ht);
 	mem_cgroup_put(mc->memcg);
 	mutex_destroy(&mc->lock);

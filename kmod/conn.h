@@ -167,7 +167,8 @@ struct mmb_conns {
 	struct net *net;
 	struct mutex lock;		/* settings, flush, GC's walk */
 	struct delayed_work gc;
-	struct rhashtable_iter gc_iter;
+	unsigned int gc_slot;		/* the GC's next bucket, of a table of... */
+	unsigned int gc_size;		/* ...this many */
 	struct mem_cgroup *memcg;	/* charged for the connections, or NULL */
 };
 
@@ -183,6 +184,7 @@ void mmb_conns_exit(struct mmb_conns *mc);
 void mmb_conns_flush(struct mmb_conns *mc);
 void mmb_conns_kick(struct mmb_conns *mc);
 void mmb_conns_gc(struct mmb_conns *mc, unsigned int budget);
+bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget);
 void mmb_conns_stats(struct mmb_conns *mc, u64 *n);
 
 static inline void mmb_conn_stat(struct mmb_conns *mc, enum mmb_conn_stat what)

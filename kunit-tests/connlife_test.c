@@ -3,7 +3,8 @@
  * mmb KUnit: the life of a connection in its table, from the other
  * CPUs' side: a connection ended while it is published, a packet that
  * loses the race to create one, a packet of more stateful rules than a
- * connection keeps, and the module's cap over all namespaces.
+ * connection keeps, the module's cap over all namespaces, and a GC pass
+ * while the table is resized.
  */
 #include <linux/kthread.h>
 #include <linux/prandom.h>
@@ -618,6 +619,98 @@ static void conn_life_cap_default_test(struct kunit *test)
 	KUNIT_EXPECT_LE(test, l->mc.max, 2000);
 }
 
+/* --- the GC while the table is resized ------------------------------------------------ */
+
+static void cl_rehash(struct cl *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		flush_work(&l->mc.ht.run_work);
+}
+
+static unsigned int cl_size(struct cl *l)
+{
+	unsigned int size;
+
+	rcu_read_lock();
+	size = rht_dereference_rcu(l->mc.ht.tbl, &l->mc.ht)->size;
+	rcu_read_unlock();
+	return size;
+}
+
+/* End @d's connection. */
+static void cl_end(struct cl *l, const struct mmbt_pkt_desc *d)
+{
+	struct mmb_tuple t = cl_tuple(l, d);
+	struct mmb_conn *c;
+	u8 dir;
+
+	rcu_read_lock();
+	c = mmb_conn_find(&l->mc, &t, &dir);
+	if (c)
+		mmb_conn_kill(&l->mc, c, MMB_CSTAT_ENDED);
+	rcu_read_unlock();
+}
+
+/*
+ * The table grows and shrinks between every two runs of the GC: a pass
+ * still ends, in about as many runs as without a resize.
+ */
+static void conn_life_gc_resize_test(struct kunit *test)
+{
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct cl *l = cl_new(test);
+	unsigned int i, runs, resizes = 0, size;
+	struct mmbt_pkt_desc d;
+	bool end = false;
+
+	mmbt_rule_add(test, l->r, true, MMB_TARGET_ACCEPT, &all, 1);
+	/*
+	 * 70 connections, 140 nodes: 256 buckets. 30 more, 200 nodes: past
+	 * 75%, 512. Without them again, below 30%: 256.
+	 */
+	for (i = 0; i < 70; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 1, 1000 + i, 200, 53);
+		KUNIT_ASSERT_EQ(test, cl_send(l, &d), 1);
+	}
+	cl_rehash(l);
+	KUNIT_ASSERT_EQ(test, cl_size(l), 256);
+	mutex_lock(&l->mc.lock);
+	for (runs = 1; runs <= 100; runs++) {
+		end = mmb_conns_gc_run(&l->mc, 8);
+		if (end)
+			break;
+		size = cl_size(l);
+		for (i = 0; i < 30; i++) {
+			d = cl_pkt(false, IPPROTO_UDP, 2, 1000 + i, 200, 53);
+			if (size == 256)
+				cl_send(l, &d);
+			else
+				cl_end(l, &d);
+		}
+		cl_rehash(l);
+		resizes += cl_size(l) != size;
+	}
+	mutex_unlock(&l->mc.lock);
+	kunit_info(test, "%u runs, %u resizes\n", runs, resizes);
+	KUNIT_EXPECT_TRUE(test, end);
+	KUNIT_EXPECT_GE(test, resizes, 4);
+	KUNIT_EXPECT_LE(test, runs, 60);
+	/* Nothing ended that had not expired; then all of them expire. */
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_EXPIRED), 0);
+	for (i = 0; i < 30; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 2, 1000 + i, 200, 53);
+		cl_end(l, &d);
+	}
+	WRITE_ONCE(mmb_test_points.clock, mmb_test_points.clock + 40 * HZ);
+	for (i = 0; i < 4 && atomic_read(&l->mc.count); i++)
+		mmb_conns_gc(&l->mc, 16);
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_EXPIRED), 70);
+	rcu_barrier();
+}
+
 static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_flush_half_test),
 	KUNIT_CASE(conn_life_flush_half6_test),
@@ -629,6 +722,7 @@ static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_cap_test),
 	KUNIT_CASE(conn_life_cap_evict_test),
 	KUNIT_CASE(conn_life_cap_default_test),
+	KUNIT_CASE(conn_life_gc_resize_test),
 	{}
 };
 
