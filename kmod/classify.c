@@ -61,6 +61,8 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 	if (v->conn)
 		return false;
 	if (v->nsf == MMB_CONN_RULES) {
+		/* One is left out: no connection is made (mmb_conn_create()). */
+		v->sf_lost = true;
 		if (v->sf[v->nsf - 1]->handle < rule->handle) {
 			mmb_verdict_judge(v, rule);
 			return true;

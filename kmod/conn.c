@@ -8,7 +8,9 @@
 #include <linux/icmpv6.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/memcontrol.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <net/ip.h>
@@ -28,6 +30,7 @@ static siphash_key_t mmb_conn_secret __read_mostly;
 #define MMB_EVICT_BUCKETS	8	/* scanned for a connection to evict */
 #define MMB_GC_SLICE		1024	/* table nodes per run of the GC */
 #define MMB_GC_INTERVAL		(5 * HZ)	/* between two walks of the table */
+#define MMB_CONN_GFP		(GFP_ATOMIC | __GFP_NOWARN | __GFP_ACCOUNT)
 
 u32 mmb_conn_now(void)
 {
@@ -261,6 +264,21 @@ struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, 
 	return mmb_conn_of(n);
 }
 
+/* Connections of all namespaces, reserved or in their table. */
+static atomic_t mmb_conns_all = ATOMIC_INIT(0);
+
+unsigned int mmb_conns_total(void)
+{
+	return atomic_read(&mmb_conns_all);
+}
+
+/* A connection leaves @mc, or one reserved is not made after all. */
+static void mmb_conns_unreserve(struct mmb_conns *mc)
+{
+	atomic_dec(&mc->count);
+	atomic_dec(&mmb_conns_all);
+}
+
 static void mmb_conn_free(struct mmb_conn *c)
 {
 	unsigned int i;
@@ -278,23 +296,52 @@ static void mmb_conn_free_rcu(struct rcu_head *head)
 	mmb_conn_free(container_of(head, struct mmb_conn, rcu));
 }
 
-/* Take @c out of the table; it is freed after a grace period. */
+/*
+ * Take @c out of the table, once (whoever gets here first: a killer of a
+ * confirmed connection or its creator); it is freed after a grace period.
+ * A node not in the table is not found there: a creator whose orig node
+ * did not go in removes its reply node alone.
+ */
 static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
 {
+	if (test_and_set_bit(MMB_CONN_UNLINKED, &c->status))
+		return;
+	if (test_bit(MMB_CONN_CONFIRMED, &c->status))
+		mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
 	rhashtable_remove_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
-	atomic_dec(&mc->count);
+	mmb_conns_unreserve(mc);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 }
 
-/* End @c (once, whoever asks first), counted as @why. */
+/*
+ * End @c (once, whoever asks first), counted as @why. One not confirmed
+ * yet is half in the table: it is only marked, and its creator takes it
+ * out once both of its nodes are in (mmb_conn_confirm()).
+ */
 void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why)
 {
 	if (test_and_set_bit(MMB_CONN_DYING, &c->status))
 		return;
 	mmb_conn_stat(mc, why);
-	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
+	/* DYING set (a full barrier) before CONFIRMED is read: see mmb_conn_confirm(). */
+	if (test_bit(MMB_CONN_CONFIRMED, &c->status))
+		mmb_conn_unlink(mc, c);
+}
+
+/*
+ * Both of @c's nodes are in: from now on whoever ends it takes it out.
+ * False if it was asked to end meanwhile: it is taken out now.
+ */
+static bool mmb_conn_confirm(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	set_bit(MMB_CONN_CONFIRMED, &c->status);
+	/* CONFIRMED set before DYING is read, as DYING before CONFIRMED in a kill. */
+	smp_mb__after_atomic();
+	if (!test_bit(MMB_CONN_DYING, &c->status))
+		return true;
 	mmb_conn_unlink(mc, c);
+	return false;
 }
 
 /*
@@ -326,7 +373,8 @@ static bool mmb_conn_orphan(struct mmb_conn *c, bool relink)
 /* May a packet use @c now? If not, it ends, unless it is ending already. */
 static bool mmb_conn_alive(struct mmb_conns *mc, struct mmb_conn *c, u32 now)
 {
-	if (test_bit(MMB_CONN_DYING, &c->status))
+	if ((READ_ONCE(c->status) & (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
+	    BIT(MMB_CONN_CONFIRMED))
 		return false;
 	if (mmb_conn_expired(c, now)) {
 		mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -354,7 +402,10 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 		rht_for_each_entry_rcu(n, pos, tbl, (hash + i) & (tbl->size - 1), node) {
 			struct mmb_conn *c = mmb_conn_of(n);
 
-			if (test_bit(MMB_CONN_DYING, &c->status))
+			/* Not one that is ending, nor one being published. */
+			if ((READ_ONCE(c->status) &
+			     (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
+			    BIT(MMB_CONN_CONFIRMED))
 				continue;
 			if (mmb_conn_expired(c, now)) {
 				mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -539,7 +590,8 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 {
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
-	if (!c || test_bit(MMB_CONN_DYING, &c->status) ||
+	if (!c || !test_bit(MMB_CONN_CONFIRMED, &c->status) ||
+	    test_bit(MMB_CONN_DYING, &c->status) ||
 	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c, false) ||
 	    mmb_conn_wrong_iif(c, *dir, skb->dev))
 		return NULL;
@@ -560,26 +612,29 @@ bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt)
  * A new connection for @t, starting in @state, with the rules of @v and,
  * if they ask for it (@p), a mapping and an extension.
  */
-static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct mmb_verdict *v,
+static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tuple *t,
+				       const struct mmb_verdict *v,
 				       const struct mmb_nat_plan *p, u8 state, u8 fin)
 {
 	bool ext = p && p->what;
+	struct mem_cgroup *old;
 	struct mmb_conn *c;
 	unsigned int i;
 
+	/* Charged to the memory cgroup of whoever made the namespace. */
+	old = set_active_memcg(mc->memcg);
 	if (ext) {
-		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache,
-							  GFP_ATOMIC | __GFP_NOWARN);
+		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache, MMB_CONN_GFP);
 
-		if (!x)
-			return NULL;
-		mmb_nat_ext_init(x, p->what);
-		c = &x->c;
+		c = x ? &x->c : NULL;
+		if (x)
+			mmb_nat_ext_init(x, p->what);
 	} else {
-		c = kmem_cache_alloc(mmb_conn_cache, GFP_ATOMIC | __GFP_NOWARN);
-		if (!c)
-			return NULL;
+		c = kmem_cache_alloc(mmb_conn_cache, MMB_CONN_GFP);
 	}
+	set_active_memcg(old);
+	if (!c)
+		return NULL;
 	c->orig.t = *t;
 	mmb_tuple_invert(p ? &p->m : t, &c->reply.t);
 	c->reply.t.dir = MMB_DIR_REPLY;
@@ -610,7 +665,8 @@ static struct mmb_conn *mmb_conn_alloc(const struct mmb_tuple *t, const struct m
  * by then, and a picked port (@p) is picked again, once. If another CPU
  * published the same connection first, -EEXIST: @c is dropped, and the
  * packet joins the other one. -EADDRNOTAVAIL: another connection has the
- * reply tuple.
+ * reply tuple. Until both nodes are in and @c is confirmed, whoever finds
+ * it through its reply node leaves it to this CPU (mmb_conn_kill()).
  */
 static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
 			   const struct mmb_nat_plan *p)
@@ -628,12 +684,14 @@ static int mmb_conn_insert(struct mmb_conns *mc, struct mmb_conn *c,
 			break;
 	}
 	if (err) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_free(c);	/* no reader ever saw it */
 		return err;
 	}
+	mmb_test_half_in(mc, c);
 	err = rhashtable_lookup_insert_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	if (err) {
+		/* Killers left it to us: it goes, once, and unseen. */
 		set_bit(MMB_CONN_DYING, &c->status);
 		mmb_conn_unlink(mc, c);
 	}
@@ -655,13 +713,63 @@ static int mmb_conn_map(struct mmb_conns *mc, struct mmb_conn *c,
 	struct mmb_tuple inv;
 
 	if (mmb_nat_pick(mc, c, p)) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_free(c);
 		return mmb_conn_nat_full(mc);
 	}
 	mmb_tuple_invert(&c->orig.t, &inv);
 	if (!mmb_tuple_equal(&inv, &c->reply.t))
 		__set_bit(MMB_CONN_MAPPED, &c->status);
+	return 0;
+}
+
+/*
+ * Another CPU published @t's connection first: @pkt is one of its packets,
+ * rewritten as they are; dropped if that one is not confirmed yet, or gone.
+ */
+static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb, struct mmb_verdict *v,
+			 const struct mmb_tuple *t, u32 now)
+{
+	struct mmb_conn *c;
+	u8 dir;
+
+	c = mmb_conn_find(mc, t, &dir);
+	if (!c || !mmb_conn_alive(mc, c, now))
+		return -ENOSPC;
+	mmb_conn_update(mc, c, dir, pkt, skb);
+	v->conn = c;
+	v->dir = dir;
+	return 0;
+}
+
+/*
+ * Room for one more connection in @mc, for @t's, and in the module's cap,
+ * by eviction in @mc if need be: 0, or -ENOSPC, counted.
+ */
+static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
+			     const struct mmb_verdict *v, u32 now)
+{
+	if (unlikely(v->sf_lost)) {
+		mmb_conn_stat(mc, MMB_CSTAT_MANY_RULES);
+		net_warn_ratelimited("mmb: a packet matched more than %u stateful rules, dropping it\n",
+				     MMB_CONN_RULES);
+		return -ENOSPC;
+	}
+	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, t, now)) {
+		atomic_dec(&mc->count);
+		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
+		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
+		return -ENOSPC;
+	}
+	/* At the cap, room is made in @mc alone: a namespace ends none of another's. */
+	if (atomic_inc_return(&mmb_conns_all) > READ_ONCE(mmb_conn_max_total) &&
+	    !mmb_conn_evict(mc, t, now)) {
+		mmb_conns_unreserve(mc);
+		mmb_conn_stat(mc, MMB_CSTAT_CAPPED);
+		net_warn_ratelimited("mmb: conn_max_total connections in all namespaces, dropping packet\n");
+		return -ENOSPC;
+	}
 	return 0;
 }
 
@@ -674,7 +782,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u32 now = mmb_conn_now();
 	struct mmb_conn *c;
 	int state, err;
-	u8 fin = 0, dir;
+	u8 fin = 0;
 	bool nat;
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
@@ -687,15 +795,12 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_stat(mc, MMB_CSTAT_SPOOFED);
 		return -EXDEV;
 	}
-	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, &t, now)) {
-		atomic_dec(&mc->count);
-		mmb_conn_stat(mc, MMB_CSTAT_REFUSED);
-		net_warn_ratelimited("mmb: connection table full, dropping packet\n");
-		return -ENOSPC;
-	}
-	c = mmb_conn_alloc(&t, v, nat ? &plan : NULL, state, fin);
+	err = mmb_conns_reserve(mc, &t, v, now);
+	if (err)
+		return err;
+	c = mmb_conn_alloc(mc, &t, v, nat ? &plan : NULL, state, fin);
 	if (!c) {
-		atomic_dec(&mc->count);
+		mmb_conns_unreserve(mc);
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
@@ -709,12 +814,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)
 		return mmb_conn_nat_full(mc);
-	if (err == -EEXIST) {
-		c = mmb_conn_find(mc, &t, &dir);
-		if (c && mmb_conn_alive(mc, c, now))
-			mmb_conn_update(mc, c, dir, pkt, skb);
-		return 0;
-	}
+	if (err == -EEXIST)
+		return mmb_conn_join(mc, pkt, skb, v, &t, now);
 	if (err) {
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
@@ -722,6 +823,9 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	mmb_conn_stat(mc, MMB_CSTAT_CREATED);
 	mmb_conn_count(c, MMB_DIR_ORIG, skb);
 	mmb_conn_event(mc, c, MMB_CMD_CONN_NEW);
+	/* Ended before it was confirmed: its packet goes too, as nf_conntrack's. */
+	if (!mmb_conn_confirm(mc, c))
+		return -ENOSPC;
 	if (!delayed_work_pending(&mc->gc))
 		queue_delayed_work(system_power_efficient_wq, &mc->gc, MMB_GC_INTERVAL);
 	v->conn = c;
@@ -830,29 +934,46 @@ void mmb_conns_kick(struct mmb_conns *mc)
 }
 
 /*
- * One run of the GC: up to @budget nodes of the table, from where the last
- * run stopped. True when it reached the end of the table.
+ * One run of the GC: the buckets from where the last run stopped, until
+ * @budget nodes are seen. True when it reached the end of the table. A
+ * resize moves every node (a new seed): while one is under way the walk
+ * waits, and after it goes on at the same share of the new table, so
+ * that a table that keeps growing and shrinking is still walked to its
+ * end; what moved behind the walk is checked by the next one (and by
+ * every lookup that finds it).
  */
-static bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget)
+bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget)
 {
-	struct mmb_conn_node *n = NULL;
+	const struct bucket_table *tbl;
+	struct mmb_conn_node *n;
 	u32 now = mmb_conn_now();
+	struct rhash_head *pos;
+	unsigned int seen = 0;
+	bool end;
 
-	rhashtable_walk_start(&mc->gc_iter);
-	while (budget--) {
-		n = rhashtable_walk_next(&mc->gc_iter);
-		if (IS_ERR(n))
-			continue;
-		if (!n)
-			break;
-		mmb_conn_alive(mc, mmb_conn_of(n), now);
-	}
-	rhashtable_walk_stop(&mc->gc_iter);
-	if (n)
+	rcu_read_lock();
+	tbl = rht_dereference_rcu(mc->ht.tbl, &mc->ht);
+	/* A rehash under way moves nodes out of @tbl: the walk waits for its end. */
+	if (rcu_access_pointer(tbl->future_tbl)) {
+		rcu_read_unlock();
 		return false;
-	rhashtable_walk_exit(&mc->gc_iter);
-	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
-	return true;
+	}
+	if (tbl->size != mc->gc_size) {
+		mc->gc_slot = mc->gc_size ? (u64)mc->gc_slot * tbl->size / mc->gc_size : 0;
+		mc->gc_size = tbl->size;
+	}
+	while (mc->gc_slot < tbl->size && seen < budget) {
+		rht_for_each_entry_rcu(n, pos, tbl, mc->gc_slot, node) {
+			mmb_conn_alive(mc, mmb_conn_of(n), now);
+			seen++;
+		}
+		mc->gc_slot++;
+	}
+	end = mc->gc_slot >= tbl->size;
+	if (end)
+		mc->gc_slot = 0;
+	rcu_read_unlock();
+	return end;
 }
 
 /* Walk the whole table once, in runs of @budget nodes (tests). */
@@ -890,11 +1011,32 @@ void mmb_conns_stats(struct mmb_conns *mc, u64 *n)
 			n[i] += READ_ONCE(per_cpu_ptr(mc->stats, cpu)->n[i]);
 }
 
-/* The default limit: 1/32768 of memory, as many as a 256-byte entry takes 1/128 of. */
+/*
+ * The default limit: 1/32768 of memory, as many as a 256-byte entry takes
+ * 1/128 of; no more than the module's cap.
+ */
 static u32 mmb_conns_default_max(void)
 {
 	u64 n = ((u64)totalram_pages() << PAGE_SHIFT) >> 15;
 
+	n = min_t(u64, n, READ_ONCE(mmb_conn_max_total));
+	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
+}
+
+/*
+ * The default of the module's cap, sized as nf_conntrack_max: one per
+ * 16 KiB of memory for every 8 bytes (a hash bucket's) it takes, 65536
+ * above 1 GiB, 262144 above 4 GiB (64-bit), 1024 at least.
+ */
+u32 mmb_conn_default_max_total(void)
+{
+	u64 mem = (u64)totalram_pages() << PAGE_SHIFT;
+	u64 n = mem / 16384 / sizeof(void *);
+
+	if (IS_ENABLED(CONFIG_64BIT) && mem > 4ULL * SZ_1G)
+		n = 262144;
+	else if (mem > SZ_1G)
+		n = 65536;
 	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
 }
 
@@ -918,7 +1060,10 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	mc->net = net;
 	mutex_init(&mc->lock);
 	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);
-	rhashtable_walk_enter(&mc->ht, &mc->gc_iter);
+	mc->gc_slot = 0;
+	mc->gc_size = 0;
+	/* The creator's (not insmod's for the initial namespace: no cgroup's). */
+	mc->memcg = net != &init_net && current->mm ? get_mem_cgroup_from_mm(current->mm) : NULL;
 	return 0;
 }
 
@@ -927,8 +1072,8 @@ void mmb_conns_exit(struct mmb_conns *mc)
 {
 	cancel_delayed_work_sync(&mc->gc);
 	mmb_conns_flush(mc);
-	rhashtable_walk_exit(&mc->gc_iter);
 	rhashtable_destroy(&mc->ht);
+	mem_cgroup_put(mc->memcg);
 	mutex_destroy(&mc->lock);
 	free_percpu(mc->stats);
 }
@@ -942,11 +1087,11 @@ int __init mmb_conn_cache_init(void)
 		      offsetof(struct mmb_conn, packets) != 128 ||
 		      offsetof(struct mmb_conn, win) != 192 || sizeof(struct mmb_conn) > 256));
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
-					   SLAB_HWCACHE_ALIGN, NULL);
+					   SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT, NULL);
 	if (!mmb_conn_cache)
 		return -ENOMEM;
 	mmb_conn_ext_cache = kmem_cache_create("mmb_conn_ext", sizeof(struct mmb_conn_ext), 0,
-					       SLAB_HWCACHE_ALIGN, NULL);
+					       SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT, NULL);
 	if (!mmb_conn_ext_cache) {
 		kmem_cache_destroy(mmb_conn_cache);
 		return -ENOMEM;

@@ -16,7 +16,10 @@
  * under its own lock (a bit spinlock), taken only when a packet changes
  * it. It ends when it expires (checked on every lookup: an expired
  * connection is never used), when one of its rules ends, or on a flush;
- * it is freed a grace period after it left the table.
+ * it is freed a grace period after it left the table. It enters the table
+ * in two steps, its reply node then its original one, and is CONFIRMED after
+ * both: until then no packet uses it, and whoever ends it only marks it
+ * DYING, for its creator to take it out once both nodes are in.
  *
  * The hash is SipHash, keyed by a boot-time secret mixed with the table's
  * own random seed (rhashtable's, new for every namespace and on every
@@ -84,6 +87,8 @@ enum {
 	MMB_CONN_LOCKED,	/* bit_spin_lock(): changes of state and fin */
 	MMB_CONN_MAPPED,	/* NAT: the reply tuple is not the original inverted */
 	MMB_CONN_EXT,		/* a struct mmb_conn_ext, with offsets (nat.h) */
+	MMB_CONN_CONFIRMED,	/* in the table both ways: whoever ends it unlinks it */
+	MMB_CONN_UNLINKED,	/* taken out of the table (once), freed after a grace period */
 };
 
 /*
@@ -150,6 +155,8 @@ enum mmb_conn_stat {
 	MMB_CSTAT_NAT_FULL,
 	MMB_CSTAT_SPOOFED,	/* new ones refused by the reverse-path check */
 	MMB_CSTAT_WRONG_IIF,	/* replies on the original direction's device */
+	MMB_CSTAT_MANY_RULES,
+	MMB_CSTAT_CAPPED,
 	MMB_CSTAT_MAX
 };
 
@@ -168,8 +175,15 @@ struct mmb_conns {
 	struct net *net;
 	struct mutex lock;		/* settings, flush, GC's walk */
 	struct delayed_work gc;
-	struct rhashtable_iter gc_iter;
+	unsigned int gc_slot;		/* the GC's next bucket, of a table of... */
+	unsigned int gc_size;		/* ...this many */
+	struct mem_cgroup *memcg;	/* charged for the connections, or NULL */
 };
+
+/* Connections of all namespaces at most (module parameter conn_max_total). */
+extern unsigned int mmb_conn_max_total;
+u32 mmb_conn_default_max_total(void);
+unsigned int mmb_conns_total(void);
 
 int __init mmb_conn_cache_init(void);
 void mmb_conn_cache_exit(void);
@@ -178,6 +192,7 @@ void mmb_conns_exit(struct mmb_conns *mc);
 void mmb_conns_flush(struct mmb_conns *mc);
 void mmb_conns_kick(struct mmb_conns *mc);
 void mmb_conns_gc(struct mmb_conns *mc, unsigned int budget);
+bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget);
 void mmb_conns_stats(struct mmb_conns *mc, u64 *n);
 
 static inline void mmb_conn_stat(struct mmb_conns *mc, enum mmb_conn_stat what)

@@ -11,6 +11,12 @@
 
 unsigned int mmb_net_id __read_mostly;
 
+/* 0 at load: sized as nf_conntrack_max is (mmb_conn_default_max_total()). */
+unsigned int mmb_conn_max_total __read_mostly;
+module_param_named(conn_max_total, mmb_conn_max_total, uint, 0644);
+MODULE_PARM_DESC(conn_max_total,
+		 "Connections in all network namespaces at most (default: as nf_conntrack_max)");
+
 #if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
 struct mmb_test_points mmb_test_points;
 #endif
@@ -65,6 +71,8 @@ static int __init mmb_init(void)
 	int err;
 
 	mmb_fields_init();
+	if (!mmb_conn_max_total)
+		mmb_conn_max_total = mmb_conn_default_max_total();
 	err = mmb_tables_init();
 	if (err)
 		return err;

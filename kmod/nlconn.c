@@ -224,7 +224,7 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;	/* -EAGAIN: a resize; the walk goes on */
 		c = mmb_conn_of(n);
 		if (n->t.dir != MMB_DIR_ORIG || test_bit(MMB_CONN_DYING, &c->status) ||
-		    mmb_conn_expired(c, now))
+		    !test_bit(MMB_CONN_CONFIRMED, &c->status) || mmb_conn_expired(c, now))
 			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_CONN_GET);
@@ -298,7 +298,7 @@ static int mmb_nl_put_conn_counters(struct sk_buff *skb, struct mmb_conns *mc)
 	unsigned int i;
 
 	BUILD_BUG_ON(MMB_CONN_STATS_A_NAT_FULL - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_NAT_FULL ||
-		     MMB_CONN_STATS_A_WRONG_IIF - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_WRONG_IIF);
+		     MMB_CONN_STATS_A_CAPPED - MMB_CONN_STATS_A_CREATED != MMB_CSTAT_CAPPED);
 	if (!nest)
 		return -EMSGSIZE;
 	mmb_conns_stats(mc, n);

@@ -109,8 +109,9 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
  * too, and stateful rules do not apply to it again; one of no connection
  * collects the stateful rules it matches (@sf, the lowest handles), for
  * the connection it starts, and gets their accept and drop only if it may
- * start one (mmb_conn_verdict()). An ICMP error @related to @conn gets
- * only its rules' accept and drop.
+ * start one (mmb_conn_verdict()); no connection is made if there are more
+ * (@sf_lost). An ICMP error @related to @conn gets only its rules' accept
+ * and drop.
  */
 struct mmb_verdict {
 	bool accept;
@@ -119,6 +120,7 @@ struct mmb_verdict {
 	bool trace;		/* a trace's: counts nothing */
 	u8 dir;
 	u8 nsf;
+	bool sf_lost;		/* more stateful rules matched than @sf holds */
 	unsigned int nrw;
 	struct mmb_conn *conn;
 	const struct mmb_rule *sf[MMB_CONN_RULES];
@@ -133,6 +135,7 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->related = false;
 	v->trace = false;
 	v->nsf = 0;
+	v->sf_lost = false;
 	v->nrw = 0;
 	v->conn = NULL;
 }

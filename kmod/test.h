@@ -10,6 +10,8 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
+struct mmb_conn;
+struct mmb_conns;
 struct mmb_net;
 struct mmb_ruleset;
 
@@ -20,6 +22,8 @@ struct mmb_test_points {
 	void (*added)(struct mmb_net *mn, u32 handle);
 	/* a commit ends the connections of the @ended rules it ended, next */
 	void (*finish)(struct mmb_net *mn, unsigned int ended);
+	/* a new connection @c has its reply node in @mc's table, not yet its orig one */
+	void (*half_in)(struct mmb_conns *mc, struct mmb_conn *c);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -40,6 +44,12 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 		mmb_test_points.added(mn, handle);
 }
 
+static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	if (mmb_test_points.half_in)
+		mmb_test_points.half_in(mc, c);
+}
+
 static inline bool mmb_test_now(u32 *now)
 {
 	*now = READ_ONCE(mmb_test_points.clock);
@@ -57,6 +67,10 @@ static inline void mmb_test_free(struct mmb_ruleset *rs)
 }
 
 static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+}
+
+static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 {
 }
 

@@ -198,6 +198,7 @@ static void bench_conns_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, mmb_conns_init(&b->mc, &init_net), 0);
 	b->mc.max = MMB_CONN_MAX_LIMIT;
 	b->mc.rpf = false;	/* one device, no routes */
+	mmbt_conn_cap(test, 2 * MMB_CONN_MAX_LIMIT);
 	/* Nothing expires while it runs. */
 	b->mc.timeouts[MMB_CONN_UDP_UNREPLIED] = 3600 * HZ;
 	b->mc.timeouts[MMB_CONN_UDP_REPLIED] = 3600 * HZ;

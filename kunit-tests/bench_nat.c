@@ -99,6 +99,7 @@ static void bn_setup(struct bn *b, struct bn_set *c, const struct mmbt_target *t
 	KUNIT_ASSERT_EQ(b->test, mmb_conns_init(&c->mc, &init_net), 0);
 	c->mc.max = MMB_CONN_MAX_LIMIT;
 	c->mc.rpf = false;	/* one device, no routes */
+	mmbt_conn_cap(b->test, 2 * MMB_CONN_MAX_LIMIT);
 	/* Nothing expires while it runs. */
 	c->mc.timeouts[MMB_CONN_UDP_UNREPLIED] = 3600 * HZ;
 	c->mc.timeouts[MMB_CONN_UDP_REPLIED] = 3600 * HZ;

@@ -906,6 +906,7 @@ static void conn_hash_spread_test(struct kunit *test)
 
 	ct_rule(c, true, MMB_TARGET_ACCEPT, &all, 1);
 	c->mc.max = 1 << 20;
+	mmbt_conn_cap(test, MMB_CONN_MAX_LIMIT);
 	for (i = 0; i < 16384; i++) {
 		d = ct_pkt(false, IPPROTO_UDP, 1, i & 0xff, 200, 53, 0);
 		d.saddr[2] = i >> 8;		/* 10.0.x.1, 64 of them */

@@ -350,6 +350,9 @@ static void nat_pick_spread_test(struct kunit *test)
 	unsigned int i, ok = 0;
 
 	nt_rule(n, &m, 1, t, 2);
+	/* 9 300 connections: none evicted, even with little memory. */
+	mmbt_conn_cap(test, MMB_CONN_MAX_LIMIT);
+	n->mc.max = MMB_CONN_MAX_LIMIT;
 	for (i = 0; i < 9300; i++) {
 		struct mmbt_pkt_desc d = nt_pkt(false, IPPROTO_UDP, 1 + i % 64, 1024 + i, 200, 53);
 		struct sk_buff *skb;

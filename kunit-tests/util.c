@@ -356,3 +356,18 @@ u64 mmbt_tsc(void)
 	return 0;
 #endif
 }
+
+static void mmbt_conn_cap_restore(void *old)
+{
+	WRITE_ONCE(mmb_conn_max_total, (unsigned int)(uintptr_t)old);
+}
+
+/* The module's cap on connections (conn_max_total) at @n until @test ends. */
+void mmbt_conn_cap(struct kunit *test, unsigned int n)
+{
+	uintptr_t old = READ_ONCE(mmb_conn_max_total);
+
+	WRITE_ONCE(mmb_conn_max_total, n);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmbt_conn_cap_restore,
+							(void *)old), 0);
+}

@@ -80,5 +80,6 @@ struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool
 				   const struct mmbt_target *t, unsigned int nt);
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule);
 int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
+void mmbt_conn_cap(struct kunit *test, unsigned int n);
 
 #endif /* _MMB_KUNIT_UTIL_H */

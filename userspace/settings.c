@@ -186,6 +186,8 @@ void print_conn_counters(const struct nlattr *nest)
 	print_u64("nat_full", " nat-full %llu", attr_u64(st.tb[MMB_CONN_STATS_A_NAT_FULL]));
 	print_u64("spoofed", " spoofed %llu", attr_u64(st.tb[MMB_CONN_STATS_A_SPOOFED]));
 	print_u64("wrong_iif", " wrong-iif %llu", attr_u64(st.tb[MMB_CONN_STATS_A_WRONG_IIF]));
+	print_u64("many_rules", " many-rules %llu", attr_u64(st.tb[MMB_CONN_STATS_A_MANY_RULES]));
+	print_u64("capped", " capped %llu", attr_u64(st.tb[MMB_CONN_STATS_A_CAPPED]));
 	print_close_object();
 	print_text("\n");
 }

@@ -58,7 +58,7 @@ check "show stats: no flow cache with two masks" test "$(stat_of 'has("flow_cach
 check "show stats, text: one line of counters" \
 	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 unmapped 0 rewritten 15 not-ip [0-9]+ malformed 0$'"
 check "show stats, text: the connection table's line" \
-	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0 spoofed 0 wrong-iif 0$'"
+	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0 spoofed 0 wrong-iif 0 many-rules 0 capped 0$'"
 check "list: no counters without -s" \
 	bash -c "! ip netns exec $R mmbctl list | grep -q packets"
 check "list -s: rule 1 counted the 20 datagrams" \
@@ -161,7 +161,7 @@ check "schema: show tables" test "$(in_r mmbctl -j show tables | keys '.[0] | ke
 check "schema: show connections" test "$(in_r mmbctl -j show connections | keys '.[0] | [keys_unsorted, (.orig | keys_unsorted)]')" = \
 	'[["proto","state","timeout","orig","reply","assured","rules"],["src","dst","sport","dport","packets","bytes"]]'
 check "schema: show settings" test "$(in_r mmbctl -j show settings | keys '[keys_unsorted, (.stats | keys_unsorted)]')" = \
-	'[["conn_max","tcp_loose","rp_filter","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full","spoofed","wrong_iif"]]'
+	'[["conn_max","tcp_loose","rp_filter","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full","spoofed","wrong_iif","many_rules","capped"]]'
 check "schema: add" test "$(in_r mmbctl -j add udp-dport 7999 drop | keys keys_unsorted)" = '["handle"]'
 
 check "kernel log clean" kernel_log_clean

@@ -503,7 +503,8 @@ enum mmb_trace_how {
  * of no known connection matches it: TCP, UDP, or an ICMP or ICMPv6 echo
  * (keyed by its identifier). Every later packet of the connection, in
  * either direction, gets the verdict and targets of the stateful rules its
- * first packet matched (at most MMB_CONN_RULES, the lowest handles),
+ * first packet matched (at most MMB_CONN_RULES: a packet that matches
+ * more starts none and is dropped, counted in MMB_CONN_STATS_A_MANY_RULES),
  * together with the stateless rules it matches itself; stateful rules do
  * not apply again to packets of a known connection. ICMP errors quoting a
  * packet of a connection get its accept and drop ("related"). A
@@ -618,6 +619,8 @@ enum mmb_conn_stats_attr {
 	MMB_CONN_STATS_A_NAT_FULL,	/* u64: new ones, no free port to map to */
 	MMB_CONN_STATS_A_SPOOFED,	/* u64: new ones, their source not routed back there */
 	MMB_CONN_STATS_A_WRONG_IIF,	/* u64: replies on the original direction's device */
+	MMB_CONN_STATS_A_MANY_RULES,	/* u64: new ones, more than MMB_CONN_RULES stateful rules */
+	MMB_CONN_STATS_A_CAPPED,	/* u64: new ones, the module's conn_max_total reached */
 	__MMB_CONN_STATS_A_MAX
 };
 
