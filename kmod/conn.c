@@ -556,7 +556,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
-	c->timeout = now + READ_ONCE(mc->timeouts[state]);
+	mmb_conn_start(mc, c, pkt, now);
 	if (nat) {
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
@@ -734,7 +734,7 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	atomic_set(&mc->count, 0);
 	mc->max = mmb_conns_default_max();
 	mc->tcp_loose = true;
-	mmb_conn_timeouts_init(mc->timeouts);
+	mmb_conn_timeouts_init(mc);
 	mc->net = net;
 	mutex_init(&mc->lock);
 	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);

@@ -10,6 +10,7 @@
 #include <linux/compiler.h>
 #include <linux/types.h>
 
+struct mmb_conn;
 struct mmb_net;
 struct mmb_ruleset;
 
@@ -18,6 +19,8 @@ struct mmb_test_points {
 	void (*free)(struct mmb_ruleset *rs);
 	/* a rule add published rule @handle and dropped the lock */
 	void (*added)(struct mmb_net *mn, u32 handle);
+	/* a packet is about to refresh @c's timeout without its lock */
+	void (*refresh)(struct mmb_conn *c);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -38,6 +41,12 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 		mmb_test_points.added(mn, handle);
 }
 
+static inline void mmb_test_refresh(struct mmb_conn *c)
+{
+	if (mmb_test_points.refresh)
+		mmb_test_points.refresh(c);
+}
+
 static inline bool mmb_test_now(u32 *now)
 {
 	*now = READ_ONCE(mmb_test_points.clock);
@@ -49,6 +58,10 @@ static inline void mmb_test_free(struct mmb_ruleset *rs)
 }
 
 static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
+{
+}
+
+static inline void mmb_test_refresh(struct mmb_conn *c)
 {
 }
 

@@ -515,8 +515,9 @@ enum mmb_trace_how {
  *	Ends every connection of the namespace.
  *
  * MMB_CMD_SET
- *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE
- *	and MMB_SET_A_TIMEOUTS; all are checked before any applies.
+ *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE,
+ *	MMB_SET_A_TIMEOUTS and MMB_SET_A_TCP_UNACK; all are checked before
+ *	any applies.
  *
  * MMB_CMD_SETTINGS_GET
  *	Answers with one MMB_CMD_SETTINGS_GET message: MMB_A_SETTINGS with
@@ -590,6 +591,11 @@ enum mmb_set_attr {
 	MMB_SET_A_CONN_COUNT,	/* u32, answers only: connections now */
 	MMB_SET_A_CONN_SIZE,	/* u32, answers only: bytes per connection */
 	MMB_SET_A_CONN_STATS,	/* nest of enum mmb_conn_stats_attr, answers only */
+	/*
+	 * u32 seconds (1 to MMB_TIMEOUT_MAX): the longest a TCP connection
+	 * established without a reply seen (picked up mid-stream) lives
+	 */
+	MMB_SET_A_TCP_UNACK,
 	__MMB_SET_A_MAX
 };
 
