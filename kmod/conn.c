@@ -542,7 +542,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return 0;	/* not tracked: its rules applied to it alone */
 	nat = mmb_nat_plan(v, &t, &plan);
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
-	if (state < 0)
+	if (state < 0 || !mmb_conn_csum_ok(pkt, skb))
 		return 0;
 	if (atomic_inc_return(&mc->count) > READ_ONCE(mc->max) && !mmb_conn_evict(mc, &t, now)) {
 		atomic_dec(&mc->count);

@@ -226,6 +226,7 @@ void mmb_conn_timeouts_init(struct mmb_conns *mc);
 void mmb_conn_start(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_pkt *pkt,
 		    u32 now);
 int mmb_conn_first_state(const struct mmb_pkt *pkt, bool loose, u8 *fin);
+bool mmb_conn_csum_ok(const struct mmb_pkt *pkt, const struct sk_buff *skb);
 void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb);
 void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		     const struct mmb_pkt *pkt, const struct sk_buff *skb);

@@ -406,6 +406,17 @@ static bool mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 	return true;
 }
 
+/*
+ * May @pkt start a connection? Not a TCP SYN, FIN or RST with a wrong
+ * checksum: the stack drops it, and it would leave a connection behind.
+ */
+bool mmb_conn_csum_ok(const struct mmb_pkt *pkt, const struct sk_buff *skb)
+{
+	return pkt->key.b[MMB_IMG_L4PROTO] != IPPROTO_TCP ||
+	       !(mmb_pkt_tcp_flags(pkt) & (TCPHDR_SYN | TCPHDR_FIN | TCPHDR_RST)) ||
+	       mmb_tcp_csum_ok(skb, pkt);
+}
+
 /* The window of a connection's first segment, before the connection is seen. */
 static void mmb_tcp_start(struct mmb_conn *c, const struct mmb_pkt *pkt)
 {

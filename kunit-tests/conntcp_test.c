@@ -307,6 +307,23 @@ static void conntcp_csum_test(struct kunit *test)
 	}
 }
 
+/* A SYN with a wrong checksum starts no connection (it passes: its rules judge it alone). */
+static void conntcp_csum_new_test(struct kunit *test)
+{
+	unsigned int fam;
+
+	for (fam = 0; fam < 2; fam++) {
+		struct tt *t = tt_new(test, fam);
+
+		tt_reflexive(t);
+		KUNIT_EXPECT_EQ(test, tt_judge(t, tt_seg(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0,
+							 true)), 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&t->mc.count), 0);
+		KUNIT_EXPECT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_SYN_SENT);
+	}
+}
+
 /* The answer to a SYN: a RST must acknowledge it. */
 static void conntcp_rst_syn_test(struct kunit *test)
 {
@@ -528,6 +545,7 @@ static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_rst_window_test),
 	KUNIT_CASE(conntcp_rst_data_test),
 	KUNIT_CASE(conntcp_csum_test),
+	KUNIT_CASE(conntcp_csum_new_test),
 	KUNIT_CASE(conntcp_rst_syn_test),
 	KUNIT_CASE(conntcp_rst_shuffled_test),
 	KUNIT_CASE(conntcp_pickup_test),
