@@ -408,13 +408,15 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /* For a trace: would @pkt, which matched stateful rules, start a connection? */
-bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt)
+bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb)
 {
 	struct mmb_tuple t __uninitialized;
 	u8 fin = 0;
 
 	return mmb_conn_tuple(pkt, &t) && !mmb_tuple_self(&t) &&
-	       mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin) >= 0;
+	       mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin) >= 0 &&
+	       mmb_conn_csum_ok(pkt, skb);
 }
 
 /*

@@ -212,7 +212,8 @@ void mmb_tuple_invert(const struct mmb_tuple *t, struct mmb_tuple *r);
 struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, u8 *dir);
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			       const struct sk_buff *skb, u8 *dir, bool *related);
-bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt);
+bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb);
 void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why);
 
 /* The datapath's steps, before and after classification (conn.c). */

@@ -393,7 +393,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
 	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||
 	    (t->v.related && nla_put_flag(msg, MMB_TRACE_A_RELATED)) ||
-	    (t->starts && !t->v.conn && mmb_conn_would_start(&mn->conns, &pkt) &&
+	    (t->starts && !t->v.conn && mmb_conn_would_start(&mn->conns, &pkt, skb) &&
 	     nla_put_flag(msg, MMB_TRACE_A_CONN_NEW)))
 		return -EMSGSIZE;
 	if (verdict != MMB_TRACE_DROP && (t->v.nrw || mmb_conn_rewrites(t->v.conn))) {

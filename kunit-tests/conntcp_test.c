@@ -541,6 +541,46 @@ static void conntcp_unack_setting_test(struct kunit *test)
 	nlt_close(&t);
 }
 
+/* Does a trace of @skb (freed) say that it would start a connection? */
+static bool tt_trace_starts(struct nlt *nt, struct sk_buff *skb)
+{
+	struct nlattr *tb[MMB_TRACE_A_MAX + 1], *a;
+	unsigned int trace;
+
+	nlt_begin(nt, nt->family, MMB_CMD_TRACE);
+	trace = nlt_nest(nt, MMB_A_TRACE);
+	nlt_u32(nt, MMB_TRACE_A_IFINDEX, skb->dev->ifindex);
+	nlt_put(nt, MMB_TRACE_A_PACKET, skb->data, skb->len);
+	nlt_nest_end(nt, trace);
+	kfree_skb(skb);
+	KUNIT_ASSERT_EQ(nt->test, nlt_send(nt), 0);
+	a = nlmsg_find_attr((struct nlmsghdr *)nt->reply, GENL_HDRLEN, MMB_A_TRACE);
+	KUNIT_ASSERT_NOT_NULL(nt->test, a);
+	KUNIT_ASSERT_EQ(nt->test, nla_parse_nested(tb, MMB_TRACE_A_MAX, a, NULL, NULL), 0);
+	return tb[MMB_TRACE_A_CONN_NEW];
+}
+
+/* A trace says what the datapath does: no connection from a SYN with a wrong checksum. */
+static void conntcp_trace_csum_test(struct kunit *test)
+{
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, TT_SPORT);
+	struct tt *t = tt_new(test, false);
+	struct nlt nt;
+
+	nlt_open(test, &nt);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&nt), 0);
+	nlt_begin(&nt, nt.family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(&nt, MMB_A_IFINDEX, t->dev->ifindex);
+	KUNIT_ASSERT_EQ(test, nlt_send(&nt), 0);
+	mmbt_rule_add(test, &mmb_pernet(&init_net)->rules, true, MMB_TARGET_ACCEPT, &m, 1);
+	KUNIT_EXPECT_TRUE(test, tt_trace_starts(&nt, tt_seg(t, 0, TCPHDR_SYN, TT_CSEQ, 0,
+							    65535, 0, false)));
+	KUNIT_EXPECT_FALSE(test, tt_trace_starts(&nt, tt_seg(t, 0, TCPHDR_SYN, TT_CSEQ, 0,
+							     65535, 0, true)));
+	KUNIT_EXPECT_EQ(test, nlt_flush(&nt), 0);
+	nlt_close(&nt);
+}
+
 static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_rst_window_test),
 	KUNIT_CASE(conntcp_rst_data_test),
@@ -553,6 +593,7 @@ static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_pick_reap_test),
 	KUNIT_CASE(conntcp_refresh_race_test),
 	KUNIT_CASE(conntcp_unack_setting_test),
+	KUNIT_CASE(conntcp_trace_csum_test),
 	{}
 };
 
