@@ -599,13 +599,15 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /* For a trace: would @pkt, which matched stateful rules, start a connection? */
-bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt)
+bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb)
 {
 	struct mmb_tuple t __uninitialized;
 	u8 fin = 0;
 
 	return mmb_conn_tuple(pkt, &t) && !mmb_tuple_self(&t) &&
-	       mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin) >= 0;
+	       mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin) >= 0 &&
+	       mmb_conn_csum_ok(pkt, skb);
 }
 
 /*
@@ -789,7 +791,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return 0;	/* not tracked: its rules applied to it alone */
 	nat = mmb_nat_plan(v, &t, &plan);
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
-	if (state < 0)
+	if (state < 0 || !mmb_conn_csum_ok(pkt, skb))
 		return 0;
 	if (mmb_conn_forged(mc, &t, skb->dev)) {
 		mmb_conn_stat(mc, MMB_CSTAT_SPOOFED);
@@ -804,7 +806,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
-	c->timeout = now + READ_ONCE(mc->timeouts[state]);
+	mmb_conn_init_state(mc, c, pkt, now);
 	c->iif = mmb_conn_iif(mc, c, skb->dev);
 	if (nat) {
 		err = mmb_conn_map(mc, c, &plan);
@@ -1056,7 +1058,7 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 	mc->max = mmb_conns_default_max();
 	mc->tcp_loose = true;
 	mc->rpf = true;
-	mmb_conn_timeouts_init(mc->timeouts);
+	mmb_conn_timeouts_init(mc);
 	mc->net = net;
 	mutex_init(&mc->lock);
 	INIT_DELAYED_WORK(&mc->gc, mmb_conns_gc_work);

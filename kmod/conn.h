@@ -107,9 +107,13 @@ struct mmb_tcp_win {
 	u32 maxend;		/* the highest ack + window the other way allows */
 	u32 maxwin;		/* the largest window this direction advertised */
 	u8 wscale;		/* its window scale, from its SYN */
-	u8 flags;
+	u8 flags;		/* MMB_WIN_* */
 	u16 pad;
 };
+
+/* Bits of mmb_tcp_win.flags. */
+#define MMB_WIN_SEEN	0x01	/* end and maxend are known */
+#define MMB_WIN_WSCALE	0x02	/* its SYN offered a window scale */
 
 /*
  * Four cache lines: a packet of the original direction reads the first
@@ -171,6 +175,7 @@ struct mmb_conns {
 	bool tcp_loose;
 	bool rpf;			/* rp-filter: a reverse-path check, and iif */
 	u32 timeouts[__MMB_CONN_STATE_MAX];	/* jiffies */
+	u32 tcp_unack;			/* jiffies: established, no reply seen, at most */
 	struct mmb_conn_stats __percpu *stats;
 	struct net *net;
 	struct mutex lock;		/* settings, flush, GC's walk */
@@ -232,7 +237,8 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 			   struct mmb_verdict *v);
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			       const struct sk_buff *skb, u8 *dir, bool *related);
-bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt);
+bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb);
 bool mmb_conn_spoofed(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		      const struct net_device *dev);
 void mmb_conn_kill(struct mmb_conns *mc, struct mmb_conn *c, enum mmb_conn_stat why);
@@ -244,8 +250,11 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		     const struct sk_buff *skb, struct mmb_verdict *v);
 
 /* connstate.c: what a packet does to a connection's state. */
-void mmb_conn_timeouts_init(u32 *timeouts);
+void mmb_conn_timeouts_init(struct mmb_conns *mc);
+void mmb_conn_init_state(struct mmb_conns *mc, struct mmb_conn *c,
+			 const struct mmb_pkt *pkt, u32 now);
 int mmb_conn_first_state(const struct mmb_pkt *pkt, bool loose, u8 *fin);
+bool mmb_conn_csum_ok(const struct mmb_pkt *pkt, const struct sk_buff *skb);
 void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb);
 void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		     const struct mmb_pkt *pkt, const struct sk_buff *skb);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmb: the life of a connection: its state from the packets seen each way,
- * and the timeout of each state. TCP follows the flags (no sequence window
- * is tracked): SYN, SYN-ACK and ACK open, a FIN each way and the last ACK
- * close, RST ends. A SYN in TIME_WAIT or CLOSE starts a new incarnation.
+ * and the timeout of each state. TCP follows the flags: SYN, SYN-ACK and
+ * ACK open, a FIN each way and the last ACK close, RST ends. A SYN in
+ * TIME_WAIT or CLOSE starts a new incarnation. Each direction's sequence
+ * window is kept too, as nf_conntrack keeps it: a RST outside it, or a
+ * segment with a wrong checksum, changes nothing.
  *
  *   SYN_SENT -SYN-ACK(reply)-> SYN_RECV -ACK-> ESTABLISHED -FIN(d)-> FIN_WAIT
  *      | SYN(reply)                 ^                                 |     |
@@ -24,9 +26,16 @@
  */
 #include <linux/processor.h>	/* cpu_relax(): 6.12's bit_spinlock.h misses it */
 #include <linux/bit_spinlock.h>
+#include <net/ip6_checksum.h>
 #include <net/tcp.h>
 
 #include "conn.h"
+#include "nat.h"
+#include "test.h"
+
+#define MMB_TCP_UNACK_DEFAULT	300	/* seconds, as nf_conntrack's */
+#define MMB_TCP_WIN_DEFAULT	65535	/* a window not seen yet */
+#define MMB_TCP_ACK_WIN		66000U	/* nf_conntrack's MAXACKWINDOW() at least */
 
 /* Seconds, as nf_conntrack's defaults. */
 static const u32 mmb_conn_timeout_secs[__MMB_CONN_STATE_MAX] = {
@@ -44,12 +53,13 @@ static const u32 mmb_conn_timeout_secs[__MMB_CONN_STATE_MAX] = {
 	[MMB_CONN_ICMP]			= 30,
 };
 
-void mmb_conn_timeouts_init(u32 *timeouts)
+void mmb_conn_timeouts_init(struct mmb_conns *mc)
 {
 	unsigned int i;
 
 	for (i = 0; i < __MMB_CONN_STATE_MAX; i++)
-		timeouts[i] = mmb_conn_timeout_secs[i] * HZ;
+		mc->timeouts[i] = mmb_conn_timeout_secs[i] * HZ;
+	mc->tcp_unack = MMB_TCP_UNACK_DEFAULT * HZ;
 }
 
 enum {
@@ -206,9 +216,260 @@ void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb)
 	atomic64_add(skb->len, &c->bytes[dir]);
 }
 
-/* The new state of @c after @pkt, in @dir; *@changed if it is another. */
-static u8 mmb_conn_next(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
-			bool *changed)
+/* --- the TCP window ------------------------------------------------------- */
+
+/*
+ * A segment as the window sees it, in the sequence numbers the two ends
+ * chose themselves: its own as its sender wrote them, its acknowledgment
+ * moved back by the offset mmb adds to the other direction's (nat.c).
+ */
+struct mmb_tcp_seg {
+	u32 seq, end, ack, win;
+	u8 flags;
+	u8 wscale;		/* its window scale option, if a SYN carries one */
+	bool has_wscale;
+};
+
+static u32 mmb_conn_seq_off(const struct mmb_conn *c, u8 dir)
+{
+	return test_bit(MMB_CONN_EXT, &c->status) ? mmb_conn_ext(c)->seq[dir] : 0;
+}
+
+static void mmb_tcp_seg(const struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
+			struct mmb_tcp_seg *g)
+{
+	const u8 *b = pkt->key.b;
+
+	g->flags = mmb_pkt_tcp_flags(pkt);
+	g->seq = get_unaligned_be32(&b[MMB_IMG_L4_HI]);
+	g->ack = get_unaligned_be32(&b[MMB_IMG_L4_HI + 4]) - mmb_conn_seq_off(c, !dir);
+	g->win = get_unaligned_be16(&b[MMB_IMG_L4_HI + 10]);
+	g->end = g->seq + (pkt->end - pkt->l7off) + !!(g->flags & TCPHDR_SYN) +
+		 !!(g->flags & TCPHDR_FIN);
+	g->has_wscale = b[MMB_IMG_OPTV] & MMB_OPTV_WSCALE;
+	g->wscale = min_t(u8, b[MMB_IMG_WSCALE], TCP_MAX_WSCALE);
+}
+
+/* A direction's window from its SYN (or SYN-ACK), as tcp_init_sender(). */
+static void mmb_tcp_win_syn(struct mmb_tcp_win *s, struct mmb_tcp_win *r, u8 dir,
+			    const struct mmb_tcp_seg *g)
+{
+	WRITE_ONCE(s->end, g->end);
+	WRITE_ONCE(s->maxend, g->end);
+	WRITE_ONCE(s->maxwin, max(g->win, 1U));
+	s->wscale = g->has_wscale ? g->wscale : 0;
+	s->flags = MMB_WIN_SEEN | (g->has_wscale ? MMB_WIN_WSCALE : 0);
+	/* Scaling only if both ends offered it (RFC 7323). */
+	if (dir == MMB_DIR_REPLY && !(s->flags & r->flags & MMB_WIN_WSCALE)) {
+		s->wscale = 0;
+		r->wscale = 0;
+	}
+}
+
+/*
+ * A direction first seen mid-stream: its window from this segment, and
+ * the other's end from what it acknowledges, until that one is seen.
+ */
+static void mmb_tcp_win_pickup(struct mmb_tcp_win *s, struct mmb_tcp_win *r,
+			       const struct mmb_tcp_seg *g)
+{
+	u32 win = max(g->win << s->wscale, 1U);
+
+	WRITE_ONCE(s->end, g->end);
+	WRITE_ONCE(s->maxwin, win);
+	WRITE_ONCE(s->maxend, g->end + win);
+	s->flags |= MMB_WIN_SEEN;
+	if (!READ_ONCE(r->maxwin) && (g->flags & TCPHDR_ACK)) {
+		WRITE_ONCE(r->end, g->ack);
+		WRITE_ONCE(r->maxend, g->ack);
+		r->flags |= MMB_WIN_SEEN;
+	}
+}
+
+/* The oldest sequence number the receiver @r may still take from @s. */
+static u32 mmb_tcp_win_low(const struct mmb_tcp_win *s, const struct mmb_tcp_win *r)
+{
+	return READ_ONCE(s->end) - (READ_ONCE(r->maxwin) ?: MMB_TCP_WIN_DEFAULT) - 1;
+}
+
+/*
+ * May RST @g from @dir end the connection? Only if its sequence number
+ * is in the window the other end takes (RFC 5961; nf_conntrack ignores
+ * others). A RST from a direction not seen yet (the answer to a SYN) must
+ * acknowledge exactly what the other end sent.
+ */
+static bool mmb_tcp_rst_ok(const struct mmb_conn *c, u8 dir, const struct mmb_tcp_seg *g)
+{
+	const struct mmb_tcp_win *s = &c->win[dir], *r = &c->win[!dir];
+
+	if (!(READ_ONCE(s->flags) & MMB_WIN_SEEN))
+		return (g->flags & TCPHDR_ACK) && (READ_ONCE(r->flags) & MMB_WIN_SEEN) &&
+		       g->ack == READ_ONCE(r->end);
+	return !after(g->seq, READ_ONCE(s->maxend)) && after(g->end, mmb_tcp_win_low(s, r));
+}
+
+/*
+ * Move @dir's window on with segment @g, if it is in the window (as
+ * tcp_in_window() of nf_conntrack: below the highest end the receiver
+ * allows, not older than its largest window, acknowledging nothing not
+ * sent yet). Lock-free: a segment that races another of its connection
+ * may leave a bound a segment behind, which the next one moves on.
+ */
+static void mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_tcp_seg *g)
+{
+	struct mmb_tcp_win *s = &c->win[dir], *r = &c->win[!dir];
+	u32 maxwin, rend, win, swin, maxack;
+
+	if (!READ_ONCE(s->maxwin)) {
+		if (g->flags & TCPHDR_RST)
+			return;		/* no window from a RST */
+		if (g->flags & TCPHDR_SYN) {
+			mmb_tcp_win_syn(s, r, dir, g);
+			if (!(g->flags & TCPHDR_ACK))
+				return;
+		} else {
+			mmb_tcp_win_pickup(s, r, g);
+		}
+	} else if ((g->flags & TCPHDR_SYN) && after(g->end, READ_ONCE(s->end)) &&
+		   (state == MMB_CONN_TCP_SYN_SENT || state == MMB_CONN_TCP_SYN_RECV)) {
+		/* a new SYN: its sender started again */
+		mmb_tcp_win_syn(s, r, dir, g);
+		if (dir == MMB_DIR_REPLY && !(g->flags & TCPHDR_ACK))
+			return;
+	}
+	rend = READ_ONCE(r->end);
+	if (!(g->flags & TCPHDR_ACK) || ((g->flags & TCPHDR_RST) && !g->ack))
+		g->ack = rend;
+	maxwin = READ_ONCE(s->maxwin);
+	maxack = max(maxwin, MMB_TCP_ACK_WIN);
+	if (after(g->seq, READ_ONCE(s->maxend)) || after(g->ack, rend) ||
+	    (READ_ONCE(r->maxwin) && !after(g->end, mmb_tcp_win_low(s, r))) ||
+	    !after(g->ack, rend - maxack - 1))
+		return;
+	win = g->win;
+	if (!(g->flags & TCPHDR_SYN))
+		win <<= s->wscale;
+	swin = win;
+	if (maxwin < swin)
+		WRITE_ONCE(s->maxwin, swin);
+	if (after(g->end, READ_ONCE(s->end)))
+		WRITE_ONCE(s->end, g->end);
+	if (READ_ONCE(r->maxwin) && after(g->end, READ_ONCE(s->maxend)))
+		WRITE_ONCE(r->maxwin, READ_ONCE(r->maxwin) + g->end - READ_ONCE(s->maxend));
+	if (after(g->ack + win, READ_ONCE(r->maxend) - 1))
+		WRITE_ONCE(r->maxend, g->ack + win + !win);
+}
+
+/*
+ * Is the TCP checksum of @skb right? Checked only for the segments that
+ * may change a state (SYN, FIN, RST), and only if the device or the stack
+ * did not: GRO packets and locally built ones (CHECKSUM_PARTIAL) count as
+ * verified, as in nf_conntrack.
+ */
+static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
+{
+	unsigned int len = pkt->end - pkt->l4off;
+	const u8 *b = pkt->key.b;
+	struct in6_addr s6, d6;
+	__be32 s4, d4;
+	__wsum sum;
+
+	if (skb_csum_unnecessary(skb) || skb->ip_summed == CHECKSUM_PARTIAL || skb_is_gso(skb))
+		return true;
+	sum = skb_checksum(skb, pkt->l4off, len, 0);
+	if (b[MMB_IMG_FAMILY] == 4) {
+		memcpy(&s4, &b[MMB_IMG_IP4_SADDR], 4);
+		memcpy(&d4, &b[MMB_IMG_IP4_DADDR], 4);
+		return !csum_tcpudp_magic(s4, d4, len, IPPROTO_TCP, sum);
+	}
+	memcpy(&s6, &b[MMB_IMG_IP6 + 8], 16);
+	memcpy(&d6, &b[MMB_IMG_IP6 + 24], 16);
+	return !csum_ipv6_magic(&s6, &d6, len, IPPROTO_TCP, sum);
+}
+
+/*
+ * May TCP segment @pkt of @c, going @dir, change its state and refresh
+ * its timeout? Not with a wrong checksum, nor a RST outside the window.
+ * The window moves on with it.
+ */
+static bool mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
+			  const struct sk_buff *skb)
+{
+	struct mmb_tcp_seg g;
+
+	mmb_tcp_seg(c, dir, pkt, &g);
+	if ((g.flags & (TCPHDR_SYN | TCPHDR_FIN | TCPHDR_RST)) && !mmb_tcp_csum_ok(skb, pkt))
+		return false;
+	if ((g.flags & TCPHDR_RST) && !mmb_tcp_rst_ok(c, dir, &g))
+		return false;
+	mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g);
+	return true;
+}
+
+/*
+ * May @pkt start a connection? Not a TCP SYN, FIN or RST with a wrong
+ * checksum: the stack drops it, and it would leave a connection behind.
+ */
+bool mmb_conn_csum_ok(const struct mmb_pkt *pkt, const struct sk_buff *skb)
+{
+	return pkt->key.b[MMB_IMG_L4PROTO] != IPPROTO_TCP ||
+	       !(mmb_pkt_tcp_flags(pkt) & (TCPHDR_SYN | TCPHDR_FIN | TCPHDR_RST)) ||
+	       mmb_tcp_csum_ok(skb, pkt);
+}
+
+/* The window of a connection's first segment, before the connection is seen. */
+static void mmb_tcp_start(struct mmb_conn *c, const struct mmb_pkt *pkt)
+{
+	struct mmb_tcp_seg g;
+
+	mmb_tcp_seg(c, MMB_DIR_ORIG, pkt, &g);
+	mmb_tcp_win_update(c, MMB_DIR_ORIG, c->state, &g);
+}
+
+/* --- state and timeout ---------------------------------------------------- */
+
+/*
+ * How long @c lives in @state: a TCP connection established without a
+ * reply ever seen (a mid-stream pickup) at most tcp-unacked, as
+ * nf_conntrack's nf_conntrack_tcp_timeout_unacknowledged.
+ */
+static u32 mmb_conn_timeout(struct mmb_conns *mc, const struct mmb_conn *c, u8 state)
+{
+	u32 to = READ_ONCE(mc->timeouts[state]);
+
+	if (state == MMB_CONN_TCP_ESTABLISHED && !test_bit(MMB_CONN_SEEN_REPLY, &c->status))
+		to = min(to, READ_ONCE(mc->tcp_unack));
+	return to;
+}
+
+/* A new connection, not yet seen by any other CPU: its timeout and window. */
+void mmb_conn_init_state(struct mmb_conns *mc, struct mmb_conn *c,
+			 const struct mmb_pkt *pkt, u32 now)
+{
+	c->timeout = now + mmb_conn_timeout(mc, c, c->state);
+	if (c->orig.t.proto == IPPROTO_TCP)
+		mmb_tcp_start(c, pkt);
+}
+
+/*
+ * Under the connection's lock: @next for its state, and the timeout of
+ * that state from now. The state is written first: a CPU that refreshed
+ * the timeout of the state before sees the change and sets it again
+ * (mmb_conn_refresh()).
+ */
+static void mmb_conn_set(struct mmb_conns *mc, struct mmb_conn *c, u8 next)
+{
+	WRITE_ONCE(c->state, next);
+	smp_mb();	/* the state before the timeout: see mmb_conn_refresh() */
+	WRITE_ONCE(c->timeout, mmb_conn_now() + mmb_conn_timeout(mc, c, next));
+}
+
+/*
+ * The new state of @c after @pkt, in @dir; *@changed if it is another. A
+ * change takes the lock and sets the timeout with the state (*@locked).
+ */
+static u8 mmb_conn_next(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
+			const struct mmb_pkt *pkt, bool *changed, bool *locked)
 {
 	u8 state = READ_ONCE(c->state), fin = READ_ONCE(c->fin), next;
 
@@ -223,7 +484,7 @@ static u8 mmb_conn_next(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 		fin = c->fin;
 		next = mmb_tcp_step(state, &fin, dir, mmb_pkt_tcp_flags(pkt));
 		WRITE_ONCE(c->fin, fin);
-		WRITE_ONCE(c->state, next);
+		mmb_conn_set(mc, c, next);
 		bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
 		break;
 	case IPPROTO_UDP:
@@ -232,36 +493,64 @@ static u8 mmb_conn_next(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 		bit_spin_lock(MMB_CONN_LOCKED, &c->status);
 		state = c->state;
 		next = MMB_CONN_UDP_REPLIED;
-		WRITE_ONCE(c->state, next);
+		mmb_conn_set(mc, c, next);
 		bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
 		break;
 	default:
 		return state;
 	}
+	*locked = true;
 	*changed = next != state;
 	return next;
 }
 
 /*
+ * Without the lock: the timeout of @state, read before, from now. Written
+ * only when a jiffy went by. A CPU that changed the state meanwhile set
+ * the timeout of its state after the state: if this write came last, the
+ * state read again tells, and the timeout is set again, under the lock.
+ */
+static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
+{
+	u32 now = mmb_conn_now(), to = now + mmb_conn_timeout(mc, c, state);
+
+	if (READ_ONCE(c->timeout) == to)
+		return;
+	mmb_test_refresh(c);
+	WRITE_ONCE(c->timeout, to);
+	smp_mb();	/* the timeout before the state: see mmb_conn_set() */
+	if (likely(READ_ONCE(c->state) == state))
+		return;
+	bit_spin_lock(MMB_CONN_LOCKED, &c->status);
+	WRITE_ONCE(c->timeout, now + mmb_conn_timeout(mc, c, c->state));
+	bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
+}
+
+/*
  * A packet of @c in @dir: counted, the state moved on, the timeout of the
  * new state from now. Writes nothing the packet does not change: the
- * timeout only when a jiffy went by.
+ * timeout only when a jiffy went by. A TCP segment with a wrong checksum,
+ * or a RST outside the window, changes nothing but the counters; a SYN
+ * sent again before any reply does not renew the timeout (as
+ * nf_conntrack: port reuse would keep the connection forever).
  */
 void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		     const struct mmb_pkt *pkt, const struct sk_buff *skb)
 {
-	bool changed = false;
+	bool changed = false, locked = false;
 	u8 state;
-	u32 to;
 
 	mmb_conn_count(c, dir, skb);
+	if (c->orig.t.proto == IPPROTO_TCP && !mmb_tcp_track(c, dir, pkt, skb))
+		return;
 	if (dir == MMB_DIR_REPLY && !test_bit(MMB_CONN_SEEN_REPLY, &c->status))
 		set_bit(MMB_CONN_SEEN_REPLY, &c->status);
-	state = mmb_conn_next(c, dir, pkt, &changed);
+	state = mmb_conn_next(mc, c, dir, pkt, &changed, &locked);
 	mmb_conn_assure(c, state);
-	to = mmb_conn_now() + READ_ONCE(mc->timeouts[state]);
-	if (READ_ONCE(c->timeout) != to)
-		WRITE_ONCE(c->timeout, to);
+	if (!locked && !(state == MMB_CONN_TCP_SYN_SENT &&
+			 mmb_tcp_class(mmb_pkt_tcp_flags(pkt)) == MMB_TCP_SYN &&
+			 !test_bit(MMB_CONN_SEEN_REPLY, &c->status)))
+		mmb_conn_refresh(mc, c, state);
 	if (changed)
 		mmb_conn_event(mc, c, MMB_CMD_CONN_UPDATE);
 }

@@ -162,13 +162,27 @@ void mmb_nat_ext_init(struct mmb_conn_ext *x, u8 what)
 
 /* --- the port no other connection has --------------------------------------- */
 
-/* Is @t, a reply tuple of @c, another connection's (or @c's own original)? */
+/*
+ * Is @t, a reply tuple of @c, another connection's (or @c's own original)?
+ * Not if that one is ending: an expired one is ended here, as a lookup
+ * would (nf_nat's pick reaps them too), and leaves the tuple free.
+ */
 static bool mmb_nat_taken(struct mmb_conns *mc, const struct mmb_conn *c,
-			  const struct mmb_tuple *t)
+			  const struct mmb_tuple *t, u32 now)
 {
+	struct mmb_conn *o;
 	u8 dir;
 
-	return mmb_tuple_equal(t, &c->orig.t) || mmb_conn_find(mc, t, &dir);
+	if (mmb_tuple_equal(t, &c->orig.t))
+		return true;
+	o = mmb_conn_find(mc, t, &dir);
+	if (!o || test_bit(MMB_CONN_DYING, &o->status))
+		return false;
+	if (mmb_conn_expired(o, now)) {
+		mmb_conn_kill(mc, o, MMB_CSTAT_EXPIRED);
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -185,9 +199,9 @@ static bool mmb_nat_taken(struct mmb_conns *mc, const struct mmb_conn *c,
 int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_plan *p)
 {
 	__be16 *port = p->src ? &c->reply.t.dport : &c->reply.t.sport;
-	u32 size = p->hi - p->lo + 1, off, step, i;
+	u32 size = p->hi - p->lo + 1, now = mmb_conn_now(), off, step, i;
 
-	if (!p->hi || (p->keep && !mmb_nat_taken(mc, c, &c->reply.t)))
+	if (!p->hi || (p->keep && !mmb_nat_taken(mc, c, &c->reply.t, now)))
 		return 0;
 	off = get_random_u32_below(size);
 	step = size > 1 ? 1 + get_random_u32_below(size - 1) : 1;
@@ -195,7 +209,7 @@ int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_
 		step++;
 	for (i = 0; i < min(MMB_PICK_TRIES, size); i++) {
 		*port = htons(p->lo + off);
-		if (!mmb_nat_taken(mc, c, &c->reply.t))
+		if (!mmb_nat_taken(mc, c, &c->reply.t, now))
 			return 0;
 		off += step;
 		if (off >= size)

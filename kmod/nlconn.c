@@ -48,6 +48,7 @@ const struct nla_policy mmb_set_policy[MMB_SET_A_MAX + 1] = {
 	[MMB_SET_A_CONN_SIZE]	= { .type = NLA_REJECT, .reject_message = "read only" },
 	[MMB_SET_A_CONN_STATS]	= { .type = NLA_REJECT, .reject_message = "read only" },
 	[MMB_SET_A_RP_FILTER]	= NLA_POLICY_MAX(NLA_U8, 1),
+	[MMB_SET_A_TCP_UNACK]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_timeout_range),
 };
 
 const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1] = {
@@ -275,6 +276,8 @@ int mmb_nl_settings_apply(struct mmb_conns *mc, const struct nlattr *attr,
 		WRITE_ONCE(mc->tcp_loose, nla_get_u8(tb[MMB_SET_A_TCP_LOOSE]));
 	if (tb[MMB_SET_A_RP_FILTER])
 		WRITE_ONCE(mc->rpf, nla_get_u8(tb[MMB_SET_A_RP_FILTER]));
+	if (tb[MMB_SET_A_TCP_UNACK])
+		WRITE_ONCE(mc->tcp_unack, nla_get_u32(tb[MMB_SET_A_TCP_UNACK]) * HZ);
 	for (i = 0; tb[MMB_SET_A_TIMEOUTS] && i < __MMB_CONN_STATE_MAX; i++)
 		if (tt[i + 1])
 			WRITE_ONCE(mc->timeouts[i], nla_get_u32(tt[i + 1]) * HZ);
@@ -319,6 +322,7 @@ static int mmb_nl_put_settings(struct sk_buff *skb, struct mmb_conns *mc)
 	    nla_put_u32(skb, MMB_SET_A_CONN_MAX, READ_ONCE(mc->max)) ||
 	    nla_put_u8(skb, MMB_SET_A_TCP_LOOSE, READ_ONCE(mc->tcp_loose)) ||
 	    nla_put_u8(skb, MMB_SET_A_RP_FILTER, READ_ONCE(mc->rpf)) ||
+	    nla_put_u32(skb, MMB_SET_A_TCP_UNACK, READ_ONCE(mc->tcp_unack) / HZ) ||
 	    nla_put_u32(skb, MMB_SET_A_CONN_COUNT, atomic_read(&mc->count)) ||
 	    nla_put_u32(skb, MMB_SET_A_CONN_SIZE, mmb_conn_size()))
 		return -EMSGSIZE;

@@ -24,6 +24,8 @@ struct mmb_test_points {
 	void (*finish)(struct mmb_net *mn, unsigned int ended);
 	/* a new connection @c has its reply node in @mc's table, not yet its orig one */
 	void (*half_in)(struct mmb_conns *mc, struct mmb_conn *c);
+	/* a packet is about to refresh @c's timeout without its lock */
+	void (*refresh)(struct mmb_conn *c);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -48,6 +50,10 @@ static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	if (mmb_test_points.half_in)
 		mmb_test_points.half_in(mc, c);
+static inline void mmb_test_refresh(struct mmb_conn *c)
+{
+	if (mmb_test_points.refresh)
+		mmb_test_points.refresh(c);
 }
 
 static inline bool mmb_test_now(u32 *now)
@@ -71,6 +77,7 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 }
 
 static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
+static inline void mmb_test_refresh(struct mmb_conn *c)
 {
 }
 

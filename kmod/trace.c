@@ -156,7 +156,7 @@ static u8 mmb_trace_start(struct mmb_trace *t, struct mmb_conns *mc,
 	all.drop |= t->sf.drop;
 	all.drop_random |= t->sf.drop_random;
 	verdict = mmb_trace_verdict(&all);
-	*starts = verdict != MMB_TRACE_DROP && mmb_conn_would_start(mc, pkt);
+	*starts = verdict != MMB_TRACE_DROP && mmb_conn_would_start(mc, pkt, skb);
 	*spoofed = *starts && mmb_conn_spoofed(mc, pkt, skb->dev);
 	if (!*spoofed)
 		return verdict;

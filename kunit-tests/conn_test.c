@@ -365,12 +365,15 @@ static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)
 	for (i = 0; i < ARRAY_SIZE(tcp); i++) {
 		struct mmbt_pkt_desc *p = tcp[i][1] ? &r : d;
 
-		if (state == MMB_CONN_TCP_SYN_SENT2 && i == 1)
+		if (state == MMB_CONN_TCP_SYN_SENT2 && i == 1) {
 			p->tcp_flags = TCPHDR_SYN;
-		else if (state == MMB_CONN_TCP_CLOSE && i == 1)
+		} else if (state == MMB_CONN_TCP_CLOSE && i == 1) {
+			/* the client's: the server's would have to acknowledge the SYN */
+			p = d;
 			p->tcp_flags = TCPHDR_RST;
-		else
+		} else {
 			p->tcp_flags = tcp[i][0];
+		}
 		KUNIT_ASSERT_EQ(c->test, ct_send(c, p), 1);
 		if (after[i] == state || (i == 1 && state >= MMB_CONN_TCP_CLOSE))
 			break;

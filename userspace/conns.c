@@ -40,11 +40,13 @@ int conn_state_lookup(const char *w)
 	for (i = 0; i < __MMB_CONN_STATE_MAX; i++)
 		if (!strcmp(w, states[i].setting))
 			return i;
-	return -1;
+	return strcmp(w, "tcp-unacknowledged") ? -1 : CONN_TIMEOUT_UNACK;
 }
 
 const char *conn_state_setting(int state)
 {
+	if (state == CONN_TIMEOUT_UNACK)
+		return "tcp-unacknowledged";
 	return state >= 0 && state < __MMB_CONN_STATE_MAX ? states[state].setting : "?";
 }
 

@@ -144,7 +144,7 @@ static int do_help(int argc, char **argv)
 		for (k = target_kinds; k->name; k++)
 			printf("%s\n", k->name);
 	} else if (!strcmp(argv[1], "states")) {
-		for (i = 0; i < __MMB_CONN_STATE_MAX; i++)
+		for (i = 0; i <= CONN_TIMEOUT_UNACK; i++)
 			printf("%s\n", conn_state_setting(i));
 	} else {
 		return err_word(1, "unknown topic \"%s\", try: fields, targets, states", argv[1]);

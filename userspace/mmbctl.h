@@ -78,7 +78,12 @@ void print_conn(const char *key, const struct nlattr *conn, const char *const *e
 int do_set(int argc, char **argv);
 int do_show_settings(int argc, char **argv);
 
-/* Connection states by their words in "set timeout" (conns.c). */
+/*
+ * Connection states by their words in "set timeout" (conns.c), and one
+ * timeout that is no state's: an established TCP connection's while no
+ * reply was seen (MMB_SET_A_TCP_UNACK).
+ */
+#define CONN_TIMEOUT_UNACK	__MMB_CONN_STATE_MAX
 int conn_state_lookup(const char *w);
 const char *conn_state_setting(int state);
 

@@ -46,6 +46,9 @@ static int save_settings_cb(const struct nlmsghdr *nlh, void *data)
 		if (name)
 			fprintf(out, " timeout %s %u", name, attr_u32(a));
 	}
+	if (s.tb[MMB_SET_A_TCP_UNACK])
+		fprintf(out, " timeout %s %u", conn_state_setting(CONN_TIMEOUT_UNACK),
+			attr_u32(s.tb[MMB_SET_A_TCP_UNACK]));
 	fprintf(out, "\n");
 	*(bool *)data = true;
 	return MNL_CB_OK;

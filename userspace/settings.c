@@ -37,8 +37,8 @@ struct settings {
 	long long conn_max;
 	int loose;
 	int rpf;
-	long long timeout[__MMB_CONN_STATE_MAX];
-	int argi_max, argi_timeout[__MMB_CONN_STATE_MAX];
+	long long timeout[CONN_TIMEOUT_UNACK + 1];
+	int argi_max, argi_timeout[CONN_TIMEOUT_UNACK + 1];
 };
 
 /* One SETTING at argv[*pi] into @s. */
@@ -99,6 +99,11 @@ static void settings_put(struct mmb_req *req, const struct settings *s)
 		mnl_attr_put_u8(req->nlh, MMB_SET_A_TCP_LOOSE, s->loose);
 	if (s->rpf >= 0)
 		mnl_attr_put_u8(req->nlh, MMB_SET_A_RP_FILTER, s->rpf);
+	if (s->timeout[CONN_TIMEOUT_UNACK]) {
+		a = mnl_nlmsg_get_payload_tail(req->nlh);
+		mnl_attr_put_u32(req->nlh, MMB_SET_A_TCP_UNACK, s->timeout[CONN_TIMEOUT_UNACK]);
+		mmb_req_token(req, a, s->argi_timeout[CONN_TIMEOUT_UNACK]);
+	}
 	for (i = 0; i < __MMB_CONN_STATE_MAX; i++) {
 		if (!s->timeout[i])
 			continue;
@@ -151,8 +156,9 @@ int do_set(int argc, char **argv)
 	return ret;
 }
 
-static void print_timeouts(const struct nlattr *nest)
+static void print_timeouts(const struct nlattr *nest, const struct nlattr *unack)
 {
+	const char *un = conn_state_setting(CONN_TIMEOUT_UNACK);
 	const struct nlattr *a;
 
 	print_open_object("timeouts");
@@ -164,6 +170,10 @@ static void print_timeouts(const struct nlattr *nest)
 			print_text(" %s", name);
 			print_u64(name, " %llu", attr_u32(a));
 		}
+	}
+	if (unack) {
+		print_text(" %s", un);
+		print_u64(un, " %llu", attr_u32(unack));
 	}
 	print_close_object();
 	print_text("\n");
@@ -214,7 +224,7 @@ static int settings_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("connections", "connections %llu", attr_u32(s.tb[MMB_SET_A_CONN_COUNT]));
 	print_u64("conn_size", " bytes-per-connection %llu\n",
 		  attr_u32(s.tb[MMB_SET_A_CONN_SIZE]));
-	print_timeouts(s.tb[MMB_SET_A_TIMEOUTS]);
+	print_timeouts(s.tb[MMB_SET_A_TIMEOUTS], s.tb[MMB_SET_A_TCP_UNACK]);
 	print_conn_counters(s.tb[MMB_SET_A_CONN_STATS]);
 	print_close_object();
 	return MNL_CB_OK;

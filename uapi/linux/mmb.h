@@ -523,8 +523,8 @@ enum mmb_trace_how {
  *
  * MMB_CMD_SET
  *	MMB_A_SETTINGS with any of MMB_SET_A_CONN_MAX, MMB_SET_A_TCP_LOOSE,
- *	MMB_SET_A_RP_FILTER and MMB_SET_A_TIMEOUTS; all are checked before
- *	any applies.
+ *	MMB_SET_A_RP_FILTER, MMB_SET_A_TIMEOUTS and MMB_SET_A_TCP_UNACK; all
+ *	are checked before any applies.
  *
  * MMB_CMD_SETTINGS_GET
  *	Answers with one MMB_CMD_SETTINGS_GET message: MMB_A_SETTINGS with
@@ -602,6 +602,11 @@ enum mmb_set_attr {
 	 * through the device they came in on; replies only from elsewhere
 	 */
 	MMB_SET_A_RP_FILTER,
+	/*
+	 * u32 seconds (1 to MMB_TIMEOUT_MAX): the longest a TCP connection
+	 * established without a reply seen (picked up mid-stream) lives
+	 */
+	MMB_SET_A_TCP_UNACK,
 	__MMB_SET_A_MAX
 };
 

@@ -64,6 +64,9 @@ mmbctl set timeout tcp-established2 5
 t "set timeout 0 is refused" 2 'Error: a timeout is a number from 1 to 1000000
 mmbctl set timeout icmp 0
                         ^' -- set timeout icmp 0
+t "set timeout tcp-unacknowledged 0 is refused" 2 'Error: a timeout is a number from 1 to 1000000
+mmbctl set timeout tcp-unacknowledged 0
+                                      ^' -- set timeout tcp-unacknowledged 0
 t "set timeout without seconds" 2 'Error: missing SECONDS of udp-replied
 mmbctl set timeout udp-replied
                                ^' -- set timeout udp-replied
