@@ -50,6 +50,8 @@ static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	if (mmb_test_points.half_in)
 		mmb_test_points.half_in(mc, c);
+}
+
 static inline void mmb_test_refresh(struct mmb_conn *c)
 {
 	if (mmb_test_points.refresh)
@@ -77,6 +79,9 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 }
 
 static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
+{
+}
+
 static inline void mmb_test_refresh(struct mmb_conn *c)
 {
 }
