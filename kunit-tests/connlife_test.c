@@ -489,8 +489,11 @@ static void conn_life_race_nat6_test(struct kunit *test)
 
 /*
  * Five stateful rules match a SYN, the last a drop: the connection could
- * keep only four. Neither the SYN nor its retransmission passes, no
- * connection is made, and both are counted.
+ * keep only four. Neither the SYN nor its retransmission passes and no
+ * connection is made (the drop decides first: a dropped packet starts
+ * none). Five that rewrite: the rule left out would not rewrite the
+ * connection's later packets, so none starts and the packets are dropped,
+ * counted as many-rules.
  */
 static void conn_life_many_rules_test(struct kunit *test)
 {
@@ -504,6 +507,14 @@ static void conn_life_many_rules_test(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		mmbt_rule_targets(test, l->r, true, &all, 1, &ttl, 1);
 	mmbt_rule_add(test, l->r, true, MMB_TARGET_DROP, &all, 1);
+	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);	/* the retransmitted SYN */
+	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 0);
+	/* Five that rewrite. */
+	l = cl_new(test);
+	for (i = 0; i < 5; i++)
+		mmbt_rule_targets(test, l->r, true, &all, 1, &ttl, 1);
 	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);
 	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);	/* the retransmitted SYN */
 	KUNIT_EXPECT_EQ(test, atomic_read(&l->mc.count), 0);

@@ -562,6 +562,11 @@ static bool tt_trace_starts(struct nlt *nt, struct sk_buff *skb)
 	return tb[MMB_TRACE_A_CONN_NEW];
 }
 
+static void tt_rpf_on(void *data)
+{
+	WRITE_ONCE(mmb_pernet(&init_net)->conns.rpf, true);
+}
+
 /* A trace says what the datapath does: no connection from a SYN with a wrong checksum. */
 static void conntcp_trace_csum_test(struct kunit *test)
 {
@@ -569,6 +574,9 @@ static void conntcp_trace_csum_test(struct kunit *test)
 	struct tt *t = tt_new(test, false);
 	struct nlt nt;
 
+	/* One device without routes: rp-filter off (rpf_test.c checks it). */
+	WRITE_ONCE(mmb_pernet(&init_net)->conns.rpf, false);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tt_rpf_on, NULL), 0);
 	nlt_open(test, &nt);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&nt), 0);
 	nlt_begin(&nt, nt.family, MMB_CMD_DEV_ENABLE);
