@@ -315,18 +315,18 @@ static bool mmb_tcp_rst_ok(const struct mmb_conn *c, u8 dir, const struct mmb_tc
  * sent yet). Lock-free: a segment that races another of its connection
  * may leave a bound a segment behind, which the next one moves on.
  */
-static void mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_tcp_seg *g)
+static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_tcp_seg *g)
 {
 	struct mmb_tcp_win *s = &c->win[dir], *r = &c->win[!dir];
 	u32 maxwin, rend, win, swin, maxack;
 
 	if (!READ_ONCE(s->maxwin)) {
 		if (g->flags & TCPHDR_RST)
-			return;		/* no window from a RST */
+			return true;		/* no window from a RST */
 		if (g->flags & TCPHDR_SYN) {
 			mmb_tcp_win_syn(s, r, dir, g);
 			if (!(g->flags & TCPHDR_ACK))
-				return;
+				return true;
 		} else {
 			mmb_tcp_win_pickup(s, r, g);
 		}
@@ -335,7 +335,7 @@ static void mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		/* a new SYN: its sender started again */
 		mmb_tcp_win_syn(s, r, dir, g);
 		if (dir == MMB_DIR_REPLY && !(g->flags & TCPHDR_ACK))
-			return;
+			return true;
 	}
 	rend = READ_ONCE(r->end);
 	if (!(g->flags & TCPHDR_ACK) || ((g->flags & TCPHDR_RST) && !g->ack))
@@ -345,7 +345,7 @@ static void mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 	if (after(g->seq, READ_ONCE(s->maxend)) || after(g->ack, rend) ||
 	    (READ_ONCE(r->maxwin) && !after(g->end, mmb_tcp_win_low(s, r))) ||
 	    !after(g->ack, rend - maxack - 1))
-		return;
+		return false;
 	win = g->win;
 	if (!(g->flags & TCPHDR_SYN))
 		win <<= s->wscale;
@@ -358,6 +358,7 @@ static void mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		WRITE_ONCE(r->maxwin, READ_ONCE(r->maxwin) + g->end - READ_ONCE(s->maxend));
 	if (after(g->ack + win, READ_ONCE(r->maxend) - 1))
 		WRITE_ONCE(r->maxend, g->ack + win + !win);
+	return true;
 }
 
 /*
@@ -402,8 +403,8 @@ static bool mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 		return false;
 	if ((g.flags & TCPHDR_RST) && !mmb_tcp_rst_ok(c, dir, &g))
 		return false;
-	mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g);
-	return true;
+	/* An ACK or data out of the window refreshes; a FIN out of it changes nothing. */
+	return mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) || !(g.flags & TCPHDR_FIN);
 }
 
 /*

@@ -332,6 +332,9 @@ static void conn_stateful_drop_test(struct kunit *test)
 
 /* --- timeouts ----------------------------------------------------------------- */
 
+/* What mmbt_pkt_build() acknowledges, less one: where both ends start. */
+#define CT_ISN	0xabcdef00U
+
 /* Bring a connection into @state with packets; the packet of its orig tuple in @d. */
 static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)
 {
@@ -340,6 +343,12 @@ static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)
 		{ TCPHDR_FIN | TCPHDR_ACK, 0 }, { TCPHDR_ACK, 1 }, { TCPHDR_FIN | TCPHDR_ACK, 1 },
 		{ TCPHDR_ACK, 0 },
 	};
+	/*
+	 * Each step's sequence number, from CT_ISN: the packet builder's
+	 * acknowledgment is CT_ISN + 1 both ways, so each end's SYN is
+	 * acknowledged, and every segment lies in its window.
+	 */
+	static const u32 seq[] = { 0, 0, 1, 1, 1, 1, 2 };
 	static const int after[] = {	/* the state after each step */
 		MMB_CONN_TCP_SYN_SENT, MMB_CONN_TCP_SYN_RECV, MMB_CONN_TCP_ESTABLISHED,
 		MMB_CONN_TCP_FIN_WAIT, MMB_CONN_TCP_CLOSE_WAIT, MMB_CONN_TCP_LAST_ACK,
@@ -374,6 +383,7 @@ static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)
 		} else {
 			p->tcp_flags = tcp[i][0];
 		}
+		p->seq = CT_ISN + seq[i];
 		KUNIT_ASSERT_EQ(c->test, ct_send(c, p), 1);
 		if (after[i] == state || (i == 1 && state >= MMB_CONN_TCP_CLOSE))
 			break;

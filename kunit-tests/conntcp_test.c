@@ -591,7 +591,29 @@ static void conntcp_trace_csum_test(struct kunit *test)
 	nlt_close(&nt);
 }
 
+/*
+ * A blind FIN (valid checksum, sequence number 2^30 away from the window)
+ * from the server's side changes nothing: the connection stays
+ * established, and the client's next ACK and an idle minute do not end it.
+ */
+static void conntcp_blind_fin_test(struct kunit *test)
+{
+	struct tt *t = tt_new(test, false);
+	u32 cack = TT_SSEQ + 1, sack = TT_CSEQ + 1;
+
+	tt_reflexive(t);
+	tt_handshake(t);
+	tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, cack + (1U << 30), sack + 12345, 65535, 0);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_send(t, 0, TCPHDR_ACK, sack, cack + t->off[1], 65535, 0);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_wait(61);
+	KUNIT_EXPECT_EQ(test, tt_send(t, 0, TCPHDR_ACK, sack, cack + t->off[1], 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_stat(t, MMB_CSTAT_EXPIRED), 0);
+}
+
 static struct kunit_case mmb_conntcp_cases[] = {
+	KUNIT_CASE(conntcp_blind_fin_test),
 	KUNIT_CASE(conntcp_rst_window_test),
 	KUNIT_CASE(conntcp_rst_data_test),
 	KUNIT_CASE(conntcp_csum_test),
