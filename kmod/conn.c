@@ -264,7 +264,11 @@ struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, 
 	return mmb_conn_of(n);
 }
 
-/* Connections of all namespaces, reserved or in their table. */
+/*
+ * Connections of all namespaces but the initial one (the host's, which its
+ * own conn-max bounds), reserved or in their table: what conn_max_total
+ * caps, so that containers cannot take the memory of the host.
+ */
 static atomic_t mmb_conns_all = ATOMIC_INIT(0);
 
 unsigned int mmb_conns_total(void)
@@ -276,7 +280,8 @@ unsigned int mmb_conns_total(void)
 static void mmb_conns_unreserve(struct mmb_conns *mc)
 {
 	atomic_dec(&mc->count);
-	atomic_dec(&mmb_conns_all);
+	if (mc->shared)
+		atomic_dec(&mmb_conns_all);
 }
 
 static void mmb_conn_free(struct mmb_conn *c)
@@ -424,18 +429,22 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 
 /*
  * Does the route from @dev's namespace (its VRF's table, if it is in one)
- * to @addr, of family @family, go out of @dev, through any of its next
- * hops? Only a unicast route counts: not a local address, a blackhole, a
- * prohibit, nor no route at all (as the kernel's strict reverse-path
- * filter, rp_filter 1). Under RCU.
+ * to @addr, of family @family, from @from (NULL: any source), go out of
+ * @dev, through any of its next hops? Only a unicast route counts: not a
+ * local address, a blackhole, a prohibit, nor no route at all (as the
+ * kernel's strict reverse-path filter, rp_filter 1, which looks the
+ * route up from the address the packet was sent to, so that source
+ * routing rules apply). Under RCU.
  */
-static bool mmb_route_via(const struct net_device *dev, u8 family, const void *addr)
+static bool mmb_route_via(const struct net_device *dev, u8 family, const void *addr,
+			  const void *from)
 {
 	int l3mdev = l3mdev_master_ifindex_rcu(dev);
 
 	if (family == 4) {
 		struct flowi4 fl4 = {
 			.daddr = *(const __be32 *)addr,
+			.saddr = from ? *(const __be32 *)from : 0,
 			.flowi4_iif = LOOPBACK_IFINDEX,
 			.flowi4_l3mdev = l3mdev,
 			.flowi4_scope = RT_SCOPE_UNIVERSE,
@@ -450,6 +459,7 @@ static bool mmb_route_via(const struct net_device *dev, u8 family, const void *a
 	{
 		struct flowi6 fl6 = {
 			.daddr = *(const struct in6_addr *)addr,
+			.saddr = from ? *(const struct in6_addr *)from : in6addr_any,
 			.flowi6_iif = LOOPBACK_IFINDEX,
 			.flowi6_oif = dev->ifindex,	/* preferred, among next hops */
 			.flowi6_l3mdev = l3mdev,
@@ -480,8 +490,12 @@ static bool mmb_route_via(const struct net_device *dev, u8 family, const void *a
 static bool mmb_conn_forged(struct mmb_conns *mc, const struct mmb_tuple *t,
 			    const struct net_device *dev)
 {
-	return READ_ONCE(mc->rpf) && !(dev->flags & IFF_LOOPBACK) &&
-	       !mmb_route_via(dev, t->family, &t->src);
+	if (!READ_ONCE(mc->rpf) || (dev->flags & IFF_LOOPBACK))
+		return false;
+	/* A host without an address asking for one (DHCP), as the stack lets in. */
+	if (t->family == 4 && !t->src.ip && t->dst.ip == htonl(INADDR_BROADCAST))
+		return false;
+	return !mmb_route_via(dev, t->family, &t->src, &t->dst);
 }
 
 /* For a trace: would the reverse-path check refuse a connection to @pkt? */
@@ -502,7 +516,7 @@ static int mmb_conn_iif(struct mmb_conns *mc, const struct mmb_conn *c,
 			const struct net_device *dev)
 {
 	if (!READ_ONCE(mc->rpf) || (dev->flags & IFF_LOOPBACK) ||
-	    mmb_route_via(dev, c->reply.t.family, &c->reply.t.src))
+	    mmb_route_via(dev, c->reply.t.family, &c->reply.t.src, NULL))
 		return 0;
 	return dev->ifindex;
 }
@@ -765,7 +779,7 @@ static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
 		return -ENOSPC;
 	}
 	/* At the cap, room is made in @mc alone: a namespace ends none of another's. */
-	if (atomic_inc_return(&mmb_conns_all) > READ_ONCE(mmb_conn_max_total) &&
+	if (mc->shared && atomic_inc_return(&mmb_conns_all) > READ_ONCE(mmb_conn_max_total) &&
 	    !mmb_conn_evict(mc, t, now)) {
 		mmb_conns_unreserve(mc);
 		mmb_conn_stat(mc, MMB_CSTAT_CAPPED);
@@ -1015,13 +1029,15 @@ void mmb_conns_stats(struct mmb_conns *mc, u64 *n)
 
 /*
  * The default limit: 1/32768 of memory, as many as a 256-byte entry takes
- * 1/128 of; no more than the module's cap.
+ * 1/128 of; in a namespace other than the initial one (@shared), no more
+ * than the module's cap.
  */
-static u32 mmb_conns_default_max(void)
+u32 mmb_conns_default_max(bool shared)
 {
 	u64 n = ((u64)totalram_pages() << PAGE_SHIFT) >> 15;
 
-	n = min_t(u64, n, READ_ONCE(mmb_conn_max_total));
+	if (shared)
+		n = min_t(u64, n, READ_ONCE(mmb_conn_max_total));
 	return clamp_t(u64, n, 1024, MMB_CONN_MAX_LIMIT);
 }
 
@@ -1055,7 +1071,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 		return err;
 	}
 	atomic_set(&mc->count, 0);
-	mc->max = mmb_conns_default_max();
+	mc->shared = !net_eq(net, &init_net);
+	mc->max = mmb_conns_default_max(mc->shared);
 	mc->tcp_loose = true;
 	mc->rpf = true;
 	mmb_conn_timeouts_init(mc);

@@ -174,6 +174,7 @@ struct mmb_conns {
 	u32 max;			/* READ_ONCE: settings change it */
 	bool tcp_loose;
 	bool rpf;			/* rp-filter: a reverse-path check, and iif */
+	bool shared;			/* in conn_max_total: not the initial namespace */
 	u32 timeouts[__MMB_CONN_STATE_MAX];	/* jiffies */
 	u32 tcp_unack;			/* jiffies: established, no reply seen, at most */
 	struct mmb_conn_stats __percpu *stats;
@@ -188,6 +189,7 @@ struct mmb_conns {
 /* Connections of all namespaces at most (module parameter conn_max_total). */
 extern unsigned int mmb_conn_max_total;
 u32 mmb_conn_default_max_total(void);
+u32 mmb_conns_default_max(bool shared);
 unsigned int mmb_conns_total(void);
 
 int __init mmb_conn_cache_init(void);

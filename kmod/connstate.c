@@ -365,7 +365,8 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
  * Is the TCP checksum of @skb right? Checked only for the segments that
  * may change a state (SYN, FIN, RST), and only if the device or the stack
  * did not: GRO packets and locally built ones (CHECKSUM_PARTIAL) count as
- * verified, as in nf_conntrack.
+ * verified, as in nf_conntrack, and so does a segment's first fragment
+ * (the window still holds it).
  */
 static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 {
@@ -376,6 +377,9 @@ static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt
 	__wsum sum;
 
 	if (skb_csum_unnecessary(skb) || skb->ip_summed == CHECKSUM_PARTIAL || skb_is_gso(skb))
+		return true;
+	/* The first fragment of a segment: its checksum covers the others too. */
+	if (b[MMB_IMG_FLAGS] & MMB_KF_FRAG)
 		return true;
 	sum = skb_checksum(skb, pkt->l4off, len, 0);
 	if (b[MMB_IMG_FAMILY] == 4) {

@@ -11,11 +11,33 @@
 
 unsigned int mmb_net_id __read_mostly;
 
-/* 0 at load: sized as nf_conntrack_max is (mmb_conn_default_max_total()). */
+/*
+ * Not set, or set to 0 (at load or later): sized as nf_conntrack_max is
+ * (mmb_conn_default_max_total()); 0 never means "none at all".
+ */
 unsigned int mmb_conn_max_total __read_mostly;
-module_param_named(conn_max_total, mmb_conn_max_total, uint, 0644);
+
+static int mmb_conn_max_total_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int n;
+	int err = kstrtouint(val, 0, &n);
+
+	if (err)
+		return err;
+	if (n > MMB_CONN_MAX_LIMIT * 4U)
+		return -ERANGE;
+	WRITE_ONCE(mmb_conn_max_total, n ?: mmb_conn_default_max_total());
+	return 0;
+}
+
+static const struct kernel_param_ops mmb_conn_max_total_ops = {
+	.set = mmb_conn_max_total_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(conn_max_total, &mmb_conn_max_total_ops, &mmb_conn_max_total, 0644);
 MODULE_PARM_DESC(conn_max_total,
-		 "Connections in all network namespaces at most (default: as nf_conntrack_max)");
+		 "Connections in all network namespaces but the initial one at most (0: as nf_conntrack_max)");
 
 #if IS_ENABLED(CONFIG_MMB_KUNIT_TEST)
 struct mmb_test_points mmb_test_points;

@@ -559,8 +559,14 @@ static void conn_life_cap_test(struct kunit *test)
 	struct mmbt_pkt_desc d;
 	unsigned int i;
 
+	struct cl *host = cl_new(test);
+
+	/* Tables of namespaces other than the initial one, before any connection. */
+	a->mc.shared = true;
+	b->mc.shared = true;
 	mmbt_rule_add(test, a->r, true, MMB_TARGET_ACCEPT, &all, 1);
 	mmbt_rule_add(test, b->r, true, MMB_TARGET_ACCEPT, &all, 1);
+	mmbt_rule_add(test, host->r, true, MMB_TARGET_ACCEPT, &all, 1);
 	a->mc.max = 4;
 	b->mc.max = 4;
 	mmbt_conn_cap(test, mmb_conns_total() + 6);
@@ -577,6 +583,13 @@ static void conn_life_cap_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_CAPPED), 2);
 	KUNIT_EXPECT_EQ(test, cl_stat(&b->mc, MMB_CSTAT_REFUSED), 0);
 	KUNIT_EXPECT_EQ(test, cl_stat(&a->mc, MMB_CSTAT_CAPPED), 0);
+	/* The initial namespace's table is bounded by its conn-max alone. */
+	for (i = 0; i < 8; i++) {
+		d = cl_pkt(false, IPPROTO_UDP, 4, 5000 + i, 200, 53);
+		KUNIT_EXPECT_EQ(test, cl_send(host, &d), 1);
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&host->mc.count), 8);
+	KUNIT_EXPECT_EQ(test, cl_stat(&host->mc, MMB_CSTAT_CAPPED), 0);
 	/* Room again once A's go. */
 	mmb_conns_flush(&a->mc);
 	d = cl_pkt(false, IPPROTO_UDP, 2, 5003, 200, 53);
@@ -598,6 +611,7 @@ static void conn_life_cap_evict_test(struct kunit *test)
 	struct mmbt_pkt_desc d;
 	unsigned int i, made = 0;
 
+	l->mc.shared = true;
 	mmbt_rule_add(test, l->r, true, MMB_TARGET_ACCEPT, &all, 1);
 	mmbt_conn_cap(test, mmb_conns_total() + 50);
 	for (i = 0; i < 400; i++) {
@@ -613,7 +627,10 @@ static void conn_life_cap_evict_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CAPPED), 400 - made);
 }
 
-/* The default cap is nf_conntrack_max's, and no namespace's default exceeds it. */
+/*
+ * The default cap is nf_conntrack_max's, and the default conn-max of no
+ * namespace but the initial one exceeds it.
+ */
 static void conn_life_cap_default_test(struct kunit *test)
 {
 	u64 mem = (u64)totalram_pages() << PAGE_SHIFT;
@@ -628,8 +645,10 @@ static void conn_life_cap_default_test(struct kunit *test)
 	else
 		KUNIT_EXPECT_EQ(test, n, max_t(u64, 1024, mem / 16384 / sizeof(void *)));
 	mmbt_conn_cap(test, 2000);
+	KUNIT_EXPECT_LE(test, mmb_conns_default_max(true), 2000);
 	l = cl_new(test);
-	KUNIT_EXPECT_LE(test, l->mc.max, 2000);
+	KUNIT_EXPECT_FALSE(test, l->mc.shared);
+	KUNIT_EXPECT_EQ(test, l->mc.max, mmb_conns_default_max(false));
 }
 
 /* --- the GC while the table is resized ------------------------------------------------ */
