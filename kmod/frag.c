@@ -35,6 +35,7 @@ static void mmb_frag_key(const struct mmb_pkt *pkt, struct mmb_frag_key *k)
 	memset(k, 0, sizeof(*k));
 	k->family = b[MMB_IMG_FAMILY];
 	k->id = pkt->fragid;
+	memcpy(&k->ifindex, b + MMB_IMG_IFINDEX, 4);
 	if (k->family == 4) {
 		k->proto = b[MMB_IMG_L4PROTO];
 		memcpy(&k->src.ip, b + MMB_IMG_IP4_SADDR, 4);
@@ -78,15 +79,22 @@ static int mmb_frag_read(const struct mmb_frag_entry *e, const struct mmb_frag_k
 /*
  * After the verdict on a first fragment that passes: note what its
  * datagram's later fragments are to get. An ICMP error's is not noted
- * (its later fragments are dropped): its rewrites are the quote's.
+ * (its later fragments are dropped): its rewrites are the quote's. A
+ * first fragment of a datagram noted already (a retransmission) that says
+ * something else, a forged one above all (another connection's tuple, or
+ * none), leaves the datagram in conflict: its later fragments are dropped,
+ * never handed to the wrong connection or passed on untranslated (as the
+ * stack drops a datagram whose fragments overlap and differ).
  */
 void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 		   const struct mmb_verdict *v)
 {
+	const struct mmb_tuple *t = NULL;
 	struct mmb_frag_entry *e, *a, *b;
 	struct mmb_frag_key k;
 	u32 now = mmb_conn_now(), seq;
 	unsigned int h;
+	u8 what;
 
 	if (v->related)
 		return;
@@ -105,14 +113,23 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 	/* Another CPU writes it: that datagram keeps it, this one is not mapped. */
 	if ((seq & 1) || cmpxchg(&e->seq, seq, seq + 1) != seq)
 		return;
+	what = MMB_FRAG_UNTRACKED;
+	if (v->conn) {
+		what = MMB_FRAG_CONN;
+		t = v->dir == MMB_DIR_ORIG ? &v->conn->orig.t : &v->conn->reply.t;
+	}
+	if (!memcmp(&e->key, &k, sizeof(k)) && mmb_frag_live(e, now)) {
+		/* Seen before: the same again, or a conflict for good. */
+		if (e->what != what || (t && !mmb_tuple_equal(&e->t, t)))
+			WRITE_ONCE(e->what, MMB_FRAG_CONFLICT);
+		smp_store_release(&e->seq, seq + 2);
+		return;
+	}
 	e->key = k;
 	e->expires = now + MMB_FRAG_TIMEOUT;
-	if (v->conn) {
-		e->what = MMB_FRAG_CONN;
-		e->t = v->dir == MMB_DIR_ORIG ? v->conn->orig.t : v->conn->reply.t;
-	} else {
-		e->what = MMB_FRAG_UNTRACKED;
-	}
+	e->what = what;
+	if (t)
+		e->t = *t;
 	/* Pairs with the readers' acquire: the entry, then its count. */
 	smp_store_release(&e->seq, seq + 2);
 }
@@ -121,7 +138,7 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
  * A later fragment: its datagram's connection in @v, alive, as its first
  * fragment noted it; 0 and @v as it was for a datagram of no connection.
  * -ENOENT if its first fragment was not noted or its connection ended:
- * it is to be dropped.
+ * it is to be dropped, and so is one of a datagram in conflict.
  */
 int mmb_frag_lookup(struct mmb_frags *mf, struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		    struct mmb_verdict *v)
@@ -140,6 +157,8 @@ int mmb_frag_lookup(struct mmb_frags *mf, struct mmb_conns *mc, const struct mmb
 		case MMB_FRAG_CONN:
 			mmb_conn_lookup_tuple(mc, &t, v);
 			return v->conn ? 0 : -ENOENT;
+		case MMB_FRAG_CONFLICT:
+			return -ENOENT;
 		}
 	}
 	return -ENOENT;

@@ -26,7 +26,11 @@
 
 #define MMB_FRAG_TIMEOUT	(30 * HZ)
 
-/* What identifies a datagram's fragments (RFC 791, RFC 8200). */
+/*
+ * What identifies a datagram's fragments (RFC 791, RFC 8200), and the
+ * device they come in on: a fragment that comes in elsewhere than its
+ * datagram's first is not taken for one of it.
+ */
 struct mmb_frag_key {
 	union {
 		__be32 ip;
@@ -36,12 +40,14 @@ struct mmb_frag_key {
 	u8 family;
 	u8 proto;		/* IPv4's; 0 for IPv6, whose key has none */
 	u16 pad;
+	u32 ifindex;		/* as the packet image has it */
 };
 
 /* What an entry says of a datagram. */
 enum {
 	MMB_FRAG_UNTRACKED,	/* its first fragment had no connection */
 	MMB_FRAG_CONN,		/* it belongs to the connection of @t */
+	MMB_FRAG_CONFLICT,	/* two first fragments said different things */
 };
 
 struct mmb_frag_entry {

@@ -332,7 +332,84 @@ static void frag_fraglist_clone_test(struct kunit *test)
 	mmb_rule_free(rule);
 }
 
+/*
+ * A forged first fragment with another datagram's (src, dst, proto, id)
+ * must not take over its entry: that datagram's later fragments are
+ * dropped (a conflict), never passed untranslated (private source) or
+ * handed to another connection. A retransmitted first fragment, the same
+ * again, is no conflict.
+ */
+static void frag_poison_untracked_test(struct kunit *test)
+{
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	struct mmbt_target t = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_SADDR, .vlen = 4 };
+	struct ft *f = ft_new(test);
+	struct sk_buff *skb;
+	int ret;
+
+	memcpy(t.value, ft_nat4, 4);
+	mmbt_rule_targets(test, f->r, true, &m, 1, &t, 1);
+	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->saddr, ft_nat4, 4), 0);
+	kfree_skb(skb);
+	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	kfree_skb(skb);
+	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 2);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->saddr, ft_nat4, 4), 0);
+	kfree_skb(skb);
+	/* The forger: same addresses and ID, a port no stateful rule has. */
+	skb = ft_pkt(f, ft_client, 7777, ft_server, 9999, 0x1234, IP_MF);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
+	kfree_skb(skb);
+	/* The victim's later fragment: translated, or dropped; never leaked. */
+	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
+	ret = ft_run(f, skb);
+	KUNIT_EXPECT_TRUE_MSG(test, ret != 1 || !memcmp(&ip_hdr(skb)->saddr, ft_nat4, 4),
+			      "later fragment passed with source %pI4", &ip_hdr(skb)->saddr);
+	kfree_skb(skb);
+}
+
+static void frag_poison_reply_test(struct kunit *test)
+{
+	static const u8 other[4] = { 10, 0, 0, 2 };
+	struct ft *f = ft_new(test);
+	struct sk_buff *skb;
+	u16 pa, pb;
+	int ret;
+
+	ft_snat(f);
+	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 1, 0);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	pa = get_unaligned_be16(skb->data + ip_hdrlen(skb));
+	kfree_skb(skb);
+	skb = ft_pkt(f, other, 6000, ft_server, 53, 2, 0);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	pb = get_unaligned_be16(skb->data + ip_hdrlen(skb));
+	kfree_skb(skb);
+	/* The server's fragmented answer to A, ID 0x777. */
+	skb = ft_pkt(f, ft_server, 53, ft_nat4, pa, 0x777, IP_MF);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->daddr, ft_client, 4), 0);
+	kfree_skb(skb);
+	/* Forged (spoofing the server) first fragment to B's port, same ID. */
+	skb = ft_pkt(f, ft_server, 53, ft_nat4, pb, 0x777, IP_MF);
+	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->daddr, other, 4), 0);
+	kfree_skb(skb);
+	/* A's later fragment. */
+	skb = ft_pkt(f, ft_server, 1, ft_nat4, 2, 0x777, 3);
+	ret = ft_run(f, skb);
+	KUNIT_EXPECT_TRUE_MSG(test, ret != 1 || !memcmp(&ip_hdr(skb)->daddr, ft_client, 4),
+			      "A's later fragment delivered to %pI4", &ip_hdr(skb)->daddr);
+	kfree_skb(skb);
+}
+
 static struct kunit_case mmb_frag_cases[] = {
+	KUNIT_CASE(frag_poison_untracked_test),
+	KUNIT_CASE(frag_poison_reply_test),
 	KUNIT_CASE(frag_snat_test),
 	KUNIT_CASE(frag_untracked_test),
 	KUNIT_CASE(frag_fraglist_clone_test),

@@ -13,6 +13,8 @@
 #include <net/tcp.h>
 
 #include "../kmod/conn.h"
+#include "../kmod/frag.h"
+#include "../kmod/rewrite.h"
 #include "../kmod/test.h"
 #include "util.h"
 
@@ -431,7 +433,95 @@ static void rpf_dropped_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rpf_stat(f, MMB_CSTAT_CREATED), 2);
 }
 
+/* @d (IPv4 UDP, ID @id, @frag_off) through mmb_hook()'s steps with fragment map @mf. */
+static int rpf_frag_send(struct rpf *f, struct mmb_frags *mf, struct net_device *dev,
+			 struct mmbt_pkt_desc *d, u16 id, u16 frag_off, u8 *src_out)
+{
+	struct sk_buff *skb;
+	const struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	int ret;
+
+	d->frag_off = frag_off;
+	skb = mmbt_pkt_build(dev, d);
+	KUNIT_ASSERT_NOT_NULL(f->test, skb);
+	ip_hdr(skb)->id = htons(id);
+	ip_send_check(ip_hdr(skb));
+	rcu_read_lock();
+	local_bh_disable();
+	rs = mmb_rules_get(f->r);
+	ret = mmb_parse(skb, &pkt);
+	if (ret)
+		goto out;
+	mmb_verdict_init(&v);
+	if (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER) {
+		ret = mmb_frag_lookup(mf, &f->mc, &pkt, &v);
+		if (ret)
+			goto out;
+	} else {
+		mmb_conn_lookup(&f->mc, &pkt, skb, &v);
+	}
+	mmb_classify_rules(rs, &pkt, skb, &v);
+	if (v.conn || v.nsf)
+		ret = mmb_conn_verdict(&f->mc, &pkt, skb, &v);
+	if (ret || (v.drop && !v.accept))
+		goto out;
+	if ((pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) == MMB_KF_FRAG)
+		mmb_frag_note(mf, &pkt, &v);
+	if (v.nrw || mmb_conn_rewrites(v.conn))
+		ret = mmb_rewrite(skb, &pkt, &v);
+	if (!ret)
+		ret = 1;
+	memcpy(src_out, &ip_hdr(skb)->saddr, 4);
+out:
+	local_bh_enable();
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return ret;
+}
+
+/*
+ * An off-path forger on the outside device sends a first fragment with an
+ * inside client's addresses and ID: the client's later fragments still
+ * leave translated (a fragment is of its datagram only on the device its
+ * first came in on), or are dropped, never with the inside source.
+ */
+static void rpf_frag_poison_test(struct kunit *test)
+{
+	static const u8 nat[4] = { 203, 0, 113, 1 };
+	struct rpf *f = rpf_new(test);
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0xc6336400);
+	struct mmbt_target t = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_SADDR, .vlen = 4 };
+	struct mmb_frags *mf = kunit_kzalloc(test, sizeof(*mf), GFP_KERNEL);
+	struct mmbt_pkt_desc d;
+	u8 src[4];
+	int ret;
+
+	KUNIT_ASSERT_NOT_NULL(test, mf);
+	KUNIT_ASSERT_EQ(test, mmb_frags_init(mf), 0);
+	m.plen = 24;
+	memcpy(t.value, nat, 4);
+	mmbt_rule_targets(test, f->r, true, &m, 1, &t, 1);
+	/* The inside client's datagram, first fragment, on lan. */
+	d = rpf_pkt(false, rpf_in4, 5000, rpf_out4, 53, 0);
+	KUNIT_EXPECT_EQ(test, rpf_frag_send(f, mf, f->lan, &d, 0x4242, IP_MF, src), 1);
+	KUNIT_EXPECT_EQ(test, memcmp(src, nat, 4), 0);
+	/* Off-path forger on wan: the client's source, same ID. */
+	d = rpf_pkt(false, rpf_in4, 1, rpf_out4, 2, 0);
+	ret = rpf_frag_send(f, mf, f->wan, &d, 0x4242, IP_MF, src);
+	kunit_info(test, "forged first fragment on wan: %d, spoofed %llu", ret,
+		   rpf_stat(f, MMB_CSTAT_SPOOFED));
+	/* The client's later fragment. */
+	d = rpf_pkt(false, rpf_in4, 5000, rpf_out4, 53, 0);
+	ret = rpf_frag_send(f, mf, f->lan, &d, 0x4242, 3, src);
+	KUNIT_EXPECT_TRUE_MSG(test, ret != 1 || !memcmp(src, nat, 4),
+			      "later fragment left with source %pI4", src);
+	mmb_frags_exit(mf);
+}
+
 static struct kunit_case mmb_rpf_cases[] = {
+	KUNIT_CASE(rpf_frag_poison_test),
 	KUNIT_CASE(rpf_decisions_test),
 	KUNIT_CASE(rpf_forged_test),
 	KUNIT_CASE(rpf_stateless_verdict_test),

@@ -146,7 +146,7 @@ in_c python3 "$FRAG" orphan 10.0.1.2 10.0.2.2
 check "ipv4 snat: a later fragment without its first is dropped, counted as unmapped" \
 	wait_for "$CEILING" drops_reached r0 unmapped $((before + 1))
 check "show stats counts it" \
-	bash -c "ip netns exec $R mmbctl show stats | grep -Eq ' unmapped [1-9][0-9]* '"
+	bash -c "ip netns exec $R mmbctl show stats | grep -Eq ' unmapped [1-9][0-9]*( |$)'"
 in_r mmbctl flush
 
 # --- IPv4 ID shuffle alone -------------------------------------------------------------
