@@ -122,6 +122,7 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 		/* Seen before: the same again, or a conflict for good. */
 		if (e->what != what || (t && !mmb_tuple_equal(&e->t, t)))
 			WRITE_ONCE(e->what, MMB_FRAG_CONFLICT);
+		/* Pairs with the readers' acquire, as below. */
 		smp_store_release(&e->seq, seq + 2);
 		return;
 	}
