@@ -77,14 +77,17 @@ check "cap: no other namespace holds connections" \
 	test "$(($(setting "$R" connections) + $(setting "$C" connections)))" -eq 0
 echo 60 > "$CAP"
 ok=0
+# Each exchange from a source port of its own: an ephemeral port the
+# system gives twice would make one connection of two exchanges.
 for i in $(seq 30); do
-	in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 "$CEILING" > /dev/null && ok=$((ok + 1))
+	in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 "$CEILING" $((20000 + i)) > /dev/null &&
+		ok=$((ok + 1))
 done
 check "cap 60: 30 exchanges get their answers" test "$ok" -eq 30
 check "cap 60: the router holds 30 connections" is "$(setting "$R" connections)" 30
 check "cap 60: the client holds 30" is "$(setting "$C" connections)" 30
 for i in $(seq 5); do
-	in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 1 > /dev/null
+	in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 1 $((20100 + i)) > /dev/null
 done
 check "cap 60: 5 more are refused at the router, counted as capped" \
 	is "$(setting "$R" stats.capped)" 5

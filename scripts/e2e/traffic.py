@@ -32,8 +32,10 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   bytes of TCP header, the rest at offset 16)
                                   or overlap (8 bytes, the rest at offset 8)
   udp-echo PORT                   print "ready", then send every datagram back
-  udp-ask HOST PORT SECONDS       send one datagram from a connected socket
-                                  that hears ICMP errors (IP_RECVERR); print
+  udp-ask HOST PORT SECONDS [SPORT]
+                                  send one datagram from a connected socket
+                                  (bound to SPORT, if given: a tuple of its
+                                  own) that hears ICMP errors (IP_RECVERR); print
                                   {"reply": true} or {"icmp": [TYPE, CODE,
                                   INFO]} for what came back first
   icmp-answer IFACE PORT TYPE CODE INFO COUNT
@@ -375,9 +377,11 @@ def udp_echo(port):
         s.sendto(data, addr)
 
 
-def udp_ask(host, port, seconds):
+def udp_ask(host, port, seconds, sport=None):
     fam = family(host)
     s = socket.socket(fam, socket.SOCK_DGRAM)
+    if sport is not None:
+        s.bind(("", int(sport)))
     if fam == socket.AF_INET:
         s.setsockopt(socket.IPPROTO_IP, 11, 1)          # IP_RECVERR
     else:
