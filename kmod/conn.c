@@ -378,8 +378,7 @@ static bool mmb_conn_orphan(struct mmb_conn *c, bool relink)
 /* May a packet use @c now? If not, it ends, unless it is ending already. */
 static bool mmb_conn_alive(struct mmb_conns *mc, struct mmb_conn *c, u32 now)
 {
-	if ((READ_ONCE(c->status) & (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
-	    BIT(MMB_CONN_CONFIRMED))
+	if (!mmb_conn_live(c))
 		return false;
 	if (mmb_conn_expired(c, now)) {
 		mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -408,9 +407,7 @@ static bool mmb_conn_evict(struct mmb_conns *mc, const struct mmb_tuple *t, u32 
 			struct mmb_conn *c = mmb_conn_of(n);
 
 			/* Not one that is ending, nor one being published. */
-			if ((READ_ONCE(c->status) &
-			     (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) !=
-			    BIT(MMB_CONN_CONFIRMED))
+			if (!mmb_conn_live(c))
 				continue;
 			if (mmb_conn_expired(c, now)) {
 				mmb_conn_kill(mc, c, MMB_CSTAT_EXPIRED);
@@ -604,10 +601,8 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 {
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
-	if (!c || !test_bit(MMB_CONN_CONFIRMED, &c->status) ||
-	    test_bit(MMB_CONN_DYING, &c->status) ||
-	    mmb_conn_expired(c, mmb_conn_now()) || mmb_conn_orphan(c, false) ||
-	    mmb_conn_wrong_iif(c, *dir, skb->dev))
+	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
+	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev))
 		return NULL;
 	return c;
 }

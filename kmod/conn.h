@@ -210,6 +210,13 @@ static inline void mmb_conn_stat(struct mmb_conns *mc, enum mmb_conn_stat what)
 /* Now, for timeouts: jiffies, or the KUnit tests' clock. */
 u32 mmb_conn_now(void);
 
+/* Is @c in the table both ways (confirmed) and not ending: may it be used? */
+static inline bool mmb_conn_live(const struct mmb_conn *c)
+{
+	return (READ_ONCE(c->status) & (BIT(MMB_CONN_DYING) | BIT(MMB_CONN_CONFIRMED))) ==
+	       BIT(MMB_CONN_CONFIRMED);
+}
+
 static inline bool mmb_conn_expired(const struct mmb_conn *c, u32 now)
 {
 	return (s32)(READ_ONCE(c->timeout) - now) <= 0;

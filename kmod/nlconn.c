@@ -224,8 +224,7 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (IS_ERR(n))
 			continue;	/* -EAGAIN: a resize; the walk goes on */
 		c = mmb_conn_of(n);
-		if (n->t.dir != MMB_DIR_ORIG || test_bit(MMB_CONN_DYING, &c->status) ||
-		    !test_bit(MMB_CONN_CONFIRMED, &c->status) || mmb_conn_expired(c, now))
+		if (n->t.dir != MMB_DIR_ORIG || !mmb_conn_live(c) || mmb_conn_expired(c, now))
 			continue;
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_CONN_GET);
