@@ -5,7 +5,8 @@ nft set forms.
 
 A rule set is generated from a ClassBench parameter ("seed") file, the
 public statistics of a real filter set (Taylor and Turner, "ClassBench: A
-Packet Classification Benchmark", IEEE/ACM ToN 15(3), 2007). This is our own
+Packet Classification Benchmark", IEEE/ACM ToN 15(3), 2007), all twelve of
+which are in scripts/classbench-seeds/ with their origin. This is our own
 reading of the method the paper publishes, not its program:
 
   1. Each rule draws a protocol (-prots), then a port-pair class of that
