@@ -103,8 +103,15 @@ attack() {
 		ip -n "$A" addr add "$me/24" dev a0
 	fi
 	d=$(dev_drops r2 rule)
-	check_fails "$tag: the attacker's connect from $me:4444 to $in:2222 fails" \
-		timeout 10 ip netns exec "$A" python3 "$TRAFFIC" peer-ask tcp "$in" 2222 4444 "$me"
+	# The connect fails: r2 drops its SYN and the SYN sent again a second
+	# later, and it is still without an answer then (not waited out).
+	bg_in "$A" python3 "$TRAFFIC" peer-ask tcp "$in" 2222 4444 "$me" > "$TMP/ask" 2>&1
+	wait_for "$CEILING" drops_reached r2 rule $((d + 2))
+	check "$tag: the attacker's connect from $me:4444 to $in:2222 fails" \
+		bash -c "kill -0 $BG_PID && ! grep -q . $TMP/ask &&
+			 ip netns exec $A ss -Htn state syn-sent | grep -q ':4444 '"
+	kill "$BG_PID" 2> /dev/null
+	wait "$BG_PID" 2> /dev/null
 	check "$tag: its SYN was dropped at r2" drops_reached r2 rule $((d + 1))
 	check "$tag: the inside server heard nothing of the attacker" \
 		bash -c "! grep -q '$me' '$inside_log'"
