@@ -86,9 +86,14 @@ done
 check "cap 60: 30 exchanges get their answers" test "$ok" -eq 30
 check "cap 60: the router holds 30 connections" is "$(setting "$R" connections)" 30
 check "cap 60: the client holds 30" is "$(setting "$C" connections)" 30
+# The five side by side: each waits its second for the answer that does
+# not come.
+asks=()
 for i in $(seq 5); do
-	in_c python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 1 $((20100 + i)) > /dev/null
+	bg_in "$C" python3 "$TRAFFIC" udp-ask 10.0.2.2 7001 1 $((20100 + i)) > /dev/null
+	asks+=("$BG_PID")
 done
+wait "${asks[@]}"
 check "cap 60: 5 more are refused at the router, counted as capped" \
 	is "$(setting "$R" stats.capped)" 5
 check "cap 60: not for its own conn-max" test "$(setting "$R" stats.refused)" -eq 0
