@@ -46,21 +46,27 @@ pg() {
 # (0: until stopped) UDP packets from SRC to DST, the ports counting up
 # through the ranges FIRST-LAST together (pktgen's LAST is not sent); it
 # runs on CPU K modulo the CPUs.
+# The commands go to one shell, each checked as pg checks it: a process
+# costs a second and more in a TCG guest, and these are many.
 pg_flows() {
-	local ns=$1 d=$2 dev=${2%@*} mac cmd
+	local ns=$1 d=$2 dev=${2%@*} mac cmd sh f=/proc/net/pktgen/$2
+	local -a cmds
 
 	mac=$(ip netns exec "$(peer_ns "$ns" "$dev")" cat "/sys/class/net/$(peer_dev "$ns" "$dev")/address")
-	pg "$ns" "kpktgend_$((${d#*@} % NCPU))" "add_device $d" || return 1
-	for cmd in "count $7" "delay 100000" "pkt_size 80" "dst_mac $mac" \
-		"udp_src_min ${5%-*}" "udp_src_max ${5#*-}" \
-		"udp_dst_min ${6%-*}" "udp_dst_max ${6#*-}" "flag UDPCSUM"; do
-		pg "$ns" "$d" "$cmd" || { echo "pktgen $d: $cmd refused"; return 1; }
-	done
+	cmds=("count $7" "delay 100000" "pkt_size 80" "dst_mac $mac"
+	      "udp_src_min ${5%-*}" "udp_src_max ${5#*-}"
+	      "udp_dst_min ${6%-*}" "udp_dst_max ${6#*-}" "flag UDPCSUM")
 	if [ "${3#*:}" != "$3" ]; then
-		pg "$ns" "$d" "dst6 $3" && pg "$ns" "$d" "src6 $4"
+		cmds+=("dst6 $3" "src6 $4")
 	else
-		pg "$ns" "$d" "dst $3" && pg "$ns" "$d" "src_min $4" && pg "$ns" "$d" "src_max $4"
+		cmds+=("dst $3" "src_min $4" "src_max $4")
 	fi
+	sh="echo 'add_device $d' > /proc/net/pktgen/kpktgend_$((${d#*@} % NCPU)) || exit 1"
+	for cmd in "${cmds[@]}"; do
+		sh+="
+echo '$cmd' > $f && grep -q '^Result: OK' $f || { echo 'pktgen $d: $cmd refused'; exit 1; }"
+	done
+	ip netns exec "$ns" sh -c "$sh"
 }
 
 # pg_streams SPORTS DPORTS COUNT: two streams per CPU through c0, one of
