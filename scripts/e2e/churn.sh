@@ -194,7 +194,9 @@ check "traffic of generation A arrives" wait_for "$CEILING" obs_grows gen_a 0
 # --- incremental changes: rules come and go in the tables the traffic uses ---
 # Each round adds 50 rules (the traffic's fields and masks, and new masks;
 # none matches the traffic, all would accept it), then deletes them: 100
-# transactions a round, each its own.
+# transactions a round, each its own. (The ip-id rules name another
+# destination: pktgen counts its IPv4 IDs up through every value, and an
+# accept for 10.0.2.2 with ID 3 let a packet to a dropped port through.)
 h0=$(in_r mmbctl -j add ip-saddr 203.0.113.1 drop | jq .handle)
 rounds=20
 {
@@ -205,7 +207,7 @@ rounds=20
 			0) echo "add udp-dport $((7000 + i % 16)) ip-ttl 1 accept" ;;
 			1) echo "add ip-saddr 192.0.2.$i udp-dport $((7000 + i % 16)) accept" ;;
 			2) echo "add ip6-saddr 2001:db8:ffff::$i udp-dport >= 7000 udp-dport <= 7015 accept" ;;
-			3) echo "add ip-daddr 10.0.2.2 ip-id $i accept" ;;
+			3) echo "add ip-daddr 10.0.2.3 ip-id $i accept" ;;
 			4) echo "add ip-saddr 192.0.$r.0/$((16 + i % 9)) ip-dscp $((i % 64)) accept" ;;
 			esac
 		done
