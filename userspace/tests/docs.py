@@ -12,7 +12,8 @@ them, up to a comment, a pipe or a redirection; and from inline code in
 the text that gives a rule, a setting or a packet to trace ("mmbctl add
 ...", set, trace) with no placeholder (an upper-case word such as IFACE). Each runs as
 "mmbctl --dry-run WORDS": parsed and built into its requests, nothing
-sent. A -f or -b FILE whose file is not in the repository is checked for
+sent; one shown with its "Error:" line after it must fail with that
+error (unless it parses: then the error is the kernel's). A -f or -b FILE whose file is not in the repository is checked for
 its options alone.
 
 usage: tests/docs.py PATH_TO_MMBCTL REPO_ROOT
@@ -94,7 +95,10 @@ def commands(path):
             s = re.sub(r'^(sudo|exec) ', '', s)
             if s.startswith('mmbctl ') or s == 'mmbctl':
                 w = words_of(s)
-                found.append((no, w[1:] if w else None, s))
+                # "$ mmbctl ..." then "Error: ...": an error shown; it must be that one.
+                nxt = lines[no].strip() if no < len(lines) else ''
+                err = nxt if prompt and nxt.startswith('Error:') else None
+                found.append((no, w[1:] if w else None, s, err))
             continue
         for code in re.findall(r'`(mmbctl [^`]*)`', line):
             # A rule or packet in the text, without placeholders.
@@ -102,7 +106,7 @@ def commands(path):
                     not re.match(r'mmbctl (-\S+ )*(add|add-stateful|trace|set) ', code):
                 continue
             w = words_of(code)
-            found.append((no, w[1:] if w else None, code))
+            found.append((no, w[1:] if w else None, code, None))
     return found
 
 
@@ -124,7 +128,7 @@ def main():
     for doc in docs:
         rel = os.path.relpath(doc, root)
         bad, count = [], 0
-        for no, words, text in commands(doc):
+        for no, words, text, err in commands(doc):
             count += 1
             if words is None:
                 bad.append(f'{rel}:{no}: the shell cannot read: {text}')
@@ -139,7 +143,11 @@ def main():
                 continue
             r = subprocess.run([mmbctl, '--dry-run'] + words, stdin=subprocess.DEVNULL,
                                capture_output=True, text=True)
-            if r.returncode != 0:
+            if err:
+                # Parsed: the error is the kernel's, which --dry-run cannot show.
+                if r.returncode != 0 and r.stderr.split('\n')[0] != err:
+                    bad.append(f'{rel}:{no}: {text}: wanted "{err}", got:\n{r.stderr}')
+            elif r.returncode != 0:
                 bad.append(f'{rel}:{no}: {text}\n{r.stderr}')
         result(not bad, f'{rel}: its {count} mmbctl command lines parse', '\n'.join(bad))
 
