@@ -25,7 +25,7 @@ import shlex
 import subprocess
 import sys
 
-PLACEHOLDER = re.compile(r'\b[A-Z][A-Z0-9_-]{1,}\b')
+PLACEHOLDER = re.compile(r'(?<![\w-])[A-Z][A-Z0-9_]*(?![\w-])')
 STOP = {'|', '>', '>>', '<', ';', '&&', '||', '&', '2>&1', '2>', ')', '}'}
 
 
