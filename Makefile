@@ -11,7 +11,8 @@
 #   make perf     mmb vs nftables vs iptables in a UML VM (results/perf/)
 #   make install  mmb.ko for KVER (default: the running kernel) into
 #                 /lib/modules/KVER/updates, mmbctl, its man page, bash
-#                 completion, mmb.service and /etc/mmb/mmb.rules
+#                 completion, mmb.service, mmb-metrics.{service,timer} and
+#                 /etc/mmb/mmb.rules
 #   make install-dkms  the same, with mmb.ko built and kept by DKMS for
 #                 every kernel installed later
 #   make uninstall  removes all of it but /etc/mmb (yours)
@@ -67,6 +68,11 @@ install-tools: mmbctl
 	install -d $(DESTDIR)$(UNITDIR) $(DESTDIR)/etc/mmb
 	sed 's|@SBINDIR@|$(SBINDIR)|g' userspace/systemd/mmb.service.in > $(DESTDIR)$(UNITDIR)/mmb.service
 	chmod 644 $(DESTDIR)$(UNITDIR)/mmb.service
+	install -D -m 755 userspace/systemd/mmb-metrics $(DESTDIR)$(PREFIX)/lib/mmb/mmb-metrics
+	sed -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@LIBDIR@|$(PREFIX)/lib/mmb|g' \
+		userspace/systemd/mmb-metrics.service.in > $(DESTDIR)$(UNITDIR)/mmb-metrics.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/mmb-metrics.service
+	install -m 644 userspace/systemd/mmb-metrics.timer $(DESTDIR)$(UNITDIR)/mmb-metrics.timer
 	test -e $(DESTDIR)/etc/mmb/mmb.rules || \
 		install -m 644 userspace/systemd/mmb.rules $(DESTDIR)/etc/mmb/mmb.rules
 
@@ -98,7 +104,9 @@ uninstall:
 	rm -f $(DESTDIR)/lib/modules/$(KVER)/updates/mmb.ko
 	test -n "$(DESTDIR)" || depmod -a $(KVER)
 	rm -f $(DESTDIR)$(SBINDIR)/mmbctl $(DESTDIR)$(MANDIR)/man8/mmbctl.8 \
-		$(DESTDIR)$(COMPLETIONDIR)/mmbctl $(DESTDIR)$(UNITDIR)/mmb.service
+		$(DESTDIR)$(COMPLETIONDIR)/mmbctl $(DESTDIR)$(UNITDIR)/mmb.service \
+		$(DESTDIR)$(UNITDIR)/mmb-metrics.service $(DESTDIR)$(UNITDIR)/mmb-metrics.timer \
+		$(DESTDIR)$(PREFIX)/lib/mmb/mmb-metrics
 
 clean:
 	$(MAKE) -C userspace clean

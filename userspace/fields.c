@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../uapi/linux/mmb_fields.h"
+#include "nl.h"
 #include "rule.h"
 
 static const char *const op_names[] = {
@@ -307,14 +308,24 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 	*vlen = size;
 	if (is_addr_field(field)) {
 		if (addr_parse(bits, s, value, plen)) {
-			snprintf(err, errlen, "%s takes an %s address with an optional /prefix",
-				 field_name(field), bits == 32 ? "IPv4" : "IPv6");
+			uint8_t other[16];
+			int oplen;
+
+			/* An address of the other family: name the field that takes it. */
+			if (!addr_parse(bits == 32 ? 128 : 32, s, other, &oplen))
+				snprintf(err, errlen, "%s takes an %s address: for an %s address use %s%s",
+					 field_name(field), bits == 32 ? "IPv4" : "IPv6",
+					 bits == 32 ? "IPv6" : "IPv4", bits == 32 ? "ip6-" : "ip-",
+					 field_name(field) + (bits == 32 ? 3 : 4));
+			else
+				snprintf(err, errlen, "%s takes an %s address with an optional /prefix",
+					 field_name(field), bits == 32 ? "IPv4" : "IPv6");
 			return -1;
 		}
 		return 0;
 	}
 	if (field == MMB_FIELD_IN) {
-		unsigned int idx = if_nametoindex(s);
+		unsigned int idx = mmb_nl_dry ? 1 : if_nametoindex(s);
 
 		if (!idx) {
 			snprintf(err, errlen, "no interface \"%s\" in this network namespace", s);
@@ -330,7 +341,13 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 	} else {
 		errno = 0;
 		v = number_parse(s, &end);
-		if (errno || end == s || *end || s[0] == '-') {
+		if (s[0] == '+' || s[0] == '-') {
+			/* mod ip-ttl +1 would set the TTL to 1: no arithmetic. */
+			snprintf(err, errlen, "%s takes a value, not a sign: \"%.64s\" is no value of it",
+				 field_name(field), s);
+			return -1;
+		}
+		if (errno || end == s || *end) {
 			snprintf(err, errlen, "\"%.64s\" is not a value of %s", s, field_name(field));
 			return -1;
 		}
@@ -382,4 +399,52 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 		snprintf(buf, len, "%s", name);
 	else
 		snprintf(buf, len, "%llu", v);
+}
+
+/*
+ * "help fields": one line per field, for people: its width and the values
+ * it takes. The first word of each line is the field's name (completion
+ * reads it so).
+ */
+void field_help(int f, char *buf, size_t len)
+{
+	int bits = field_bits(f);
+	char width[24], values[120];
+	const char *fam = mmb_field_names[f].family == 4 ? "IPv4" :
+			  mmb_field_names[f].family == 6 ? "IPv6" : "";
+	bool nomod = field_flags(f) & MMB_FIELD_F_NO_MOD;
+
+	snprintf(width, sizeof(width), bits ? "%d bit%s" : "bytes", bits, bits == 1 ? "" : "s");
+	if (f == MMB_FIELD_ALL) {
+		snprintf(width, sizeof(width), "-");
+		snprintf(values, sizeof(values), "no value: every packet");
+	} else if (f == MMB_FIELD_IN) {
+		snprintf(width, sizeof(width), "-");
+		snprintf(values, sizeof(values), "IFACE: the device it came in on");
+	} else if (field_is_opt(f)) {
+		snprintf(values, sizeof(values), "bare: present (! absent); %s",
+			 f == MMB_FIELD_TCP_OPT_MSS ? "NUMBER, 0-65535" :
+			 f == MMB_FIELD_TCP_OPT_WSCALE ? "NUMBER, 0-255" :
+			 f == MMB_FIELD_TCP_OPT ? "KIND [ 0xHEX ] (data)" : "0xHEX (data)");
+		snprintf(width, sizeof(width), "option");
+	} else if (!bits) {
+		snprintf(values, sizeof(values), "0xHEX, 1 to %d bytes at its start", MMB_PAYLOAD_MAX);
+	} else if (is_addr_field(f)) {
+		snprintf(values, sizeof(values), "%s[/PREFIX]",
+			 bits == 32 ? "IPv4 ADDRESS" : "IPv6 ADDRESS");
+	} else if (is_proto_field(f)) {
+		snprintf(values, sizeof(values), "tcp, udp, icmp, icmp6 or 0-255");
+	} else if (is_ecn_field(f)) {
+		snprintf(values, sizeof(values), "not-ect, ect1, ect0, ce or 0-3");
+	} else if (f == MMB_FIELD_NET_PROTO) {
+		snprintf(values, sizeof(values), "ip4 or ip6");
+	} else if (bits == 1) {
+		snprintf(values, sizeof(values), "bare: set (! clear); 0 or 1");
+	} else {
+		snprintf(values, sizeof(values), "0-%llu", bits >= 64 ? ~0ull :
+			 (1ull << bits) - 1);
+	}
+	snprintf(buf, len, "%-18s %-8s %s%s%s%s%s%s", field_name(f), width, values,
+		 fam[0] || nomod ? " (" : "", fam, fam[0] && nomod ? ", " : "",
+		 nomod ? "no mod" : "", fam[0] || nomod ? ")" : "");
 }

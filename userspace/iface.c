@@ -76,7 +76,7 @@ void print_dev_counts(const struct attrs *st)
 	print_u64("malformed", " malformed %llu", attr_u64(st->tb[MMB_STATS_A_MALFORMED]));
 }
 
-static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
+int show_dev_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct attrs a, st = {};
 
@@ -100,5 +100,5 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 
 int do_show_interfaces(int argc, char **argv)
 {
-	return cmd_dump(argc, argv, MMB_CMD_DEV_GET, dev_show_cb, NULL);
+	return cmd_dump(argc, argv, MMB_CMD_DEV_GET, show_dev_cb, NULL);
 }

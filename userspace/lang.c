@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../uapi/linux/mmb_fields.h"
 #include "mmbctl.h"
 #include "rule.h"
 
@@ -142,6 +143,90 @@ static int parse_match_value(int argc, char **argv, int i, bool have_op, struct 
 	return 0;
 }
 
+/* Edit distance of two short words (capped at 8 characters each way). */
+static int distance(const char *a, const char *b)
+{
+	int la = strlen(a), lb = strlen(b), i, j, d[25][25];
+
+	if (la > 24 || lb > 24)
+		return 99;
+	for (i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (i = 1; i <= la; i++)
+		for (j = 1; j <= lb; j++) {
+			int sub = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			int del = d[i - 1][j] + 1, ins = d[i][j - 1] + 1;
+
+			d[i][j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+		}
+	return d[la][lb];
+}
+
+/* Netfilter's words that mean something else here, and what to say. */
+static const struct {
+	const char *word;
+	const char *say;
+} nf_words[] = {
+	{ "jump", "mmb has no chains: every rule a packet matches applies" },
+	{ "goto", "mmb has no chains: every rule a packet matches applies" },
+	{ "return", "mmb has no chains: every rule a packet matches applies" },
+	{ "counter", "every rule counts its packets and bytes: mmbctl -s list" },
+	{ "snat", "source NAT is add-stateful ... mod ip-saddr ADDRESS" },
+	{ "dnat", "destination NAT is add-stateful ... map ip-daddr ADDRESS" },
+	{ "masquerade", "source NAT is add-stateful ... mod ip-saddr ADDRESS" },
+	{ "ct", "connection tracking is add-stateful RULE" },
+	{ "state", "connection tracking is add-stateful RULE" },
+	{ "iif", "the input interface is \"in IFACE\"" },
+	{ "iifname", "the input interface is \"in IFACE\"" },
+};
+
+/*
+ * A word that is neither a field nor a target: say which it could have
+ * been (after a match, a misspelled target is as likely as a field), the
+ * nearest word of the language, or what a netfilter word is here.
+ */
+static int unknown_word(char **argv, int i, bool after_match)
+{
+	const char *w = argv[i], *best = NULL, *what = after_match ? "target or field" : "field";
+	const struct target_kind *k;
+	char lower[32];
+	unsigned int j;
+	int f, d, bestd = 3;
+
+	for (j = 0; j < sizeof(lower) - 1 && w[j]; j++)
+		lower[j] = tolower((unsigned char)w[j]);
+	lower[j] = '\0';
+	for (j = 0; j < sizeof(nf_words) / sizeof(nf_words[0]); j++)
+		if (!strcmp(lower, nf_words[j].word))
+			return err_word(AT(argv + i), "unknown %s \"%s\": %s", what, w,
+					nf_words[j].say);
+	if (strcmp(lower, w) && (target_by_name(lower) || field_lookup(lower) >= 0))
+		return err_word(AT(argv + i), "unknown %s \"%s\", did you mean \"%s\"?", what, w,
+				lower);
+	for (f = 0; f < __MMB_FIELD_MAX; f++) {
+		d = distance(lower, field_name(f));
+		if (d < bestd) {
+			bestd = d;
+			best = field_name(f);
+		}
+	}
+	for (k = target_kinds; after_match && k->name; k++) {
+		d = distance(lower, k->name);
+		if (d < bestd || (d == bestd && best && strlen(k->name) > 2)) {
+			bestd = d;
+			best = k->name;
+		}
+	}
+	/* A short word is near too much: two edits of "in" are anything. */
+	if (best && bestd < (int)strlen(w) / 2 + 1)
+		return err_word(AT(argv + i), "unknown %s \"%s\", did you mean \"%s\"?", what, w,
+				best);
+	return err_word(AT(argv + i), "unknown %s \"%s\" (mmbctl help fields, help targets)",
+			what, w);
+}
+
 static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 {
 	struct umatch *m = &r->m[r->nm];
@@ -166,7 +251,7 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 		return 0;
 	}
 	if (m->field < 0)
-		return err_word(AT(argv + i), "unknown field \"%s\"", argv[i]);
+		return unknown_word(argv, i, r->nm > 0);
 	i++;
 	if (m->field == MMB_FIELD_TCP_OPT && i < argc && is_value(argv[i]) &&
 	    op_lookup(argv[i]) < 0) {
@@ -223,6 +308,87 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 	return 0;
 }
 
+static const char *l4_name(int l4)
+{
+	return l4 == 6 ? "tcp" : l4 == 17 ? "udp" : l4 == 1 ? "icmp" : l4 == 58 ? "icmp6" : NULL;
+}
+
+/*
+ * What the kernel would refuse, or compile into a rule that never matches,
+ * caught here with the word: fields of IPv4 and IPv6 (or net-proto) in
+ * one rule, fields of two L4 protocols, and an ip-proto that is not the
+ * protocol of the rule's other fields.
+ */
+static int pin(int argi, int family, int l4, int *rfamily, int *rl4, int *fargi, int *largi)
+{
+	char other[16];
+
+	if (family) {
+		if (*rfamily && *rfamily != family)
+			return err_word(argi, "rule mixes IPv4 and IPv6 fields (%s)",
+					cur.w[*fargi]);
+		*rfamily = family;
+		*fargi = argi;
+	}
+	if (l4) {
+		if (*rl4 && *rl4 != l4) {
+			if (l4_name(*rl4))
+				snprintf(other, sizeof(other), "%s", l4_name(*rl4));
+			else
+				snprintf(other, sizeof(other), "protocol %d", *rl4);
+			if (!strcmp(cur.w[*largi], "ip-proto"))
+				return err_word(argi, "rule mixes fields of different L4 protocols (%s says %s)",
+						cur.w[*largi], other);
+			return err_word(argi, "rule mixes fields of different L4 protocols (%s is %s's)",
+					cur.w[*largi], other);
+		}
+		*rl4 = l4;
+		*largi = argi;
+	}
+	return 0;
+}
+
+static int urule_check(const struct urule *r)
+{
+	int rfamily = 0, rl4 = 0, fargi = 0, largi = 0, i, err;
+
+	for (i = 0; i < r->nm; i++) {
+		const struct umatch *m = &r->m[i];
+		int family = mmb_field_names[m->field].family, l4 = mmb_field_names[m->field].l4;
+
+		/* IPv4's protocol is the L4 one (ip6-next may be an extension header's). */
+		if (m->field == MMB_FIELD_IP_PROTO && m->op == MMB_OP_EQ && m->plen == 8 &&
+		    m->vlen == 1)
+			l4 = m->value[0];
+		if (m->field == MMB_FIELD_NET_PROTO && m->plen == 16 && m->vlen == 2 &&
+		    (m->op == MMB_OP_EQ || m->op == MMB_OP_NE)) {
+			unsigned int v = m->value[0] << 8 | m->value[1];
+
+			if (v == 0x0800 || v == 0x86dd)
+				family = (v == 0x0800) == (m->op == MMB_OP_EQ) ? 4 : 6;
+		}
+		err = pin(m->argi, family, l4, &rfamily, &rl4, &fargi, &largi);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < r->nt; i++) {
+		const struct utarget *t = &r->t[i];
+		int family = 0, l4 = 0;
+
+		if (t->type == MMB_TARGET_STRIP || t->type == MMB_TARGET_ADD) {
+			l4 = 6;
+		} else if (t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP ||
+			   t->type == MMB_TARGET_SHUFFLE) {
+			family = mmb_field_names[t->field].family;
+			l4 = mmb_field_names[t->field].l4;
+		}
+		err = pin(t->fargi, family, l4, &rfamily, &rl4, &fargi, &largi);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int urule_parse(int argc, char **argv, int i, struct urule *r)
 {
 	int err;
@@ -244,7 +410,7 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	}
 	if (!r->nt)
 		return err_word(AT(argv + i), "a rule needs a target: %s", target_names());
-	return 0;
+	return urule_check(r);
 }
 
 static size_t append(char *buf, size_t len, size_t off, const char *s)

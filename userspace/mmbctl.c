@@ -28,8 +28,16 @@ static void usage(FILE *f)
 "             show { interfaces | stats | tables | connections | settings } |\n"
 "             trace [ in IFACE ] { FIELD VALUE... | hex BYTES } |\n"
 "             monitor | help [ fields | targets | states ] }\n"
-"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -h[elp] | -V[ersion] }\n"
+"OPTIONS := { -j[son] | -p[retty] | -P | --prometheus | -s[tatistics] |\n"
+"             --dry-run | -h[elp] | -V[ersion] }\n"
 "\n"
+"  -j, -p            JSON output (-p: indented), for every list and show\n"
+"  -P, --prometheus  with show stats: the global, per-interface and per-rule\n"
+"                    counters in Prometheus' text format (node_exporter's\n"
+"                    textfile collector)\n"
+"  --dry-run         check the command (or -f and -b file) and build its\n"
+"                    requests without sending them: needs no module,\n"
+"                    interfaces are not looked up\n"
 "  -s                with list: each rule's counters (packets, bytes); -j\n"
 "                    output always has them\n"
 "\n"
@@ -49,8 +57,11 @@ static void usage(FILE *f)
 "MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
 "OP      := { == | != | < | > | <= | >= }\n"
 "TARGET  := { drop [ PERCENT ] | accept | mod FIELD VALUE | map FIELD VALUE |\n"
+"             strip { OPTION | ! OPTION... | all } | add OPTION [ 0xHEX ] |\n"
 "             shuffle { PORT [ FIRST-LAST ] | tcp-seq-num | tcp-ack-num | ip-id |\n"
 "                       ip6-flow-label } }\n"
+"OPTION  := { tcp-opt-{mss,wscale,sackp,sack,timestamp,fast-open,mptcp} |\n"
+"             tcp-opt KIND }\n"
 "PORT    := { tcp-sport | tcp-dport | udp-sport | udp-dport }\n"
 "FIELD   := { in | net-proto | ip-{ver,ihl,dscp,ecn,len,id,flags,res,df,mf,\n"
 "             frag-offset,ttl,proto,checksum,saddr,daddr,payload} |\n"
@@ -115,7 +126,11 @@ static void usage(FILE *f)
 "payloads compare 0xHEX bytes at the start of the payload. A bare TCP\n"
 "option means \"is present\" (! absent); with a value the option must be\n"
 "there: mss and wscale compare as numbers, the others as 0xHEX bytes at the\n"
-"start of its data; only mss and wscale can be rewritten (in place).\n"
+"start of its data. mod of mss or wscale rewrites the number in place; mod\n"
+"of another option replaces its data (of any length); strip removes options\n"
+"(! OPTION: all but those), add appends one the segment lacks; on every\n"
+"segment, in the order mod, strip, add. VALUE is never signed: mod ip-ttl\n"
+"64 sets 64. \"mmbctl help fields\" lists each field's width and values.\n"
 "\n"
 "Exit status: 0 success, 1 refused by the kernel or the system,\n"
 "2 malformed command.\n");
@@ -123,7 +138,8 @@ static void usage(FILE *f)
 
 /*
  * "help" prints the usage; "help fields|targets|states" the words of one
- * kind, one per line, for scripts and bash completion.
+ * kind, one per line, each first on its line (scripts and bash completion
+ * take the first word); fields with their widths and values.
  */
 static int do_help(int argc, char **argv)
 {
@@ -137,9 +153,13 @@ static int do_help(int argc, char **argv)
 	if (argc > 2)
 		return err_word(2, "unexpected word");
 	if (!strcmp(argv[1], "fields")) {
+		char line[200];
+
 		for (i = 0; i < __MMB_FIELD_MAX; i++)
-			if (field_name(i) && field_name(i)[0])
-				printf("%s\n", field_name(i));
+			if (field_name(i) && field_name(i)[0]) {
+				field_help(i, line, sizeof(line));
+				printf("%s\n", line);
+			}
 	} else if (!strcmp(argv[1], "targets")) {
 		for (k = target_kinds; k->name; k++)
 			printf("%s\n", k->name);
@@ -218,12 +238,17 @@ static int run_main(int argc, char **argv, const char *file, const char *script)
 		fprintf(stderr, "Error: -f and -b do not go together\n");
 		return EXIT_USAGE;
 	}
+	if (print_is_prom() && (file || script || argc != 2 || strcmp(argv[0], "show") ||
+				strcmp(argv[1], "stats"))) {
+		fprintf(stderr, "Error: -P (--prometheus) goes with show stats only\n");
+		return EXIT_USAGE;
+	}
 	if (file)
 		return do_batch(file);
 	if (script)
 		return do_script(script, run);
 	if (argc < 1) {
-		usage(stderr);
+		fprintf(stderr, "Error: no command\nTry \"mmbctl --help\" for the usage.\n");
 		return EXIT_USAGE;
 	}
 	return run(argc, argv);
@@ -239,19 +264,27 @@ int main(int argc, char **argv)
 		{ "version",	no_argument, NULL, 'V' },
 		{ "file",	required_argument, NULL, 'f' },
 		{ "batch",	required_argument, NULL, 'b' },
+		{ "prometheus",	no_argument, NULL, 'P' },
+		{ "dry-run",	no_argument, NULL, 'n' + 256 },
 		{}
 	};
 	const char *file = NULL, *script = NULL;
-	bool json = false, pretty = false;
+	bool json = false, pretty = false, prom = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jpshVf:b:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpPshVf:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
 			break;
 		case 'p':
 			pretty = true;
+			break;
+		case 'P':
+			prom = true;
+			break;
+		case 'n' + 256:
+			mmb_nl_dry = true;
 			break;
 		case 's':
 			opt_stats = true;
@@ -269,13 +302,20 @@ int main(int argc, char **argv)
 			script = optarg;
 			break;
 		default:
-			usage(stderr);
+			/* getopt said what is wrong; the usage would bury it. */
+			fprintf(stderr, "Try \"mmbctl --help\" for the usage.\n");
 			return EXIT_USAGE;
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (json && prom) {
+		fprintf(stderr, "Error: -j and -P (--prometheus) do not go together\n");
+		return EXIT_USAGE;
+	}
 	print_init(stdout, json, pretty);
+	if (prom)
+		print_init_prom(stdout);
 	ret = run_main(argc, argv, file, script);
 	mmb_nl_close();
 	return ret;

@@ -54,6 +54,11 @@ int do_disable(int argc, char **argv);
 int do_show_interfaces(int argc, char **argv);
 void print_dev_counts(const struct attrs *st);
 int do_show_stats(int argc, char **argv);
+/* The printers of one answer (tests/prom_test.c feeds them fixed ones). */
+int show_stats_cb(const struct nlmsghdr *nlh, void *data);
+int show_conns_cb(const struct nlmsghdr *nlh, void *data);
+int show_dev_cb(const struct nlmsghdr *nlh, void *data);
+int list_rule_cb(const struct nlmsghdr *nlh, void *data);
 void print_conn_counters(const struct nlattr *nest);
 int do_trace(int argc, char **argv);
 

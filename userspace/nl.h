@@ -48,6 +48,12 @@ static inline void mmb_req_token(struct mmb_req *req, const struct nlattr *attr,
 
 typedef int (*mmb_nl_data_cb)(const struct nlmsghdr *nlh, void *data);
 
+/*
+ * --dry-run: every request is built as usual and then not sent; each
+ * call that would talk to the kernel succeeds with no answer.
+ */
+extern bool mmb_nl_dry;
+
 void mmb_nl_close(void);
 struct mmb_req *mmb_req_new(uint8_t cmd, uint16_t flags);
 struct mmb_req *mmb_req_new_size(uint8_t cmd, uint16_t flags, size_t size);

@@ -10,7 +10,9 @@
 #define MAX_DEPTH 16
 
 static FILE *out;
-static bool json, pretty;
+static bool json, pretty, prom;
+static const char *keys[MAX_DEPTH];	/* -P: the key of each open level */
+static int pdepth;
 static int depth;
 static unsigned int count[MAX_DEPTH];	/* members written at each level */
 
@@ -21,6 +23,54 @@ void print_init(FILE *f, bool as_json, bool as_pretty)
 	pretty = as_pretty;
 	depth = 0;
 	count[0] = 0;
+	prom = false;
+}
+
+/* -P: numbers go to prom.c by their path of keys; nothing else prints. */
+void print_init_prom(FILE *f)
+{
+	out = f;
+	json = false;
+	prom = true;
+	pdepth = 0;
+}
+
+bool print_is_prom(void)
+{
+	return prom;
+}
+
+static void prom_open(const char *key)
+{
+	if (pdepth < MAX_DEPTH - 1)
+		keys[pdepth++] = key;
+	/* An element of the top list: one interface, one rule. */
+	if (!key && pdepth == 2 && !keys[0])
+		prom_element();
+}
+
+static void prom_number(const char *key, uint64_t val)
+{
+	char path[128];
+	size_t off = 0;
+	int i;
+
+	if (!key)
+		return;
+	for (i = 0; i < pdepth; i++)
+		if (keys[i])
+			off += snprintf(path + off, off < sizeof(path) ? sizeof(path) - off : 0,
+					"%s.", keys[i]);
+	if (off + strlen(key) >= sizeof(path))
+		return;
+	snprintf(path + off, sizeof(path) - off, "%s", key);
+	prom_sample(path, val);
+	if (pdepth == 2) {
+		char v[24];
+
+		snprintf(v, sizeof(v), "%llu", (unsigned long long)val);
+		prom_label(key, v);
+	}
 }
 
 bool print_is_json(void)
@@ -74,6 +124,8 @@ static void member(const char *key)
 
 static void open(const char *key, char c)
 {
+	if (prom)
+		prom_open(key);
 	if (!json)
 		return;
 	member(key);
@@ -85,6 +137,8 @@ static void open(const char *key, char c)
 
 static void close(char c)
 {
+	if (prom && pdepth > 0)
+		pdepth--;
 	if (!json)
 		return;
 	if (depth > 0)
@@ -116,7 +170,10 @@ void print_close_object(void)
 
 void print_string(const char *key, const char *fmt, const char *val)
 {
-	if (json) {
+	if (prom) {
+		if (key && pdepth == 2)
+			prom_label(key, val);
+	} else if (json) {
 		if (!key)
 			return;
 		member(key);
@@ -129,7 +186,9 @@ void print_string(const char *key, const char *fmt, const char *val)
 /* A string element of an array: no key in JSON. */
 void print_element(const char *fmt, const char *val)
 {
-	if (json) {
+	if (prom) {
+		return;
+	} else if (json) {
 		member(NULL);
 		json_str(val);
 	} else if (fmt) {
@@ -140,7 +199,9 @@ void print_element(const char *fmt, const char *val)
 /* A number element of an array. */
 void print_element_u64(const char *fmt, uint64_t val)
 {
-	if (json) {
+	if (prom) {
+		return;
+	} else if (json) {
 		member(NULL);
 		fprintf(out, "%llu", (unsigned long long)val);
 	} else if (fmt) {
@@ -150,7 +211,9 @@ void print_element_u64(const char *fmt, uint64_t val)
 
 void print_u64(const char *key, const char *fmt, uint64_t val)
 {
-	if (json) {
+	if (prom) {
+		prom_number(key, val);
+	} else if (json) {
 		if (!key)
 			return;
 		member(key);
@@ -162,7 +225,9 @@ void print_u64(const char *key, const char *fmt, uint64_t val)
 
 void print_bool(const char *key, const char *fmt, bool val)
 {
-	if (json) {
+	if (prom) {
+		return;
+	} else if (json) {
 		if (!key)
 			return;
 		member(key);
@@ -176,7 +241,7 @@ void print_text(const char *fmt, ...)
 {
 	va_list ap;
 
-	if (json)
+	if (json || prom)
 		return;
 	va_start(ap, fmt);
 	vfprintf(out, fmt, ap);
@@ -185,6 +250,8 @@ void print_text(const char *fmt, ...)
 
 void print_finish(void)
 {
+	if (prom)
+		return;		/* print_prom_emit() writes it all at the end */
 	if (json)
 		fputc('\n', out);
 	fflush(out);

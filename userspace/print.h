@@ -25,4 +25,17 @@ void print_bool(const char *key, const char *fmt, bool val);
 void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_finish(void);
 
+/*
+ * -P: Prometheus' text format (prom.c). The numbers printed after
+ * print_prom_scope("global"|"interface"|"rule") become samples of the
+ * metrics named for their keys; print_prom_emit() writes them all.
+ */
+void print_init_prom(FILE *f);
+bool print_is_prom(void);
+void print_prom_scope(const char *scope);
+void print_prom_emit(FILE *f);
+void prom_element(void);
+void prom_label(const char *key, const char *val);
+void prom_sample(const char *path, unsigned long long value);
+
 #endif /* MMBCTL_PRINT_H */

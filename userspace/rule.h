@@ -64,6 +64,8 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 void value_format(int field, const uint8_t *value, int vlen, int plen,
 		  char *buf, size_t len);
 const char *op_name(int op);
+/* One line of "help fields": name, width, values (fields.c). */
+void field_help(int field, char *buf, size_t len);
 
 struct attrs;
 struct nlattr;

@@ -154,7 +154,7 @@ static void print_rule_json(const struct urule *r)
 	print_close_array();
 }
 
-static int list_cb(const struct nlmsghdr *nlh, void *data)
+int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct urule *r = data;
 	struct attrs a, stats;
@@ -196,7 +196,7 @@ int do_list(int argc, char **argv)
 
 	if (!r)
 		return err_sys("allocating a rule", ENOMEM);
-	ret = cmd_dump(argc, argv, MMB_CMD_RULE_GET, list_cb, r);
+	ret = cmd_dump(argc, argv, MMB_CMD_RULE_GET, list_rule_cb, r);
 	free(r);
 	return ret;
 }

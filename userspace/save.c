@@ -117,7 +117,7 @@ int do_save(int argc, char **argv)
 	fprintf(out, "# mmb configuration, written by \"mmbctl save\"; \"mmbctl -f FILE\" applies it\n"
 		"flush\n");
 	ret = save_part(MMB_CMD_SETTINGS_GET, false, save_settings_cb, &settings);
-	if (!ret && !settings)
+	if (!ret && !settings && !mmb_nl_dry)
 		ret = err_sys("reading the settings", EPROTO);
 	if (!ret)
 		ret = save_part(MMB_CMD_DEV_GET, true, save_dev_cb, NULL);

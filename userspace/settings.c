@@ -52,7 +52,7 @@ static int setting_parse(int argc, char **argv, int *pi, struct settings *s)
 		state = conn_state_lookup(argv[i]);
 		if (state < 0)
 			return err_word(AT(argv + i),
-					"unknown state \"%s\" (\"mmbctl show settings\" lists them)",
+					"unknown state \"%s\" (\"mmbctl help states\" lists them)",
 					argv[i]);
 		if (++i == argc)
 			return err_word(AT(argv + i), "missing SECONDS of %s", argv[i - 1]);

@@ -11,7 +11,7 @@
 #include "mmbctl.h"
 #include "print.h"
 
-static int stats_cb(const struct nlmsghdr *nlh, void *data)
+int show_stats_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct attrs a, st = {};
 
@@ -32,7 +32,7 @@ static int stats_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int conns_cb(const struct nlmsghdr *nlh, void *data)
+int show_conns_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct attrs a, s = {};
 
@@ -46,16 +46,46 @@ static int conns_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * -P: the namespace's counters, each interface's and each rule's, as
+ * Prometheus metrics: the same callbacks as show stats, show interfaces and
+ * list -j print through, each in its scope.
+ */
+static int show_stats_prom(char **argv)
+{
+	int ret;
+
+	print_prom_scope("global");
+	print_open_object(NULL);
+	ret = cmd_ask(MMB_CMD_STATS_GET, show_stats_cb, NULL);
+	if (!ret)
+		ret = cmd_ask(MMB_CMD_SETTINGS_GET, show_conns_cb, NULL);
+	print_close_object();
+	if (!ret) {
+		print_prom_scope("interface");
+		ret = do_show_interfaces(1, argv);
+	}
+	if (!ret) {
+		print_prom_scope("rule");
+		ret = do_list(1, argv);
+	}
+	if (!ret)
+		print_prom_emit(stdout);
+	return ret;
+}
+
 int do_show_stats(int argc, char **argv)
 {
 	int ret;
 
 	if (argc > 1)
 		return err_word(AT(argv + 1), "unexpected word");
+	if (print_is_prom())
+		return show_stats_prom(argv);
 	print_open_object(NULL);
-	ret = cmd_ask(MMB_CMD_STATS_GET, stats_cb, NULL);
+	ret = cmd_ask(MMB_CMD_STATS_GET, show_stats_cb, NULL);
 	if (!ret)
-		ret = cmd_ask(MMB_CMD_SETTINGS_GET, conns_cb, NULL);
+		ret = cmd_ask(MMB_CMD_SETTINGS_GET, show_conns_cb, NULL);
 	print_close_object();
 	print_finish();
 	return ret;

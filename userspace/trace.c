@@ -129,7 +129,7 @@ static int parse_words(int argc, char **argv, struct mmb_req *req, struct trace_
 		if (field == MMB_FIELD_IN) {
 			if (t->ifindex)
 				return err_word(AT(argv + i), "in is given twice");
-			t->ifindex = if_nametoindex(argv[i + 1]);
+			t->ifindex = mmb_nl_dry ? 1 : if_nametoindex(argv[i + 1]);
 			if (!t->ifindex)
 				return err_word(AT(argv + i + 1), "no interface \"%s\"", argv[i + 1]);
 			continue;
@@ -476,6 +476,8 @@ int do_trace(int argc, char **argv)
 	mnl_attr_nest_end(req->nlh, nest);
 	if (mmb_nl_talk(req, answer_cb, &ans, &err))
 		ret = err_kernel(&err);
+	else if (mmb_nl_dry)
+		ret = EXIT_OK;
 	else if (!ans.msg)
 		ret = err_sys("reading the answer", EPROTO);
 	else

@@ -397,9 +397,9 @@ in_r mmbctl flush
 in_r mmbctl add tcp-dport 22 drop
 before=$(rules)
 refused "a value too wide for its field" 2 "does not fit" in_r mmbctl add ip-dscp 64 drop
-refused "IPv4 and IPv6 fields in one rule" 1 "mixes IPv4 and IPv6" \
+refused "IPv4 and IPv6 fields in one rule (mmbctl refuses it)" 2 "mixes IPv4 and IPv6" \
 	in_r mmbctl add ip-saddr 10.0.0.1 ip6-saddr ::1 drop
-refused "two L4 protocols in one rule" 1 "different L4 protocols" \
+refused "two L4 protocols in one rule (mmbctl refuses it)" 2 "different L4 protocols" \
 	in_r mmbctl add tcp-dport 1 mod udp-dport 2
 refused "drop with another target" 1 "only target" in_r mmbctl add all drop mod ip-ttl 1
 refused "an ordered operator on a prefix" 1 "only == and !=" \

@@ -58,7 +58,7 @@ mmbctl set
 t "set of an unknown setting points at it" 2 'Error: unknown setting "timeouts": timeout, conn-max, tcp-loose or rp-filter
 mmbctl set timeouts udp-replied 5
            ^~~~~~~~' -- set timeouts udp-replied 5
-t "set timeout of an unknown state points at it" 2 'Error: unknown state "tcp-established2" ("mmbctl show settings" lists them)
+t "set timeout of an unknown state points at it" 2 'Error: unknown state "tcp-established2" ("mmbctl help states" lists them)
 mmbctl set timeout tcp-established2 5
                    ^~~~~~~~~~~~~~~~' -- set timeout tcp-established2 5
 t "set timeout 0 is refused" 2 'Error: a timeout is a number from 1 to 1000000
@@ -86,7 +86,7 @@ mmbctl flush rules
              ^~~~~' -- flush rules
 t "monitor takes no word" 2 "" -- monitor now
 t "show connections takes no word" 2 "" -- show connections all
-t "add-stateful parses as add does" 2 'Error: unknown field "tcp-dprot"
+t "add-stateful parses as add does" 2 'Error: unknown field "tcp-dprot", did you mean "tcp-dport"?
 mmbctl add-stateful tcp-dprot 80 accept
                     ^~~~~~~~~' -- add-stateful tcp-dprot 80 accept
 t "map outside a stateful rule is refused before it is sent" 2 'Error: map is per connection: it needs add-stateful
@@ -144,13 +144,13 @@ $(printf '%*s' $((${#tmp} + 16)) '')^" -- -f "$tmp/flush"
 printf 'add ip-ttl 1 drop\0\n' > "$tmp/nul"
 t "-f: a NUL byte is refused" 2 "Error: $tmp/nul: not a text file (it holds a NUL byte)" -- -f "$tmp/nul"
 t "-f: a missing file is refused" 1 "Error: $tmp/none: No such file or directory" -- -f "$tmp/none"
-t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
+t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\" (mmbctl help fields, help targets)
 -:1: add frob 1 drop
          ^~~~" -- -f - < <(printf 'add frob 1 drop\n')
 
-# help TOPIC: the words of one kind, one per line.
+# help TOPIC: the words of one kind, one per line, each line's first word.
 n=$((n + 1))
-if [ "$("$MMBCTL" help fields | wc -l)" -eq 71 ] && "$MMBCTL" help fields | grep -qx tcp-opt-mss &&
+if [ "$("$MMBCTL" help fields | wc -l)" -eq 71 ] && "$MMBCTL" help fields | cut -d' ' -f1 | grep -qx tcp-opt-mss &&
 	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle " ] &&
 	"$MMBCTL" help states | grep -qx udp-unreplied; then
 	echo "ok $n - cli: help fields, targets, states list their words"
@@ -276,6 +276,70 @@ if [ ! -e /sys/module/mmb ]; then
 else
 	n=$((n + 1)); echo "ok $n - cli: module-absent errors # SKIP mmb is loaded"
 	n=$((n + 1)); echo "ok $n - cli: module-absent errors # SKIP mmb is loaded"
+fi
+
+# Issue 42: the CLI says the right thing.
+t "a misspelled target after a match: target or field, and the nearest word" 2 'Error: unknown target or field "acept", did you mean "accept"?
+mmbctl add tcp-dport 80 acept
+                        ^~~~~' -- add tcp-dport 80 acept
+t "a netfilter verdict in capitals: its word here" 2 'Error: unknown target or field "DROP", did you mean "drop"?
+mmbctl add all DROP
+               ^~~~' -- add all DROP
+t "jump: no chains here" 2 'Error: unknown target or field "jump": mmb has no chains: every rule a packet matches applies
+mmbctl add tcp-dport 80 jump
+                        ^~~~' -- add tcp-dport 80 jump
+t "a misspelled field before any match: field, and the nearest" 2 'Error: unknown field "ip-sadr", did you mean "ip-saddr"?
+mmbctl add ip-sadr 10.0.0.1 drop
+           ^~~~~~~' -- add ip-sadr 10.0.0.1 drop
+t "a bad option: the error and one line, not the usage" 2 "$(printf '%s\n' "$(basename "$MMBCTL"): unrecognized option '--frob'" 'Try "mmbctl --help" for the usage.' | sed "s|^$(basename "$MMBCTL")|$MMBCTL|")" -- --frob
+t "no command: the error and one line" 2 'Error: no command
+Try "mmbctl --help" for the usage.' --
+t "mod ip-ttl +1 is refused, not taken as 1" 2 'Error: ip-ttl takes a value, not a sign: "+1" is no value of it
+mmbctl add all mod ip-ttl +1
+                          ^~' -- add all mod ip-ttl +1
+t "a signed match value is refused" 2 'Error: ip-ttl takes a value, not a sign: "-1" is no value of it
+mmbctl add ip-ttl -1 drop
+                  ^~' -- add ip-ttl -1 drop
+t "an IPv6 address to ip-saddr names ip6-saddr" 2 'Error: ip-saddr takes an IPv4 address: for an IPv6 address use ip6-saddr
+mmbctl add ip-saddr 2001:db8::1 drop
+                    ^~~~~~~~~~~' -- add ip-saddr 2001:db8::1 drop
+t "an IPv4 prefix to ip6-daddr names ip-daddr" 2 'Error: ip6-daddr takes an IPv6 address: for an IPv4 address use ip-daddr
+mmbctl add ip6-daddr 10.0.0.0/8 drop
+                     ^~~~~~~~~~' -- add ip6-daddr 10.0.0.0/8 drop
+t "ip-proto udp with a TCP port is caught before the kernel" 2 'Error: rule mixes fields of different L4 protocols (ip-proto says udp)
+mmbctl add ip-proto udp tcp-dport 80 drop
+                        ^~~~~~~~~' -- add ip-proto udp tcp-dport 80 drop
+t "IPv4 and IPv6 fields in one rule are caught before the kernel" 2 'Error: rule mixes IPv4 and IPv6 fields (ip-saddr)
+mmbctl add ip-saddr 10.0.0.1 ip6-saddr ::1 drop
+                             ^~~~~~~~~' -- add ip-saddr 10.0.0.1 ip6-saddr ::1 drop
+t "net-proto ip6 with an IPv4 field" 2 'Error: rule mixes IPv4 and IPv6 fields (net-proto)
+mmbctl add net-proto ip6 ip-ttl 1 drop
+                         ^~~~~~' -- add net-proto ip6 ip-ttl 1 drop
+t "a match of one protocol, a mod of another" 2 'Error: rule mixes fields of different L4 protocols (tcp-dport is tcp'"'"'s)
+mmbctl add tcp-dport 1 mod udp-dport 2
+                           ^~~~~~~~~' -- add tcp-dport 1 mod udp-dport 2
+t "TCP option targets on a UDP rule" 2 "" -- add udp-dport 53 strip all
+t "--dry-run: a good rule parses, no module needed" 0 "" -- --dry-run add ip-proto tcp tcp-dport 80 drop
+t "--dry-run: in IFACE is not looked up" 0 "" -- --dry-run add-stateful in eth9 ip-saddr 10.0.0.0/24 accept
+t "--dry-run: show and list need nothing" 0 "" -- --dry-run -s list
+t "--dry-run: trace parses its packet" 0 "" -- --dry-run trace in eth0 ip-saddr 10.0.0.7 tcp-dport 80
+t "--dry-run: a bad rule is still refused" 2 "" -- --dry-run add ip-ttl 999 drop
+t "-P goes with show stats only" 2 'Error: -P (--prometheus) goes with show stats only' -- -P list
+t "-P and -j do not go together" 2 'Error: -j and -P (--prometheus) do not go together' -- -j -P show stats
+n=$((n + 1))
+if "$MMBCTL" help fields | grep -qx 'ip-ttl  *8 bits  *0-255 (IPv4)' &&
+	"$MMBCTL" help fields | grep -qx 'ip6-saddr  *128 bits IPv6 ADDRESS\[/PREFIX\] (IPv6)' &&
+	"$MMBCTL" help fields | grep -qx 'ip-proto  *8 bits  *tcp, udp, icmp, icmp6 or 0-255 (IPv4, no mod)'; then
+	echo "ok $n - cli: help fields shows each field's width and values"
+else
+	failed=$((failed + 1)); echo "not ok $n - cli: help fields shows each field's width and values"
+fi
+n=$((n + 1))
+if "$MMBCTL" --help | grep -q 'strip { OPTION' && "$MMBCTL" --help | grep -q 'add OPTION' &&
+	! "$MMBCTL" --help | grep -q 'only mss and wscale'; then
+	echo "ok $n - cli: --help's grammar has strip and add"
+else
+	failed=$((failed + 1)); echo "not ok $n - cli: --help's grammar has strip and add"
 fi
 
 echo "1..$n"

@@ -32,7 +32,7 @@ groff -man -Tascii -P-cbu "$page" 2> /dev/null > "$tmp/text"
 sed -e ':a' -e '/-$/{N;s/-\n *//;ba}' "$tmp/text" | tr -s ' ,;()[]{}' '\n' | sort -u > "$tmp/words"
 
 for topic in fields targets states; do
-	missing=$("$MMBCTL" help "$topic" | grep -vxFf "$tmp/words" | tr '\n' ' ')
+	missing=$("$MMBCTL" help "$topic" | cut -d' ' -f1 | grep -vxFf "$tmp/words" | tr '\n' ' ')
 	result "$([ -z "$missing" ]; echo $?)" "it names every one of mmbctl's $topic" \
 		"missing: $missing"
 done
