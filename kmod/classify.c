@@ -10,6 +10,7 @@
 #include <linux/random.h>
 
 #include "tables.h"
+#include "test.h"
 
 /* Does @rule drop this packet (its dice say so, if it has dice)? */
 static bool mmb_rule_drops(const struct mmb_rule *rule)
@@ -150,6 +151,28 @@ static __always_inline void mmb_verdict_floor(struct mmb_verdict *v, u32 prio)
 }
 
 /*
+ * Does @rule, without residues where it is, match every packet that hits
+ * its entry, and accept or drop each (no slow matches, no dice)?
+ */
+static __always_inline bool mmb_rule_sure(const struct mmb_rule *rule)
+{
+	return !rule->slow && !rule->stateful &&
+	       (rule->accept || (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS));
+}
+
+/*
+ * @rule, without residues where it is, is cut off: it does not apply, but
+ * if it is sure, its priority bounds the verdict's all the same, whatever
+ * cut it off (a rule with a slow match, say): the floor stays the image's.
+ */
+static __always_inline void mmb_verdict_cut_rule(struct mmb_verdict *v,
+						 const struct mmb_rule *rule)
+{
+	if (mmb_rule_sure(rule))
+		mmb_verdict_floor(v, rule->prio);
+}
+
+/*
  * The verdict of @rule, whose == matches and residues @pkt holds; @exact:
  * it has no residues.
  */
@@ -157,6 +180,11 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 					     const struct mmb_pkt *pkt, struct sk_buff *skb,
 					     struct mmb_verdict *v, bool exact)
 {
+	if (mmb_verdict_cut(v, rule->prio)) {
+		if (exact)
+			mmb_verdict_cut_rule(v, rule);
+		return;
+	}
 	if (!mmb_rule_slow_holds(rule, pkt, skb))
 		return;
 	if (unlikely(rule->stateful)) {
@@ -168,8 +196,7 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 	}
 	mmb_stats_count(rule->stats, skb);
 	mmb_verdict_add(v, rule);
-	if (exact && !rule->slow && (rule->accept || (rule->drop &&
-						      rule->drop_rate >= MMB_RATE_ALWAYS)))
+	if (exact && mmb_rule_sure(rule))
 		mmb_verdict_floor(v, rule->prio);
 }
 
@@ -186,37 +213,42 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 	unsigned int i;
 
 	if (hot) {		/* a lone simple rule of priority 0: the entry's line has it all */
+		mmb_verdict_floor(v, 0);
 		if (mmb_verdict_cut(v, 0))
 			return;
 		mmb_stats_count((__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS),
 				skb);
 		mmb_verdict_decide(v, 0, hot & MMB_HOT_ACCEPT, hot & MMB_HOT_DROP);
-		mmb_verdict_floor(v, 0);
 		return;
 	}
 	rv = rcu_dereference(e->rules);
 	lone = mmb_rvec_lone(rv);
 	if (lone) {		/* no list: the rule alone, without residues */
-		if (!mmb_verdict_cut(v, lone->prio))
-			mmb_verdict_rule(lone, pkt, skb, v, true);
+		mmb_verdict_rule(lone, pkt, skb, v, true);
 		return;
 	}
 	if (rv->flags & MMB_RV_SIMPLE) {
 		/* Those of the list's highest priority decide; the others are cut off. */
-		if (!rv->n || mmb_verdict_cut(v, rv->prio))
+		if (!rv->n)
+			return;
+		mmb_verdict_floor(v, rv->prio);
+		if (mmb_verdict_cut(v, rv->prio))
 			return;
 		for (i = 0; i < rv->n; i++)
 			if (rv->r[i].prio == rv->prio)
 				mmb_stats_count(rv->r[i].stats, skb);
 		mmb_verdict_decide(v, rv->prio, rv->flags & MMB_RV_ACCEPT,
 				   rv->flags & MMB_RV_DROP);
-		mmb_verdict_floor(v, rv->prio);
 		return;
 	}
 	for (i = 0; i < rv->n; i++) {
 		const struct mmb_rref *r = &rv->r[i];
 
-		if (!mmb_verdict_cut(v, r->prio) && mmb_rref_resid(rv, r, pkt))
+		/* A rule cut off is read only if it could raise the floor. */
+		if (mmb_verdict_cut(v, r->prio) &&
+		    (r->nres || (u64)r->prio + 1 <= v->floor))
+			continue;
+		if (mmb_rref_resid(rv, r, pkt))
 			mmb_verdict_rule(r->rule, pkt, skb, v, !r->nres);
 	}
 }
@@ -263,6 +295,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		 */
 		if ((u64)mmb_mvec_prio(mv)[i] + 1 < v->floor)
 			break;
+		mmb_test_probe(i);
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
 		if (!e)
