@@ -104,11 +104,10 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 		return false;
 	if (v->nsf == MMB_CONN_RULES) {
 		last = v->sf[v->nsf - 1];
-		if (mmb_rewrite_before(last, last->prio, rule, rule->prio)) {
+		if (mmb_rewrite_before(last, last->prio, rule, rule->prio))
 			last = rule;
-		} else {
+		else
 			v->nsf--;
-		}
 		if (!mmb_verdict_cut(v, last->prio)) {
 			/* One is left out: no connection is made (mmb_conn_create()). */
 			v->sf_lost = true;
@@ -117,8 +116,9 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 		if (last == rule)
 			return true;
 	}
-	for (i = v->nsf; i > 0 && mmb_rewrite_before(rule, rule->prio, v->sf[i - 1],
-						      v->sf[i - 1]->prio); i--)
+	for (i = v->nsf;
+	     i > 0 && mmb_rewrite_before(rule, rule->prio, v->sf[i - 1], v->sf[i - 1]->prio);
+	     i--)
 		v->sf[i] = v->sf[i - 1];
 	v->sf[i] = rule;
 	v->nsf++;

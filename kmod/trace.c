@@ -204,6 +204,23 @@ static u8 mmb_trace_start(struct mmb_trace *t, struct mmb_conns *mc,
 	return mmb_trace_verdict(&t->j);
 }
 
+/* The rules noted that the verdict cuts off: they matched, and do not apply. */
+static void mmb_trace_cut(struct mmb_trace *t)
+{
+	unsigned int i;
+	u32 prio;
+
+	if (!t->j.accept && !t->j.drop)
+		return;
+	for (i = 0; i < t->n; i++) {
+		if (t->how[i] == MMB_TRACE_IGNORED)
+			continue;
+		prio = t->how[i] == MMB_TRACE_CONN ? t->rule[i]->conn_prio : t->rule[i]->prio;
+		if (prio < t->j.prio)
+			t->how[i] = MMB_TRACE_CUT;
+	}
+}
+
 /* An skb of @len bytes at its network header, received on @dev. */
 static struct sk_buff *mmb_trace_skb(struct net_device *dev, unsigned int len)
 {
@@ -475,6 +492,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	t->v.drop = t->j.drop;
 	t->v.prio = t->j.prio;
 	mmb_verdict_settle(&t->v);
+	mmb_trace_cut(t);
 	if (nla_put_u8(msg, MMB_TRACE_A_PARSE, parse) || mmb_trace_put_rules(msg, t) ||
 	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
 	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||

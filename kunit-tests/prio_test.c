@@ -366,7 +366,8 @@ static void pr_check(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
 			for (i = 0; ok && i < v[k].nrw; i++)
 				ok = v[k].rw[i] == w->rw[i];
 			if (!ok) {
-				KUNIT_FAIL(test, "%s: packet %u (%s, %s): accept %d drop %d prio %u rewrites %u; the chain: %d %d %u %u",
+				KUNIT_FAIL(test,
+					   "%s: packet %u (%s, %s): accept %d drop %d prio %u rewrites %u; the chain: %d %d %u %u",
 					   phase, p, k ? "again" : "first", d.v6 ? "IPv6" : "IPv4",
 					   v[k].accept, v[k].drop, v[k].prio, v[k].nrw,
 					   w->accept, w->drop, w->prio, w->nrw);
@@ -384,7 +385,8 @@ static void pr_check(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
 			c->hits[i] += got;
 			if (!w->match[i] ? got != 0 :
 			    (!w->decided || c->rule[i]->prio >= w->prio) ? got != 2 : got > 2) {
-				KUNIT_FAIL(test, "%s: packet %u rule %u (priority %u): counted %llu, matched %d",
+				KUNIT_FAIL(test,
+					   "%s: packet %u rule %u (priority %u): counted %llu, matched %d",
 					   phase, p, i, c->rule[i]->prio, got, w->match[i]);
 				kfree_skb(skb);
 				return;

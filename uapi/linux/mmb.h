@@ -510,6 +510,7 @@ enum mmb_trace_how {
 	MMB_TRACE_STATEFUL,	/* a stateful rule it matches: applies, kept by a new connection */
 	MMB_TRACE_IGNORED,	/* a stateful rule, not applied: a known connection's packet */
 	MMB_TRACE_CONN,		/* a rule of its connection */
+	MMB_TRACE_CUT,		/* a rule it matches, cut off by a verdict of higher priority */
 };
 
 /*
