@@ -135,12 +135,12 @@ check_all "the rewritten and the others have valid IPv4 header checksums" '.ip_c
 t=$(in_r mmbctl -j trace ip-saddr 10.0.1.10 ip-daddr 10.0.2.2 udp-dport 443)
 check_jq "trace: a blocked source's packet to the service: the block list drops, the rest is cut off" \
 	'.[0].verdict == "drop" and
-	 ([.[0].rules[] | select(.how == "matched") | .rule] == ["priority 200 ip-saddr 10.0.1.8/29 drop"]) and
+	 ([.[0].rules[] | select(.how == "matched") | .rule] == ["add priority 200 ip-saddr 10.0.1.8/29 drop"]) and
 	 ([.[0].rules[] | select(.how == "cut")] | length) == 3' "$t"
 t=$(in_r mmbctl -j trace ip-saddr 10.0.1.11 ip-daddr 10.0.2.2 udp-dport 7)
 check_jq "trace: the exception's packet to port 7: accepted over the port's drop" \
 	'.[0].verdict == "accept" and
-	 ([.[0].rules[] | select(.how == "matched") | .rule] == ["priority 300 ip-saddr 10.0.1.11 accept"])' "$t"
+	 ([.[0].rules[] | select(.how == "matched") | .rule] == ["add priority 300 ip-saddr 10.0.1.11 accept"])' "$t"
 
 # --- nft, the same order, mmb off -------------------------------------------
 
