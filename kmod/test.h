@@ -26,6 +26,8 @@ struct mmb_test_points {
 	void (*half_in)(struct mmb_conns *mc, struct mmb_conn *c);
 	/* a packet is about to refresh @c's timeout without its lock */
 	void (*refresh)(struct mmb_conn *c);
+	/* a lookup probes table @i of its ruleset (not from the flow cache) */
+	void (*probe)(unsigned int i);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -58,6 +60,12 @@ static inline void mmb_test_refresh(struct mmb_conn *c)
 		mmb_test_points.refresh(c);
 }
 
+static inline void mmb_test_probe(unsigned int i)
+{
+	if (mmb_test_points.probe)
+		mmb_test_points.probe(i);
+}
+
 static inline bool mmb_test_now(u32 *now)
 {
 	*now = READ_ONCE(mmb_test_points.clock);
@@ -83,6 +91,10 @@ static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 }
 
 static inline void mmb_test_refresh(struct mmb_conn *c)
+{
+}
+
+static inline void mmb_test_probe(unsigned int i)
 {
 }
 

@@ -15,6 +15,7 @@
 #define MMBCTL_VERSION "0.1.0"
 
 bool opt_stats;
+bool opt_check;
 
 static void usage(FILE *f)
 {
@@ -29,7 +30,7 @@ static void usage(FILE *f)
 "             trace [ in IFACE ] { FIELD VALUE... | hex BYTES } |\n"
 "             monitor | help [ fields | targets | states ] }\n"
 "OPTIONS := { -j[son] | -p[retty] | -P | --prometheus | -s[tatistics] |\n"
-"             --dry-run | -h[elp] | -V[ersion] }\n"
+"             -c[heck] | --dry-run | -h[elp] | -V[ersion] }\n"
 "\n"
 "  -j, -p            JSON output (-p: indented), for every list and show\n"
 "  -P, --prometheus  with show stats: the global, per-interface and per-rule\n"
@@ -47,13 +48,17 @@ static void usage(FILE *f)
 "                    and the settings set once the rules are in place (an\n"
 "                    interface already enabled is no error); -f - reads\n"
 "                    standard input\n"
+"  -c                with -f: the kernel checks the whole file as it would\n"
+"                    apply it, and applies nothing (exit 0: it would apply)\n"
 "  -b FILE           run a file of commands (one per line, # comments), each as\n"
 "                    on the command line and its own transaction; a line\n"
 "                    \"-f FILE\" applies that file; the first that fails stops\n"
 "                    the run, the lines before it stay applied; -b - reads\n"
 "                    standard input\n"
 "\n"
-"RULE    := MATCH [ MATCH ]... TARGET [ TARGET ]...\n"
+"RULE    := [ priority N ] [ conn-priority N ] MATCH [ MATCH ]...\n"
+"           TARGET [ TARGET ]...   (N: 0 to 4294967295, higher wins, default 0;\n"
+"           conn-priority: add-stateful, its connections' packets, default N)\n"
 "MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
 "OP      := { == | != | < | > | <= | >= }\n"
 "TARGET  := { drop [ PERCENT ] | accept | mod FIELD VALUE | map FIELD VALUE |\n"
@@ -83,8 +88,10 @@ static void usage(FILE *f)
 "\n"
 "  enable IFACE      classify what IFACE receives (ingress hook)\n"
 "  disable IFACE     stop classifying on IFACE\n"
-"  add RULE          every rule a packet matches applies: accept beats\n"
-"                    drop, drop beats mod, mods apply in rule order\n"
+"  add RULE          the matching rules of the highest priority that accept\n"
+"                    or drop decide: accept beats drop, drop beats mod; rules\n"
+"                    of lower priority do not apply; mods apply by priority,\n"
+"                    then rule order (docs/priorities.md)\n"
 "  add-stateful RULE a packet of no known connection that matches it starts\n"
 "                    one (TCP, UDP, ICMP echo): the connection's packets both\n"
 "                    ways get the rule's targets; ICMP errors about it its verdict\n"
@@ -243,6 +250,10 @@ static int run_main(int argc, char **argv, const char *file, const char *script)
 		fprintf(stderr, "Error: -P (--prometheus) goes with show stats only\n");
 		return EXIT_USAGE;
 	}
+	if (opt_check && !file) {
+		fprintf(stderr, "Error: -c checks a file: it goes with -f FILE\n");
+		return EXIT_USAGE;
+	}
 	if (file)
 		return do_batch(file);
 	if (script)
@@ -266,13 +277,14 @@ int main(int argc, char **argv)
 		{ "batch",	required_argument, NULL, 'b' },
 		{ "prometheus",	no_argument, NULL, 'P' },
 		{ "dry-run",	no_argument, NULL, 'n' + 256 },
+		{ "check",	no_argument, NULL, 'c' },
 		{}
 	};
 	const char *file = NULL, *script = NULL;
 	bool json = false, pretty = false, prom = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jpPshVf:b:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpPshcVf:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -288,6 +300,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			opt_stats = true;
+			break;
+		case 'c':
+			opt_check = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -14,6 +14,7 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 	struct attrs a, ta, fa;
 	const struct nlattr *n;
 	char buf[64];
+	uint32_t prio;
 
 	attrs_parse(nlh, &a);
 	if (!a.tb[MMB_A_TABLE])
@@ -52,6 +53,9 @@ static int table_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("hits", " hits %llu", attr_u64(ta.tb[MMB_TABLE_A_HITS]));
 	print_u64("buckets", " buckets %llu", attr_u32(ta.tb[MMB_TABLE_A_BUCKETS]));
 	print_u64("chain_max", " chain-max %llu", attr_u32(ta.tb[MMB_TABLE_A_CHAIN_MAX]));
+	/* The highest priority of its rules (a bound), in text when not 0. */
+	prio = attr_u32(ta.tb[MMB_TABLE_A_PRIORITY]);
+	print_u64("priority", prio ? " priority %llu" : NULL, prio);
 	print_close_object();
 	print_text("\n");
 	return MNL_CB_OK;

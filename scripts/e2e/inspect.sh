@@ -151,13 +151,13 @@ check "schema: show stats" test "$(stats | keys keys_unsorted)" = \
 check "schema: show interfaces" test "$(in_r mmbctl -j show interfaces | keys '.[0] | [keys_unsorted, (.stats | keys_unsorted)]')" = \
 	'[["ifindex","ifname","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed"]]'
 check "schema: list" test "$(in_r mmbctl -j list | keys '.[0] | keys_unsorted')" = \
-	'["handle","rule","stateful","stats","matches","targets"]'
+	'["handle","rule","stateful","priority","stats","matches","targets"]'
 check "schema: trace" test "$(in_r mmbctl -j trace ip-saddr 10.0.2.2 ip-daddr 10.0.1.2 udp-sport 7003 udp-dport 40003 | keys keys_unsorted)" = \
 	'["packet","parse","rules","direction","related","connection","conn_new","conn_spoofed","verdict"]'
 check "schema: trace with a rewrite" test "$(in_r mmbctl -j trace udp-dport 7002 | keys '[keys_unsorted, (.rewritten | keys_unsorted), (.rules[0] | keys_unsorted)]')" = \
 	'[["packet","parse","rules","conn_new","conn_spoofed","verdict","rewritten"],["text","hex"],["handle","how","rule"]]'
 check "schema: show tables" test "$(in_r mmbctl -j show tables | keys '.[0] | keys_unsorted')" = \
-	'["index","fields","entries","rules","hits","buckets","chain_max"]'
+	'["index","fields","entries","rules","hits","buckets","chain_max","priority"]'
 check "schema: show connections" test "$(in_r mmbctl -j show connections | keys '.[0] | [keys_unsorted, (.orig | keys_unsorted)]')" = \
 	'[["proto","state","timeout","orig","reply","assured","rules"],["src","dst","sport","dport","packets","bytes"]]'
 check "schema: show settings" test "$(in_r mmbctl -j show settings | keys '[keys_unsorted, (.stats | keys_unsorted)]')" = \
