@@ -285,7 +285,7 @@ mmbctl add tcp-dport 80 acept
 t "a netfilter verdict in capitals: its word here" 2 'Error: unknown target or field "DROP", did you mean "drop"?
 mmbctl add all DROP
                ^~~~' -- add all DROP
-t "jump: no chains here" 2 'Error: unknown target or field "jump": mmb has no chains: every rule a packet matches applies
+t "jump: no chains here" 2 'Error: unknown target or field "jump": mmb has no chains: order rules with priority N (mmbctl import translates nft chains)
 mmbctl add tcp-dport 80 jump
                         ^~~~' -- add tcp-dport 80 jump
 t "a misspelled field before any match: field, and the nearest" 2 'Error: unknown field "ip-sadr", did you mean "ip-saddr"?

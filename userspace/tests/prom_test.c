@@ -20,6 +20,7 @@
 #include "rule.h"
 
 bool opt_stats;
+bool opt_check;
 static int n, failed;
 
 static void result(bool ok, const char *name)
