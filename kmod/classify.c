@@ -11,34 +11,66 @@
 
 #include "tables.h"
 
+/* Does @rule drop this packet (its dice say so, if it has dice)? */
+static bool mmb_rule_drops(const struct mmb_rule *rule)
+{
+	return rule->drop && (rule->drop_rate >= MMB_RATE_ALWAYS ||
+			      reciprocal_scale(get_random_u32(), MMB_RATE_ALWAYS) <
+			      rule->drop_rate);
+}
+
+/* The accept and drop of @rule at priority @prio, without its rewrites. */
+void mmb_verdict_judge_at(struct mmb_verdict *v, const struct mmb_rule *rule, u32 prio)
+{
+	bool drop = mmb_rule_drops(rule);
+
+	if (rule->accept || drop)
+		mmb_verdict_decide(v, prio, rule->accept, drop);
+}
+
 /* The accept and drop of @rule, without its rewrites. */
 void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
-	if (rule->accept)
-		v->accept = true;
-	if (rule->drop && (rule->drop_rate >= MMB_RATE_ALWAYS ||
-			   reciprocal_scale(get_random_u32(), MMB_RATE_ALWAYS) <
-			   rule->drop_rate))
-		v->drop = true;
+	mmb_verdict_judge_at(v, rule, rule->prio);
 }
 
-/* The rewrites of @rule, among the lowest handles of @v's, in order. */
-void mmb_verdict_rewrites(struct mmb_verdict *v, const struct mmb_rule *rule)
+/* Does rewrite @a (of priority @pa) come before @b's (@pb)? */
+static bool mmb_rewrite_before(const struct mmb_rule *a, u32 pa, const struct mmb_rule *b,
+			       u32 pb)
+{
+	return pa != pb ? pa > pb : a->handle < b->handle;
+}
+
+/*
+ * The rewrites of @rule at priority @prio, among the first of @v's in the
+ * order they apply in: by descending priority, then handle. Those a
+ * verdict cut off are not taken; those it cuts off later sort last and
+ * go first when the list is full, and mmb_verdict_settle() drops the rest.
+ */
+void mmb_verdict_rewrites_at(struct mmb_verdict *v, const struct mmb_rule *rule, u32 prio)
 {
 	unsigned int i;
 
-	if (!rule->rewrite)
+	if (!rule->rewrite || mmb_verdict_cut(v, prio))
 		return;
-	/* Keep the lowest handles, sorted: the order rewrites apply in. */
 	if (v->nrw == MMB_MAX_REWRITES) {
-		if (v->rw[v->nrw - 1]->handle < rule->handle)
+		if (mmb_rewrite_before(v->rw[v->nrw - 1], v->rwprio[v->nrw - 1], rule, prio))
 			return;
 		v->nrw--;
 	}
-	for (i = v->nrw; i > 0 && v->rw[i - 1]->handle > rule->handle; i--)
+	for (i = v->nrw; i > 0 && mmb_rewrite_before(rule, prio, v->rw[i - 1], v->rwprio[i - 1]);
+	     i--) {
 		v->rw[i] = v->rw[i - 1];
+		v->rwprio[i] = v->rwprio[i - 1];
+	}
 	v->rw[i] = rule;
+	v->rwprio[i] = prio;
 	v->nrw++;
+}
+
+void mmb_verdict_rewrites(struct mmb_verdict *v, const struct mmb_rule *rule)
+{
+	mmb_verdict_rewrites_at(v, rule, rule->prio);
 }
 
 void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
@@ -47,30 +79,45 @@ void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule)
 	mmb_verdict_rewrites(v, rule);
 }
 
+/* Once the verdict is known: the rewrites it cut off go. */
+void mmb_verdict_settle(struct mmb_verdict *v)
+{
+	while (v->nrw && mmb_verdict_cut(v, v->rwprio[v->nrw - 1]))
+		v->nrw--;
+}
+
 /*
  * A stateful rule @pkt matches: ignored for a packet of a known
- * connection; for another, among those its connection will keep, the
- * lowest handles, in order. The accept and drop of those wait for
- * mmb_conn_verdict(): a packet that may not start a connection does not
- * get them. A rule not kept is judged at once.
+ * connection, or if a verdict cut it off; for another, among those its
+ * connection will keep, the first by descending priority, then handle.
+ * The accept and drop of those wait for mmb_conn_verdict(): a packet that
+ * may not start a connection does not get them. A rule not kept is judged
+ * at once; one a verdict has cut off since is just left out.
  */
 static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
+	const struct mmb_rule *last;
 	unsigned int i;
 
-	if (v->conn)
+	if (v->conn || mmb_verdict_cut(v, rule->prio))
 		return false;
 	if (v->nsf == MMB_CONN_RULES) {
-		/* One is left out: no connection is made (mmb_conn_create()). */
-		v->sf_lost = true;
-		if (v->sf[v->nsf - 1]->handle < rule->handle) {
-			mmb_verdict_judge(v, rule);
-			return true;
+		last = v->sf[v->nsf - 1];
+		if (mmb_rewrite_before(last, last->prio, rule, rule->prio)) {
+			last = rule;
+		} else {
+			v->nsf--;
 		}
-		v->nsf--;
-		mmb_verdict_judge(v, v->sf[v->nsf]);
+		if (!mmb_verdict_cut(v, last->prio)) {
+			/* One is left out: no connection is made (mmb_conn_create()). */
+			v->sf_lost = true;
+			mmb_verdict_judge(v, last);
+		}
+		if (last == rule)
+			return true;
 	}
-	for (i = v->nsf; i > 0 && v->sf[i - 1]->handle > rule->handle; i--)
+	for (i = v->nsf; i > 0 && mmb_rewrite_before(rule, rule->prio, v->sf[i - 1],
+						      v->sf[i - 1]->prio); i--)
 		v->sf[i] = v->sf[i - 1];
 	v->sf[i] = rule;
 	v->nsf++;
@@ -92,10 +139,23 @@ static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
 	return !rule->slow || mmb_rule_match_slow(rule, pkt, skb);
 }
 
-/* The verdict of @rule, whose == matches and residues @pkt holds. */
+/*
+ * A verdict at priority @prio that the header image under the tables'
+ * masks decides alone: no table of lower priority can change it.
+ */
+static __always_inline void mmb_verdict_floor(struct mmb_verdict *v, u32 prio)
+{
+	if ((u64)prio + 1 > v->floor)
+		v->floor = (u64)prio + 1;
+}
+
+/*
+ * The verdict of @rule, whose == matches and residues @pkt holds; @exact:
+ * it has no residues.
+ */
 static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
-					     const struct mmb_pkt *pkt,
-					     struct sk_buff *skb, struct mmb_verdict *v)
+					     const struct mmb_pkt *pkt, struct sk_buff *skb,
+					     struct mmb_verdict *v, bool exact)
 {
 	if (!mmb_rule_slow_holds(rule, pkt, skb))
 		return;
@@ -108,9 +168,15 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 	}
 	mmb_stats_count(rule->stats, skb);
 	mmb_verdict_add(v, rule);
+	if (exact && !rule->slow && (rule->accept || (rule->drop &&
+						      rule->drop_rate >= MMB_RATE_ALWAYS)))
+		mmb_verdict_floor(v, rule->prio);
 }
 
-/* Every rule of a table entry that @pkt matches. */
+/*
+ * Every rule of a table entry that @pkt matches, but those a verdict found
+ * cut off, which are not counted either.
+ */
 void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		       struct sk_buff *skb, struct mmb_verdict *v)
 {
@@ -119,40 +185,45 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 	const struct mmb_rvec *rv;
 	unsigned int i;
 
-	if (hot) {		/* a lone simple rule: the entry's line has it all */
+	if (hot) {		/* a lone simple rule of priority 0: the entry's line has it all */
+		if (mmb_verdict_cut(v, 0))
+			return;
 		mmb_stats_count((__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS),
 				skb);
-		if (hot & MMB_HOT_ACCEPT)
-			v->accept = true;
-		if (hot & MMB_HOT_DROP)
-			v->drop = true;
+		mmb_verdict_decide(v, 0, hot & MMB_HOT_ACCEPT, hot & MMB_HOT_DROP);
+		mmb_verdict_floor(v, 0);
 		return;
 	}
 	rv = rcu_dereference(e->rules);
 	lone = mmb_rvec_lone(rv);
 	if (lone) {		/* no list: the rule alone, without residues */
-		mmb_verdict_rule(lone, pkt, skb, v);
+		if (!mmb_verdict_cut(v, lone->prio))
+			mmb_verdict_rule(lone, pkt, skb, v, true);
 		return;
 	}
 	if (rv->flags & MMB_RV_SIMPLE) {
+		/* Those of the list's highest priority decide; the others are cut off. */
+		if (!rv->n || mmb_verdict_cut(v, rv->prio))
+			return;
 		for (i = 0; i < rv->n; i++)
-			mmb_stats_count(rv->r[i].stats, skb);
-		if (rv->flags & MMB_RV_ACCEPT)
-			v->accept = true;
-		if (rv->flags & MMB_RV_DROP)
-			v->drop = true;
+			if (rv->r[i].prio == rv->prio)
+				mmb_stats_count(rv->r[i].stats, skb);
+		mmb_verdict_decide(v, rv->prio, rv->flags & MMB_RV_ACCEPT,
+				   rv->flags & MMB_RV_DROP);
+		mmb_verdict_floor(v, rv->prio);
 		return;
 	}
 	for (i = 0; i < rv->n; i++) {
 		const struct mmb_rref *r = &rv->r[i];
 
-		if (mmb_rref_resid(rv, r, pkt))
-			mmb_verdict_rule(r->rule, pkt, skb, v);
+		if (!mmb_verdict_cut(v, r->prio) && mmb_rref_resid(rv, r, pkt))
+			mmb_verdict_rule(r->rule, pkt, skb, v, !r->nres);
 	}
 }
 
 /*
- * Add to @v the verdict of every rule @pkt matches. With BH off (the datapath) a
+ * Add to @v the verdict of every rule @pkt matches, but those a verdict of
+ * higher priority cuts off. With BH off (the datapath) a
  * ruleset with a cache looks there first; elsewhere a softirq on the same
  * CPU could tear a cache entry, so the cache is left alone.
  */
@@ -184,6 +255,14 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		const struct mmb_mask *mask = mv->m[i];
 		const struct mmb_entry *e;
 
+		/*
+		 * The early stop: this table and those after it hold no rule of
+		 * a priority a verdict found leaves uncut. The cache entry then
+		 * lists the entries found so far: its packets' verdicts were
+		 * found by the same rules, from the same image (v->floor).
+		 */
+		if ((u64)mmb_mvec_prio(mv)[i] + 1 < v->floor)
+			break;
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
 		if (!e)

@@ -846,15 +846,18 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 /*
  * A packet of no connection that matched stateful rules: it gets their
- * accept and drop and starts a connection, unless the verdict drops it
- * (as nf_conntrack, which confirms a connection only once its first packet
- * made it through) or the reverse-path check refuses it: then it is judged
- * by its stateless rules alone, without the stateful rules' rewrites.
+ * accept and drop, at their priorities, and starts a connection with
+ * those the verdict leaves uncut, unless the verdict drops it (as
+ * nf_conntrack, which confirms a connection only once its first packet
+ * made it through), or cuts them all off, or the reverse-path check
+ * refuses it: then it is judged by its stateless rules alone, without the
+ * stateful rules' rewrites.
  */
 static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			  const struct sk_buff *skb, struct mmb_verdict *v)
 {
 	bool accept = v->accept, drop = v->drop;
+	u32 prio = v->prio;
 	unsigned int i, n;
 	int err;
 
@@ -862,11 +865,17 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_verdict_judge(v, v->sf[i]);
 	if (v->drop && !v->accept)
 		return 0;
+	/* Sorted by descending priority: those cut off are last. */
+	while (v->nsf && mmb_verdict_cut(v, v->sf[v->nsf - 1]->prio))
+		v->nsf--;
+	if (!v->nsf)
+		return 0;
 	err = mmb_conn_create(mc, pkt, skb, v);
 	if (err != -EXDEV)
 		return err;
 	v->accept = accept;
 	v->drop = drop;
+	v->prio = prio;
 	for (i = 0, n = 0; i < v->nrw; i++)
 		if (!v->rw[i]->stateful)
 			v->rw[n++] = v->rw[i];
@@ -888,13 +897,15 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!c)
 		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
+	/* At their connection priority, which cuts off as any other. */
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
+		if (mmb_verdict_cut(v, rule->conn_prio))
+			continue;
 		mmb_stats_count(rule->stats, skb);
-		if (v->related)
-			mmb_verdict_judge(v, rule);
-		else
-			mmb_verdict_add(v, rule);
+		mmb_verdict_judge_at(v, rule, rule->conn_prio);
+		if (!v->related)
+			mmb_verdict_rewrites_at(v, rule, rule->conn_prio);
 	}
 	/* A later fragment has no L4 header to move the state on with. */
 	if (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER)

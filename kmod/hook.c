@@ -82,6 +82,7 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	}
 	if (v.drop && !v.accept)
 		return mmb_drop(md, skb, MMB_DROP_RULE);
+	mmb_verdict_settle(&v);
 	/* A first fragment: what its datagram's later ones are to get. */
 	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
 		     MMB_KF_FRAG))

@@ -35,7 +35,7 @@ struct net_device *mmb_nl_dev_lookup(struct net *net, const struct nlattr *ifind
 
 extern const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1];
 extern const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1];
-extern const struct nla_policy mmb_batch_policy[MMB_A_OP + 1];
+extern const struct nla_policy mmb_batch_policy[MMB_A_CHECK + 1];
 int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info);

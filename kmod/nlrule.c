@@ -42,6 +42,8 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_MATCHES]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
 	[MMB_RULE_A_TARGETS]	= NLA_POLICY_NESTED_ARRAY(mmb_target_policy),
 	[MMB_RULE_A_STATEFUL]	= { .type = NLA_FLAG },
+	[MMB_RULE_A_PRIORITY]	= { .type = NLA_U32 },
+	[MMB_RULE_A_CONN_PRIORITY] = { .type = NLA_U32 },
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -55,8 +57,9 @@ static const struct nla_policy mmb_batch_op_policy[MMB_BATCH_A_MAX + 1] = {
 	[MMB_BATCH_A_SETTINGS]	= NLA_POLICY_NESTED(mmb_set_policy),
 };
 
-const struct nla_policy mmb_batch_policy[MMB_A_OP + 1] = {
+const struct nla_policy mmb_batch_policy[MMB_A_CHECK + 1] = {
 	[MMB_A_OP]		= NLA_POLICY_NESTED(mmb_batch_op_policy),
+	[MMB_A_CHECK]		= { .type = NLA_FLAG },
 };
 
 /*
@@ -260,6 +263,14 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 	r->spec.nmatches = 0;
 	r->spec.ntargets = 0;
 	r->spec.stateful = nla_get_flag(tb[MMB_RULE_A_STATEFUL]);
+	r->spec.prio = tb[MMB_RULE_A_PRIORITY] ? nla_get_u32(tb[MMB_RULE_A_PRIORITY]) : 0;
+	r->spec.conn_prio = tb[MMB_RULE_A_CONN_PRIORITY] ?
+			    nla_get_u32(tb[MMB_RULE_A_CONN_PRIORITY]) : r->spec.prio;
+	if (tb[MMB_RULE_A_CONN_PRIORITY] && !r->spec.stateful) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_CONN_PRIORITY],
+				    "a connection priority is for stateful rules only");
+		return ERR_PTR(-EINVAL);
+	}
 	ret = mmb_nl_parse_rule(tb, r, extack);
 	if (ret)
 		return ERR_PTR(ret);
@@ -553,10 +564,12 @@ err:
  * fail. Devices already enabled stay as they are. Under RTNL, only what
  * must be: the devices' steps, and publishing between them (a device
  * attached sees the new rules); the grace period and the walk of the
- * connections after it come once RTNL is released.
+ * connections after it come once RTNL is released. A batch that is only
+ * to be checked (@check) stops short of publishing and undoes the rest.
  */
 static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
-			       struct genl_info *info, const struct mmb_nl_batch_late *late)
+			       struct genl_info *info, const struct mmb_nl_batch_late *late,
+			       bool check)
 {
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
@@ -577,6 +590,14 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 			mmb_txn_abort(txn);
 			return err;
 		}
+	}
+	if (check) {		/* everything that could fail did not: undo it all */
+		list_for_each_entry_safe(md, tmp, &prepared, list)
+			mmb_dev_unprepare(md);
+		if (late->enables)
+			rtnl_unlock();
+		mmb_txn_abort(txn);
+		return 0;
 	}
 	mmb_txn_publish(txn);
 	list_for_each_entry_safe(md, tmp, &prepared, list) {
@@ -628,7 +649,8 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		mmb_txn_abort(&txn);
 	else
-		err = mmb_nl_batch_commit(mn, &txn, info, &late);
+		err = mmb_nl_batch_commit(mn, &txn, info, &late,
+					  nla_get_flag(info->attrs[MMB_A_CHECK]));
 out:
 	mmb_stats_pool_end(&pool);
 	kfree(r);
@@ -718,6 +740,9 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    mmb_nl_put_matches(skb, rule) ||
 	    mmb_nl_put_targets(skb, rule) ||
 	    (rule->stateful && nla_put_flag(skb, MMB_RULE_A_STATEFUL)) ||
+	    (rule->prio && nla_put_u32(skb, MMB_RULE_A_PRIORITY, rule->prio)) ||
+	    (rule->conn_prio != rule->prio &&
+	     nla_put_u32(skb, MMB_RULE_A_CONN_PRIORITY, rule->conn_prio)) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -807,6 +832,7 @@ static int mmb_nl_table_fill(struct sk_buff *skb, unsigned int index,
 	    nla_put_u32(skb, MMB_TABLE_A_RULES, info->rules) ||
 	    nla_put_u32(skb, MMB_TABLE_A_BUCKETS, info->buckets) ||
 	    nla_put_u32(skb, MMB_TABLE_A_CHAIN_MAX, info->chain_max) ||
+	    nla_put_u32(skb, MMB_TABLE_A_PRIORITY, info->prio) ||
 	    nla_put_u64_64bit(skb, MMB_TABLE_A_HITS, info->hits, MMB_TABLE_A_PAD)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

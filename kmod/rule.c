@@ -637,6 +637,8 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	refcount_set(&rule->ref, 1);
 	rule->family = family;
 	rule->l4 = l4;
+	rule->prio = spec->prio;
+	rule->conn_prio = spec->stateful ? spec->conn_prio : spec->prio;
 	mmb_rule_fill(rule, spec);
 	return rule;
 }
@@ -732,7 +734,7 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
 	unsigned int i;
 	u32 h;
 
-	h = jhash_2words(mmb_rule_what(rule), rule->drop_rate, 0);
+	h = jhash_3words(mmb_rule_what(rule), rule->drop_rate, rule->prio, rule->conn_prio);
 	h = jhash(rule->m, rule->nmatches * sizeof(rule->m[0]), h);
 	for (i = 0; i < rule->ntargets; i++)
 		h = jhash_3words(t[i].type | t[i].plen << 8 | t[i].vlen << 16 |
@@ -744,7 +746,7 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
 /*
  * Do @a and @b do the same (as "list" would show them, handles and
  * counters aside): the same matches with the same operators and values,
- * the same targets, the same verdict, both stateful or neither?
+ * the same targets, the same verdict and priorities, both stateful or neither?
  */
 bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 {
@@ -754,6 +756,7 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	/* A match is five bytes, no padding: compared whole. */
 	BUILD_BUG_ON(sizeof(struct mmb_match) != 5);
 	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
+	    a->prio != b->prio || a->conn_prio != b->conn_prio ||
 	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])))
 		return false;
 	/* A target has a padding byte: field by field. */

@@ -55,6 +55,8 @@ struct mmb_rule_spec {
 	unsigned int nmatches;
 	unsigned int ntargets;
 	bool stateful;
+	u32 prio;
+	u32 conn_prio;		/* of a stateful rule's connections */
 	struct mmb_match_spec m[MMB_MAX_MATCHES];
 	struct mmb_target_spec t[MMB_MAX_TARGETS];
 	struct mmb_rule_image img;	/* of the rule created last from it */
@@ -118,6 +120,8 @@ struct mmb_rule {
 	bool opts:1;		/* has option targets that may change a list's length */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
+	u32 prio;		/* higher wins (docs/priorities.md) */
+	u32 conn_prio;		/* its connections' later packets' (stateful) */
 	struct mmb_pcpu_stats __percpu *stats;
 	struct mmb_stats_block *sblk;	/* where @stats lives */
 	struct rcu_head rcu;

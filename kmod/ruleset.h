@@ -94,6 +94,7 @@ struct mmb_table_info {
 	unsigned int buckets;
 	unsigned int chain_max;	/* most entries in one bucket */
 	unsigned int merged_max;	/* most rules with residues in one entry */
+	u32 prio;			/* at least its rules' highest */
 	u64 hits;
 	const struct mmb_rule *first;	/* its == matches name the mask's fields */
 	struct mmb_key mask;		/* within the mask of each of its rules */
@@ -103,8 +104,15 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 		      struct mmb_table_info *info);
 
 /*
- * The verdict of every rule a packet matches: accept beats drop, drop
- * beats rewrites, and the rules with rewrites, in handle order. A packet of
+ * The verdict of every rule a packet matches: that of the highest priority
+ * among the rules that accept or drop it (@prio), where accept beats
+ * drop; drop beats rewrites; and the rules with rewrites of that priority
+ * or higher (until mmb_verdict_settle(), some of lower priority too), by
+ * descending priority (@rwprio), then handle. Rules of lower priority than
+ * a verdict are cut off: they do not apply. @floor is 1 + the highest
+ * priority a rule decided at whose match the header image under the
+ * tables' masks decides alone (no slow matches, no residues, no dice):
+ * the lookup stops before a table of lower priority. A packet of
  * a known connection (@conn, in direction @dir) gets its connection's rules
  * too, and stateful rules do not apply to it again; one of no connection
  * collects the stateful rules it matches (@sf, the lowest handles), for
@@ -122,10 +130,13 @@ struct mmb_verdict {
 	u8 nsf;
 	bool sf_lost;		/* more stateful rules matched than @sf holds */
 	unsigned int nrw;
+	u32 prio;		/* of @accept and @drop, when either is set */
+	u64 floor;
 	struct mmb_conn *conn;
 	const struct mmb_rule *sf[MMB_CONN_RULES];
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
+	u32 rwprio[MMB_MAX_REWRITES];
 };
 
 static inline void mmb_verdict_init(struct mmb_verdict *v)
@@ -137,12 +148,44 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->nsf = 0;
 	v->sf_lost = false;
 	v->nrw = 0;
+	v->prio = 0;
+	v->floor = 0;
 	v->conn = NULL;
 }
 
+/* Is a rule of priority @prio cut off by @v's verdict so far? */
+static __always_inline bool mmb_verdict_cut(const struct mmb_verdict *v, u32 prio)
+{
+	return (v->accept || v->drop) && prio < v->prio;
+}
+
+/*
+ * An accept or a drop (not neither) at priority @prio: it replaces a
+ * verdict of lower priority, joins one of its own, and is cut off by one
+ * of higher.
+ */
+static __always_inline void mmb_verdict_decide(struct mmb_verdict *v, u32 prio, bool accept,
+					       bool drop)
+{
+	if (v->accept || v->drop) {
+		if (prio < v->prio)
+			return;
+		if (prio > v->prio) {
+			v->accept = false;
+			v->drop = false;
+		}
+	}
+	v->prio = prio;
+	v->accept |= accept;
+	v->drop |= drop;
+}
+
 void mmb_verdict_judge(struct mmb_verdict *v, const struct mmb_rule *rule);
+void mmb_verdict_judge_at(struct mmb_verdict *v, const struct mmb_rule *rule, u32 prio);
 void mmb_verdict_add(struct mmb_verdict *v, const struct mmb_rule *rule);
 void mmb_verdict_rewrites(struct mmb_verdict *v, const struct mmb_rule *rule);
+void mmb_verdict_rewrites_at(struct mmb_verdict *v, const struct mmb_rule *rule, u32 prio);
+void mmb_verdict_settle(struct mmb_verdict *v);
 
 int __init mmb_tables_init(void);
 void mmb_tables_exit(void);

@@ -45,10 +45,18 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 	r->stats = rule->stats;
 	r->res = rv->nres;
 	r->nres = nres;
+	r->prio = rule->prio;
 	memcpy(mmb_rvec_res(rv) + rv->nres, res, nres * sizeof(*res));
 	rv->nres += nres;
 	if (nres || !mmb_rule_simple(rule))
 		rv->flags &= ~MMB_RV_SIMPLE;
+	/* The verdict of the highest priority's rules only. */
+	if (i == 0 || rule->prio > rv->prio) {
+		rv->flags &= ~(MMB_RV_ACCEPT | MMB_RV_DROP);
+		rv->prio = rule->prio;
+	} else if (rule->prio < rv->prio) {
+		return;
+	}
 	if (rule->accept)
 		rv->flags |= MMB_RV_ACCEPT;
 	if (rule->drop)
@@ -77,15 +85,18 @@ static unsigned long mmb_hot_word(struct mmb_pcpu_stats __percpu *stats, bool ac
 	return hot;
 }
 
-/* The hot word of a list or a lone rule: nonzero for one simple rule. */
+/*
+ * The hot word of a list or a lone rule: nonzero for one simple rule of
+ * priority 0 (the word has no room for another).
+ */
 static unsigned long mmb_rvec_hot(const struct mmb_rvec *rv)
 {
 	const struct mmb_rule *lone = mmb_rvec_lone(rv);
 
 	if (lone)
-		return mmb_rule_simple(lone) ?
+		return mmb_rule_simple(lone) && !lone->prio ?
 		       mmb_hot_word(lone->stats, lone->accept, lone->drop) : 0;
-	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE))
+	if (rv->n != 1 || !(rv->flags & MMB_RV_SIMPLE) || rv->prio)
 		return 0;
 	return mmb_hot_word(rv->r[0].stats, rv->flags & MMB_RV_ACCEPT, rv->flags & MMB_RV_DROP);
 }
@@ -431,29 +442,71 @@ void mmb_tables_destroy(struct mmb_ruleset *rs)
 	kfree(mv);
 }
 
-/* Publish the mask list with @add appended, or without @del. */
-static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
-			    struct mmb_mask *del)
+/* The priority @mask has in a list being built: @prio if it is @raise. */
+static u32 mmb_mask_prio(const struct mmb_mask *mask, const struct mmb_mask *raise, u32 prio)
+{
+	return mask == raise ? prio : mask->prio;
+}
+
+/*
+ * A new mask list, not published: the current one with @add appended, or
+ * without @del, and @raise (if not NULL) at priority @prio, in lookup
+ * order (by descending priority; as before among equals).
+ */
+static struct mmb_mvec *mmb_masks_build(struct mmb_ruleset *rs, struct mmb_mask *add,
+					struct mmb_mask *del, struct mmb_mask *raise, u32 prio)
 {
 	struct mmb_mvec *old = mmb_masks(rs), *mv;
 	unsigned int i, j, n = old ? old->n : 0;
+	struct mmb_mask *m;
+	u32 *p;
 
-	mv = kzalloc(struct_size(mv, m, n + 1), GFP_KERNEL_ACCOUNT);
+	mv = kzalloc(struct_size(mv, m, n + 1) + (n + 1) * sizeof(u32), GFP_KERNEL_ACCOUNT);
 	if (!mv)
-		return -ENOMEM;
+		return NULL;
 	for (i = 0; i < n; i++)
 		if (old->m[i] != del)
 			mv->m[mv->n++] = old->m[i];
 	if (add)
 		mv->m[mv->n++] = add;
-	for (i = 0; i < mv->n; i++)
+	/* Insertion sort: the list is in order but for one mask at most. */
+	for (i = 1; i < mv->n; i++) {
+		m = mv->m[i];
+		for (j = i; j > 0 && mmb_mask_prio(mv->m[j - 1], raise, prio) <
+				     mmb_mask_prio(m, raise, prio); j--)
+			mv->m[j] = mv->m[j - 1];
+		mv->m[j] = m;
+	}
+	p = (u32 *)mmb_mvec_prio(mv);
+	for (i = 0; i < mv->n; i++) {
+		p[i] = mmb_mask_prio(mv->m[i], raise, prio);
 		for (j = 0; j < MMB_KEY_CHUNKS; j++) {
 			mv->any.c[j].w[0] |= mv->m[i]->m.c[j].w[0];
 			mv->any.c[j].w[1] |= mv->m[i]->m.c[j].w[1];
 		}
+	}
+	return mv;
+}
+
+/* Publish @mv, from mmb_masks_build(), in place of the current list. */
+static void mmb_masks_publish(struct mmb_ruleset *rs, struct mmb_mvec *mv)
+{
+	struct mmb_mvec *old = mmb_masks(rs);
+
 	rcu_assign_pointer(rs->masks, mv);
 	if (old)
 		mmb_retire(rs, &old->rcu, mmb_mvec_free_rcu);
+}
+
+/* Publish the mask list with @add appended, or without @del. */
+static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
+			    struct mmb_mask *del)
+{
+	struct mmb_mvec *mv = mmb_masks_build(rs, add, del, NULL, 0);
+
+	if (!mv)
+		return -ENOMEM;
+	mmb_masks_publish(rs, mv);
 	return 0;
 }
 
@@ -682,6 +735,7 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 	struct mmb_chunk key[MMB_KEY_CHUNKS];
 	struct mmb_resid res[MMB_KEY_WORDS];
 	struct mmb_mask *mask, *new_mask = NULL;
+	struct mmb_mvec *raised = NULL;
 	struct mmb_entry *e;
 	unsigned int nres;
 	int err;
@@ -694,11 +748,19 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		mask = mmb_mask_create(mmb_mask_find(rs, &relaxed) ? &img->mask : &relaxed);
 		if (!mask)
 			return -ENOMEM;
+		mask->prio = rule->prio;
 		new_mask = mask;
+	} else if (rule->prio > mask->prio) {
+		/* The table's new priority, in order, once the rule is in. */
+		raised = mmb_masks_build(rs, NULL, NULL, mask, rule->prio);
+		if (!raised)
+			return -ENOMEM;
 	}
 	nres = mmb_resid_of(mask, img, res);
-	if (e)		/* an existing entry: one published list replaces another */
-		return mmb_rules_update(rs, mask, e, rule, res, nres, NULL);
+	if (e) {	/* an existing entry: one published list replaces another */
+		err = mmb_rules_update(rs, mask, e, rule, res, nres, NULL);
+		goto out;
+	}
 	mmb_mask_key(mask, &img->key, key);
 	err = mmb_entry_add(rs, mask, key, rule, res, nres);
 	if (err || !new_mask)
@@ -710,6 +772,12 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 out:
 	if (err && new_mask)
 		mmb_mask_destroy(rs, new_mask);		/* its table may hold the entry */
+	if (raised && err) {
+		kfree(raised);
+	} else if (raised) {
+		mask->prio = rule->prio;
+		mmb_masks_publish(rs, raised);
+	}
 	return err;
 }
 
@@ -793,6 +861,7 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 	memset(info, 0, sizeof(*info));
 	info->buckets = t->size_mask + 1;
 	info->mask = mask->m;
+	info->prio = mask->prio;
 	for (i = 0; i <= t->size_mask; i++) {
 		unsigned int chain = 0;
 

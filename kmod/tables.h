@@ -95,17 +95,25 @@ struct mmb_resid {
 	u32 word;		/* of the image, u64 */
 };
 
-/* A rule of an entry, with its counters: all a simple rule's hit reads. */
+/*
+ * A rule of an entry, with its counters and priority: all a simple rule's
+ * hit reads, and what a walk needs to skip a rule a verdict cut off.
+ */
 struct mmb_rref {
 	struct mmb_rule *rule;
 	struct mmb_pcpu_stats __percpu *stats;
 	u16 res;		/* its residues: the list's res[res, res + nres) */
 	u16 nres;
+	u32 prio;		/* the rule's */
 };
 
-/* Every rule of the list only accepts or always drops, without slow checks. */
+/*
+ * Every rule of the list only accepts or always drops, without slow
+ * checks or residues: a hit on the entry is a hit on each of them, and the
+ * verdict is that of those of the highest priority (@prio of the list).
+ */
 #define MMB_RV_SIMPLE	0x1
-#define MMB_RV_ACCEPT	0x2	/* one of them accepts */
+#define MMB_RV_ACCEPT	0x2	/* one of those of the highest priority accepts */
 #define MMB_RV_DROP	0x4	/* one of them drops */
 
 /*
@@ -122,6 +130,7 @@ struct mmb_rvec {
 	u8 flags;			/* MMB_RV_* */
 	u8 dead_nkey;			/* chunks of key of @dead */
 	u16 nres;
+	u32 prio;			/* the highest of its rules' */
 	struct mmb_rref r[];
 };
 
@@ -175,9 +184,9 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
  * the entry or walks past it. It is linked into its mask's table by
  * next[table->ver]; a resize links it into the new table by the other
  * link while readers may still walk the old one (as Open vSwitch's flow
- * table does). @hot holds what a hit on a lone simple rule needs, its
- * counters and its verdict, so that such a hit (the common case: one rule
- * per key) never reads the list.
+ * table does). @hot holds what a hit on a lone simple rule of priority 0
+ * needs, its counters and its verdict, so that such a hit (the common
+ * case: one rule per key) never reads the list or the rule.
  */
 struct mmb_entry {
 	struct mmb_entry __rcu *next[2];
@@ -239,17 +248,32 @@ struct mmb_mask {
 	unsigned int entries;
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
+	u32 prio;			/* at least its rules' highest; writers' */
 	struct mmb_table __rcu *tbl;
 	struct rcu_head rcu;
 };
 
-/* The masks of a ruleset, in lookup order. */
+/*
+ * The masks of a ruleset, in lookup order: by descending priority (the
+ * highest of each table's rules, or more), which follow the masks in the
+ * same allocation (mmb_mvec_prio()). A table's priority is raised with a
+ * new list, in order; it is not lowered when its rules go (a bound is
+ * enough), until a batch builds the tables again. The lookup stops before
+ * a table whose priority is below a verdict found (classify.c), as Open
+ * vSwitch's classifier does with its subtables' maximum priorities.
+ */
 struct mmb_mvec {
 	struct rcu_head rcu;
 	unsigned int n;
 	struct mmb_key any;		/* the bits any of the masks looks at */
-	struct mmb_mask *m[];
+	struct mmb_mask *m[];		/* then u32 prio[n] */
 };
+
+/* The priorities of @mv's tables, as they were when it was published. */
+static __always_inline const u32 *mmb_mvec_prio(const struct mmb_mvec *mv)
+{
+	return (const u32 *)&mv->m[mv->n];
+}
 
 int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		      const struct mmb_rule_image *img);

@@ -44,9 +44,13 @@ const struct nla_policy mmb_trace_cmd_policy[MMB_A_TRACE + 1] = {
 	[MMB_A_TRACE]		= NLA_POLICY_NESTED(mmb_trace_policy),
 };
 
-/* The accept and drop of rules. */
+/*
+ * The accept and drop of rules: at @prio; and the highest priority of a
+ * random drop (@rprio), which may or may not drop.
+ */
 struct mmb_trace_judged {
 	bool accept, drop, drop_random;
+	u32 prio, rprio;
 };
 
 /* What a trace found. */
@@ -55,6 +59,7 @@ struct mmb_trace {
 	struct mmb_trace_judged j;	/* of every rule that applies */
 	struct mmb_trace_judged sf;	/* of the stateful ones, if a connection starts */
 	bool starts;			/* stateful rules matched, no connection known */
+	u64 sftop;			/* 1 + the highest priority of those */
 	unsigned int n;
 	const struct mmb_rule *rule[MMB_TRACE_RULES];	/* by handle */
 	u8 how[MMB_TRACE_RULES];	/* enum mmb_trace_how */
@@ -86,14 +91,35 @@ static void mmb_trace_note(struct mmb_trace *t, const struct mmb_rule *rule, u8 
 	t->n++;
 }
 
-/* The accept and drop of @rule, without the dice of a random drop. */
-static void mmb_trace_judge(struct mmb_trace_judged *j, const struct mmb_rule *rule)
+/* A verdict at @prio, as mmb_verdict_decide() takes it; a random drop noted. */
+static void mmb_trace_decide(struct mmb_trace_judged *j, u32 prio, bool accept, bool drop,
+			     bool drop_random)
 {
-	j->accept |= rule->accept;
-	if (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS)
-		j->drop = true;
-	else if (rule->drop)
+	if (drop_random && (!j->drop_random || prio > j->rprio)) {
 		j->drop_random = true;
+		j->rprio = prio;
+	}
+	if (!accept && !drop)
+		return;
+	if (j->accept || j->drop) {
+		if (prio < j->prio)
+			return;
+		if (prio > j->prio) {
+			j->accept = false;
+			j->drop = false;
+		}
+	}
+	j->prio = prio;
+	j->accept |= accept;
+	j->drop |= drop;
+}
+
+/* The accept and drop of @rule at @prio, without the dice of a random drop. */
+static void mmb_trace_judge(struct mmb_trace_judged *j, const struct mmb_rule *rule, u32 prio)
+{
+	bool always = rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS;
+
+	mmb_trace_decide(j, prio, rule->accept, always, rule->drop && !always);
 }
 
 /* A rule the packet matches, as mmb_verdict_entry() would take it. */
@@ -105,10 +131,12 @@ static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 		mmb_trace_note(t, rule, MMB_TRACE_IGNORED);
 		return;
 	}
-	if (rule->stateful)
+	if (rule->stateful) {
 		t->starts = true;
+		t->sftop = max_t(u64, t->sftop, (u64)rule->prio + 1);
+	}
 	mmb_trace_note(t, rule, rule->stateful ? MMB_TRACE_STATEFUL : MMB_TRACE_MATCHED);
-	mmb_trace_judge(rule->stateful ? &t->sf : &t->j, rule);
+	mmb_trace_judge(rule->stateful ? &t->sf : &t->j, rule, rule->prio);
 	mmb_verdict_rewrites(&t->v, rule);
 }
 
@@ -122,19 +150,22 @@ static void mmb_trace_conn(struct mmb_trace *t)
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
 		mmb_trace_note(t, rule, MMB_TRACE_CONN);
-		mmb_trace_judge(&t->j, rule);
+		mmb_trace_judge(&t->j, rule, rule->conn_prio);
 		if (!t->v.related)
-			mmb_verdict_rewrites(&t->v, rule);
+			mmb_verdict_rewrites_at(&t->v, rule, rule->conn_prio);
 	}
 }
 
+/* A random drop above the verdict may drop; one below it is cut off. */
 static u8 mmb_trace_verdict(const struct mmb_trace_judged *j)
 {
-	if (j->accept)
-		return MMB_TRACE_ACCEPT;
-	if (j->drop)
+	bool decided = j->accept || j->drop;
+
+	if (j->drop && !j->accept)
 		return MMB_TRACE_DROP;
-	return j->drop_random ? MMB_TRACE_DROP_RANDOM : MMB_TRACE_PASS;
+	if (j->drop_random && (!decided || j->rprio > j->prio))
+		return MMB_TRACE_DROP_RANDOM;
+	return j->accept ? MMB_TRACE_ACCEPT : MMB_TRACE_PASS;
 }
 
 /*
@@ -152,14 +183,19 @@ static u8 mmb_trace_start(struct mmb_trace *t, struct mmb_conns *mc,
 	unsigned int i, n;
 	u8 verdict;
 
-	all.accept |= t->sf.accept;
-	all.drop |= t->sf.drop;
-	all.drop_random |= t->sf.drop_random;
+	mmb_trace_decide(&all, t->sf.prio, t->sf.accept, t->sf.drop, false);
+	if (t->sf.drop_random)
+		mmb_trace_decide(&all, t->sf.rprio, false, false, true);
 	verdict = mmb_trace_verdict(&all);
-	*starts = verdict != MMB_TRACE_DROP && mmb_conn_would_start(mc, pkt, skb);
+	/* Stateful rules the verdict cuts off all: no connection. */
+	*starts = verdict != MMB_TRACE_DROP &&
+		  !((all.accept || all.drop) && t->sftop < (u64)all.prio + 1) &&
+		  mmb_conn_would_start(mc, pkt, skb);
 	*spoofed = *starts && mmb_conn_spoofed(mc, pkt, skb->dev);
-	if (!*spoofed)
+	if (!*spoofed) {
+		t->j = all;
 		return verdict;
+	}
 	*starts = false;
 	for (i = 0, n = 0; i < t->v.nrw; i++)
 		if (!t->v.rw[i]->stateful)
@@ -434,6 +470,11 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 		verdict = mmb_trace_start(t, &mn->conns, &pkt, skb, &starts, &spoofed);
 	else
 		verdict = mmb_trace_verdict(&t->j);
+	/* The rewrites the verdict cuts off go, as in the datapath. */
+	t->v.accept = t->j.accept;
+	t->v.drop = t->j.drop;
+	t->v.prio = t->j.prio;
+	mmb_verdict_settle(&t->v);
 	if (nla_put_u8(msg, MMB_TRACE_A_PARSE, parse) || mmb_trace_put_rules(msg, t) ||
 	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
 	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||

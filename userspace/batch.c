@@ -365,6 +365,9 @@ static int batch_run(struct batch *b)
 	ret = parse_all(b);
 	if (ret || !b->n)
 		goto out;
+	/* After the operations: their offsets stay as locate() finds them. */
+	if (opt_check)
+		mnl_attr_put(b->req->nlh, MMB_A_CHECK, 0, NULL);
 	if (mmb_nl_sndbuf(b->req->nlh->nlmsg_len, &err) ||
 	    mmb_nl_talk(b->req, NULL, NULL, &err)) {
 		locate(b, &err);

@@ -131,6 +131,7 @@ struct out_rule {
 	unsigned int group;	/* same group, same priority */
 	bool stateful;
 	bool lowest;		/* the policy: priority 0 */
+	unsigned int conn_group;	/* stateful: its connections' priority */
 };
 
 struct imp {
@@ -142,6 +143,7 @@ struct imp {
 	struct chain *base;
 	const char *policy;
 	bool stateful;		/* after ct state established,related accept */
+	unsigned int est_group;	/* that rule's place */
 	/* The rule being translated, for errors. */
 	struct chain *at_chain;
 	json_int_t at_handle;
@@ -1370,6 +1372,7 @@ static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const c
 			o->group = im->group;
 			o->stateful = stateful;
 			o->lowest = im->lowest;
+			o->conn_group = im->est_group;
 		}
 	}
 	return 0;
@@ -1495,6 +1498,8 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 					     "flow; say policy drop");
 			else
 				im->stateful = true;
+			/* its place: the priority of the connections' packets */
+			im->est_group = ++im->group;
 			dnf_free(&d);
 			continue;
 		}
@@ -1846,8 +1851,14 @@ static int translate(struct imp *im, json_t *root, const char *name, struct sbuf
 	for (r = 0; r < im->nout; r++) {
 		const struct out_rule *o = &im->out[r];
 
-		if (sb_printf(text, "%s priority %u %s\n", o->stateful ? "add-stateful" : "add",
-			      o->lowest ? 0 : im->group - o->group + 1, im->words.p + o->off))
+		unsigned int prio = o->lowest ? 0 : im->group - o->group + 1;
+
+		if (o->stateful && sb_printf(text, "add-stateful priority %u conn-priority %u %s\n",
+					     prio, im->group - o->conn_group + 1,
+					     im->words.p + o->off))
+			return nomem();
+		if (!o->stateful && sb_printf(text, "add priority %u %s\n", prio,
+					      im->words.p + o->off))
 			return nomem();
 	}
 	if (im->head.len && sb_add(text, im->head.p, im->head.len))
@@ -1916,11 +1927,7 @@ int do_import(int argc, char **argv)
 		fwrite(text.p, 1, text.len, stdout);
 		goto out;
 	}
-	if (check) {
-		ret = err_word(argc - 1, "-c needs the kernel's check of a transaction "
-			       "(mmbctl -c -f), which this mmbctl has not");
-		goto out;
-	}
+	opt_check = check;
 	ret = batch_text(name, text.p, text.len);
 	text.p = NULL;	/* batch_text took it */
 out:

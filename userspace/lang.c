@@ -2,12 +2,15 @@
 /*
  * mmbctl: the rule language, words to a struct urule and back.
  *
- *   RULE   := MATCH... TARGET...
+ *   RULE   := [ priority N ] [ conn-priority N ] MATCH... TARGET...
+ *             (N: 0 to 4294967295, higher wins; conn-priority: add-stateful)
  *   MATCH  := [ ! ] FIELD [ [ OP ] VALUE ] | all
  *   OP     := == | != | < | > | <= | >=
  *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE   (targets.c)
  */
 #include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,6 +145,46 @@ static int parse_match_value(int argc, char **argv, int i, bool have_op, struct 
 	return 0;
 }
 
+/* Is @w one of the words that come before a rule's matches? */
+static bool is_rule_word(const char *w)
+{
+	return !strcmp(w, "priority") || !strcmp(w, "conn-priority");
+}
+
+/* "priority N", "conn-priority N" at word *@pi: once each, before the matches. */
+static int parse_rule_word(int argc, char **argv, int *pi, struct urule *r, bool *seen,
+			   bool *seen_conn)
+{
+	int i = *pi;
+	bool conn = argv[i][0] == 'c';
+	unsigned long long v;
+	char *end;
+
+	if (conn ? *seen_conn : *seen)
+		return err_word(AT(argv + i), "%s is given twice", argv[i]);
+	if (conn && !r->stateful)
+		return err_word(AT(argv + i), "conn-priority is for add-stateful rules");
+	if (i + 1 == argc)
+		return err_word(AT(argv + i + 1), "missing N of %s", argv[i]);
+	errno = 0;
+	v = strtoull(argv[i + 1], &end, 10);
+	if (!isdigit((unsigned char)argv[i + 1][0]) || *end || errno || v > UINT32_MAX)
+		return err_word(AT(argv + i + 1), "%s takes 0 to 4294967295, not \"%s\"",
+				argv[i], argv[i + 1]);
+	if (conn) {
+		r->conn_prio = v;
+		r->has_conn_prio = true;
+		r->conn_prio_argi = AT(argv + i + 1);
+		*seen_conn = true;
+	} else {
+		r->prio = v;
+		r->prio_argi = AT(argv + i + 1);
+		*seen = true;
+	}
+	*pi = i + 2;
+	return 0;
+}
+
 static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 {
 	struct umatch *m = &r->m[r->nm];
@@ -157,6 +200,8 @@ static int parse_match(int argc, char **argv, int *pi, struct urule *r)
 	}
 	memset(m, 0, sizeof(*m));
 	m->argi = m->vargi = AT(argv + i);
+	if (is_rule_word(argv[i]))
+		return err_word(AT(argv + i), "%s comes first, before the matches", argv[i]);
 	m->field = field_lookup(argv[i]);
 	alias = m->field < 0 ? ecn_alias(argv[i]) : -1;
 	if (alias >= 0) {
@@ -204,6 +249,8 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 	k = target_by_name(argv[i]);
 	if (!k && starts_match(argv[i]))
 		return err_word(AT(argv + i), "matches come before targets");
+	if (!k && is_rule_word(argv[i]))
+		return err_word(AT(argv + i), "%s comes first, before the matches", argv[i]);
 	if (!k)
 		return err_word(AT(argv + i), "unknown target \"%s\": %s", argv[i],
 				target_names());
@@ -225,11 +272,22 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 
 int urule_parse(int argc, char **argv, int i, struct urule *r)
 {
+	bool seen = false, seen_conn = false;
 	int err;
 
 	/* Each match and target is cleared as it is parsed: -f parses 100k. */
 	r->nm = 0;
 	r->nt = 0;
+	r->prio = 0;
+	r->has_conn_prio = false;
+	r->prio_argi = 0;
+	r->conn_prio_argi = 0;
+	while (i < argc && is_rule_word(argv[i])) {
+		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
+		if (err)
+			return err;
+	}
+	r->conn_prio = r->has_conn_prio ? r->conn_prio : r->prio;
 	while (i < argc && !target_by_name(argv[i])) {
 		err = parse_match(argc, argv, &i, r);
 		if (err)
@@ -283,6 +341,14 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 	int i;
 
 	buf[0] = '\0';
+	if (r->prio) {
+		snprintf(w, sizeof(w), "priority %u", r->prio);
+		off = append(buf, len, off, w);
+	}
+	if (r->stateful && r->conn_prio != r->prio) {
+		snprintf(w, sizeof(w), "conn-priority %u", r->conn_prio);
+		off = append(buf, len, off, w);
+	}
 	for (i = 0; i < r->nm; i++) {
 		match_format(&r->m[i], w, sizeof(w));
 		off = append(buf, len, off, w);

@@ -15,6 +15,7 @@
 #define MMBCTL_VERSION "0.1.0"
 
 bool opt_stats;
+bool opt_check;
 
 static void usage(FILE *f)
 {
@@ -29,7 +30,8 @@ static void usage(FILE *f)
 "             trace [ in IFACE ] { FIELD VALUE... | hex BYTES } |\n"
 "             monitor | import [ -n | -c ] FILE |\n"
 "             help [ fields | targets | states ] }\n"
-"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -h[elp] | -V[ersion] }\n"
+"OPTIONS := { -j[son] | -p[retty] | -s[tatistics] | -c[heck] | -h[elp] |\n"
+"             -V[ersion] }\n"
 "\n"
 "  -s                with list: each rule's counters (packets, bytes); -j\n"
 "                    output always has them\n"
@@ -40,13 +42,17 @@ static void usage(FILE *f)
 "                    and the settings set once the rules are in place (an\n"
 "                    interface already enabled is no error); -f - reads\n"
 "                    standard input\n"
+"  -c                with -f: the kernel checks the whole file as it would\n"
+"                    apply it, and applies nothing (exit 0: it would apply)\n"
 "  -b FILE           run a file of commands (one per line, # comments), each as\n"
 "                    on the command line and its own transaction; a line\n"
 "                    \"-f FILE\" applies that file; the first that fails stops\n"
 "                    the run, the lines before it stay applied; -b - reads\n"
 "                    standard input\n"
 "\n"
-"RULE    := MATCH [ MATCH ]... TARGET [ TARGET ]...\n"
+"RULE    := [ priority N ] [ conn-priority N ] MATCH [ MATCH ]...\n"
+"           TARGET [ TARGET ]...   (N: 0 to 4294967295, higher wins, default 0;\n"
+"           conn-priority: add-stateful, its connections' packets, default N)\n"
 "MATCH   := [ ! ] FIELD [ [ OP ] VALUE ] | all\n"
 "OP      := { == | != | < | > | <= | >= }\n"
 "TARGET  := { drop [ PERCENT ] | accept | mod FIELD VALUE | map FIELD VALUE |\n"
@@ -73,8 +79,10 @@ static void usage(FILE *f)
 "\n"
 "  enable IFACE      classify what IFACE receives (ingress hook)\n"
 "  disable IFACE     stop classifying on IFACE\n"
-"  add RULE          every rule a packet matches applies: accept beats\n"
-"                    drop, drop beats mod, mods apply in rule order\n"
+"  add RULE          the matching rules of the highest priority that accept\n"
+"                    or drop decide: accept beats drop, drop beats mod; rules\n"
+"                    of lower priority do not apply; mods apply by priority,\n"
+"                    then rule order (docs/priorities.md)\n"
 "  add-stateful RULE a packet of no known connection that matches it starts\n"
 "                    one (TCP, UDP, ICMP echo): the connection's packets both\n"
 "                    ways get the rule's targets; ICMP errors about it its verdict\n"
@@ -227,6 +235,10 @@ static int run_main(int argc, char **argv, const char *file, const char *script)
 		fprintf(stderr, "Error: -f and -b do not go together\n");
 		return EXIT_USAGE;
 	}
+	if (opt_check && !file) {
+		fprintf(stderr, "Error: -c checks a file: it goes with -f FILE\n");
+		return EXIT_USAGE;
+	}
 	if (file)
 		return do_batch(file);
 	if (script)
@@ -248,13 +260,14 @@ int main(int argc, char **argv)
 		{ "version",	no_argument, NULL, 'V' },
 		{ "file",	required_argument, NULL, 'f' },
 		{ "batch",	required_argument, NULL, 'b' },
+		{ "check",	no_argument, NULL, 'c' },
 		{}
 	};
 	const char *file = NULL, *script = NULL;
 	bool json = false, pretty = false;
 	int c, ret;
 
-	while ((c = getopt_long(argc, argv, "+jpshVf:b:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+jpshcVf:b:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -264,6 +277,9 @@ int main(int argc, char **argv)
 			break;
 		case 's':
 			opt_stats = true;
+			break;
+		case 'c':
+			opt_check = true;
 			break;
 		case 'h':
 			usage(stdout);

@@ -59,6 +59,7 @@ int do_trace(int argc, char **argv);
 
 /* -s: counters in the text of list (JSON always has them). */
 extern bool opt_stats;
+extern bool opt_check;
 int do_add(int argc, char **argv);
 int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);

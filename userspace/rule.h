@@ -43,6 +43,11 @@ struct utarget {
 struct urule {
 	int nm, nt;
 	bool stateful;		/* add-stateful */
+	uint32_t prio;		/* priority N; 0 if not given */
+	uint32_t conn_prio;	/* conn-priority N (stateful); prio if not given */
+	bool has_conn_prio;
+	int prio_argi;		/* word of the value, for errors; 0: none */
+	int conn_prio_argi;
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
 };

@@ -59,6 +59,14 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 	mnl_attr_nest_end(req->nlh, list);
 	if (r->stateful)
 		mnl_attr_put(req->nlh, MMB_RULE_A_STATEFUL, 0, NULL);
+	if (r->prio) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->prio_argi);
+		mnl_attr_put_u32(req->nlh, MMB_RULE_A_PRIORITY, r->prio);
+	}
+	if (r->has_conn_prio) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->conn_prio_argi);
+		mnl_attr_put_u32(req->nlh, MMB_RULE_A_CONN_PRIORITY, r->conn_prio);
+	}
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -112,6 +120,13 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		return -1;
 	*handle = mnl_attr_get_u32(ra.tb[MMB_RULE_A_HANDLE]);
 	r->stateful = ra.tb[MMB_RULE_A_STATEFUL] != NULL;
+	if (ra.tb[MMB_RULE_A_PRIORITY])
+		r->prio = mnl_attr_get_u32(ra.tb[MMB_RULE_A_PRIORITY]);
+	r->conn_prio = r->prio;
+	if (ra.tb[MMB_RULE_A_CONN_PRIORITY]) {
+		r->conn_prio = mnl_attr_get_u32(ra.tb[MMB_RULE_A_CONN_PRIORITY]);
+		r->has_conn_prio = r->conn_prio != r->prio;
+	}
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))
 			return -1;

@@ -172,6 +172,9 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 	print_string("rule", NULL, text);
 	print_string(NULL, r->stateful ? "add-stateful %s" : "add %s", quoted);
 	print_bool("stateful", NULL, r->stateful);
+	print_u64("priority", NULL, r->prio);
+	if (r->stateful)
+		print_u64("conn_priority", NULL, r->conn_prio);
 	print_u64(NULL, " # handle %llu", handle);
 	/* Counters: in JSON always, in text with -s. */
 	print_open_object("stats");

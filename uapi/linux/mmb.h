@@ -42,11 +42,16 @@
  *
  * Rules
  * -----
- * A rule is a list of matches, all of which must hold, and a list of
- * targets. Every rule a packet matches applies: accept beats drop, drop
- * beats rewrites, and the rewrites of all matching rules are applied in
- * rule order (ascending handle). Rules apply to every enabled device of
- * the namespace.
+ * A rule is a list of matches, all of which must hold, a list of
+ * targets and a priority (MMB_RULE_A_PRIORITY, default 0; higher wins).
+ * A packet's verdict is that of the rules it matches of the highest
+ * priority among those that accept or drop it: among equal priorities
+ * accept beats drop. Rules of lower priority than that verdict do not
+ * apply at all (as the rules of an nftables chain after the one that
+ * decided); the rewrites of the others, of the verdict's priority and
+ * above, are applied by descending priority, then ascending handle.
+ * Rules apply to every enabled device of the namespace.
+ * docs/priorities.md has the whole of it, connections included.
  *
  * MMB_CMD_RULE_ADD
  *	MMB_A_RULE: nest of enum mmb_rule_attr with MMB_RULE_A_MATCHES (at
@@ -69,7 +74,10 @@
  *	attribute holds at most 64 KiB; a message can be larger.) All apply as
  *	one transaction: packets see the rules from before or from after,
  *	never between; if one operation fails, none applies, and the extended
- *	ACK names the attribute at fault. Rules the batch leaves in place keep
+ *	ACK names the attribute at fault. With MMB_A_CHECK, the batch is
+ *	checked and its commit prepared as if it were to apply (rules built,
+ *	devices looked up and prepared), then thrown away: nothing changes,
+ *	and the answer is the one the batch would have had. Rules the batch leaves in place keep
  *	their handles and counters. Rule operations apply in order; the
  *	devices are enabled and the settings set when the new rules are in
  *	place, so a device's first packets meet them. Enabling a device mmb
@@ -80,7 +88,11 @@
  * MMB_CMD_TABLE_GET (dump only)
  *	One MMB_A_TABLE per distinct mask (per-mask hash table), in lookup
  *	order: the fields that make up the mask (with prefix lengths), its
- *	entries (distinct keys), rules, and the packets its rules matched.
+ *	entries (distinct keys), rules, the packets its rules matched, and
+ *	the highest priority of its rules (a bound: it may be higher than
+ *	theirs after deletes). Tables are looked up from the highest priority
+ *	down, and the lookup stops before a table whose priority is below
+ *	a verdict found.
  *
  * MMB_CMD_RULE_GET (dump only)
  *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
@@ -166,6 +178,7 @@ enum mmb_attr {
 	MMB_A_STATS,		/* nest of enum mmb_stats_attr: the namespace's */
 	MMB_A_DEVICES,		/* u32: enabled devices */
 	MMB_A_TRACE,		/* nest of enum mmb_trace_attr */
+	MMB_A_CHECK,		/* flag, of MMB_CMD_RULE_BATCH: check, apply nothing */
 	__MMB_A_MAX
 };
 
@@ -224,6 +237,8 @@ enum mmb_rule_attr {
 	MMB_RULE_A_TARGETS,	/* nest of nests of enum mmb_target_attr */
 	MMB_RULE_A_STATS,	/* nest of enum mmb_stats_attr */
 	MMB_RULE_A_STATEFUL,	/* flag: its matches create connections */
+	MMB_RULE_A_PRIORITY,	/* u32: higher wins; absent: 0 */
+	MMB_RULE_A_CONN_PRIORITY, /* u32, stateful rules: its connections'; absent: PRIORITY */
 	__MMB_RULE_A_MAX
 };
 
@@ -239,6 +254,7 @@ enum mmb_table_attr {
 	MMB_TABLE_A_HITS,	/* u64: packets matched by its rules */
 	MMB_TABLE_A_BUCKETS,	/* u32: hash buckets */
 	MMB_TABLE_A_CHAIN_MAX,	/* u32: most entries in one bucket */
+	MMB_TABLE_A_PRIORITY,	/* u32: at least the highest of its rules' */
 	__MMB_TABLE_A_MAX
 };
 

@@ -12,7 +12,8 @@ int urule_same(const struct urule *a, const struct urule *b)
 {
 	int i;
 
-	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful)
+	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful ||
+	    a->prio != b->prio || a->conn_prio != b->conn_prio)
 		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||

@@ -415,6 +415,31 @@ int main(void)
 	bad("all shuffle", EXIT_USAGE, 3);
 	a_stateful = false;
 
+	/* Priorities: first, once each, 0 to 2^32 - 1; conn-priority stateful only. */
+	good("priority 100 ip-saddr 10.0.0.0/8 drop", NULL);
+	good("priority 0 tcp-dport 80 accept", "tcp-dport 80 accept");
+	good("priority 4294967295 all accept", NULL);
+	good("priority 007 all accept", "priority 7 all accept");
+	wire("priority 7 tcp-dport 443 accept", false);
+	wire("priority 7 conn-priority 100 tcp-dport 443 accept", true);
+	wire("conn-priority 100 tcp-dport 443 accept", true);
+	wire("priority 5 conn-priority 5 all accept", true);
+	bad("priority 4294967296 all drop", EXIT_USAGE, 2);
+	bad("priority -1 all drop", EXIT_USAGE, 2);
+	bad("priority 0x10 all drop", EXIT_USAGE, 2);
+	bad("priority 1e3 all drop", EXIT_USAGE, 2);
+	bad("priority all drop", EXIT_USAGE, 2);
+	bad("priority", EXIT_USAGE, 2);
+	bad("priority 1 priority 2 all drop", EXIT_USAGE, 3);
+	bad("all priority 3 drop", EXIT_USAGE, 2);
+	bad("all drop priority 3", EXIT_USAGE, 3);
+	bad("conn-priority 3 all drop", EXIT_USAGE, 1);
+	a_stateful = true;
+	bad("conn-priority 1 conn-priority 2 all drop", EXIT_USAGE, 3);
+	bad("priority 1 conn-priority 4294967296 all drop", EXIT_USAGE, 4);
+	bad("all conn-priority 2 drop", EXIT_USAGE, 2);
+	a_stateful = false;
+
 	printf("1..%d\n", n);
 	return failed != 0;
 }
