@@ -1137,6 +1137,9 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 		if (strcmp(im->base->family, "netdev") == 0)
 			return refuse(im, expr, "ct state at netdev ingress: nf_conntrack has seen "
 				      "no packet there yet");
+		if (json_integer_value(json_object_get(im->base->obj, "prio")) < -200)
+			return refuse(im, expr, "ct state in a chain of priority below -200: "
+				      "nf_conntrack has seen no packet there yet");
 		return ct_state(im, expr, op, right, ct);
 	}
 	if (json_is_object(left) && json_object_get(left, "&")) {

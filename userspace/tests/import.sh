@@ -145,6 +145,10 @@ t "refused: ct state invalid" 2 \
 	'Error: table ip t, chain c, rule handle 3: {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"invalid"}}: mmb'"'"'s connections say established,related (a connection'"'"'s packets) or new (the first): no other set of states' \
 	"$(ruleset ip "$PRE" "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"invalid"}}' '{"drop":null}')")"
 
+t "refused: ct state before conntrack (raw's priority)" 2 \
+	'Error: table ip t, chain c, rule handle 3: {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}: ct state in a chain of priority below -200: nf_conntrack has seen no packet there yet' \
+	"$(ruleset ip '"type":"filter","hook":"prerouting","prio":-300,"policy":"drop"' "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}' '{"accept":null}')")"
+
 # Malformed and wrong inputs.
 t "not JSON" 2 "Error: -:1:10: not JSON: ']' expected near end of file" '{"a": [1, '
 t "JSON but not nft's" 2 'Error: not nft -j output: no "nftables" array' '{"a": 1}'
