@@ -704,36 +704,47 @@ static u128 addr_u128(const uint8_t *b, int bytes)
 
 /* The prefixes that cover [lo, hi] exactly, each an alternative. */
 static int range_prefixes(struct imp *im, const json_t *expr, const struct lhs *l,
-			  const char *op, u128 lo, u128 hi, struct alts *as)
+			  u128 lo, u128 hi, struct alts *as)
 {
-	int bits = l->kind == K_ADDR4 ? 32 : 128, n;
+	int bits = l->kind == K_ADDR4 ? 32 : 128, n, i;
 	char a[INET6_ADDRSTRLEN];
 	uint8_t b[16];
+	u128 last;
 
 	for (;;) {
 		struct alt *al;
-		int i;
 
-		/* The largest block at lo that stays within hi. */
+		/* The largest block that starts at lo and ends by hi. */
 		for (n = 0; n < bits; n++) {
-			u128 size = (u128)1 << (n + 1);
+			u128 size;
 
-			if (n + 1 == bits || (lo & (size - 1)) || lo + size - 1 > hi)
+			if (n + 1 == 128) {
+				if (!lo && !~hi)
+					n = 128;
+				break;
+			}
+			size = (u128)1 << (n + 1);
+			if ((lo & (size - 1)) || lo + (size - 1) > hi)
 				break;
 		}
-		if (n + 1 == bits && !(lo & (((u128)1 << n << 1) - 1)) && hi - lo == ~(u128)0 >>
-		    (128 - bits))
-			n = bits;	/* the whole space */
 		for (i = 0; i < bits / 8; i++)
 			b[bits / 8 - 1 - i] = (uint8_t)(lo >> (8 * i));
 		inet_ntop(bits == 32 ? AF_INET : AF_INET6, b, a, sizeof(a));
 		al = alts_new(as);
 		if (!al)
 			return refuse(im, expr, "the address range needs too many prefixes");
-		alt_term(al, "%s%s%s %s/%d", l->field, op, op[0] ? " " : "", a, bits - n);
-		if (n == bits || lo + (((u128)1 << n) - 1) >= hi)
+		if (n == bits)
+			alt_term(al, "%s %s/0", l->field, a);
+		else if (n)
+			alt_term(al, "%s %s/%d", l->field, a, bits - n);
+		else
+			alt_term(al, "%s %s", l->field, a);
+		if (n == bits)
 			return 0;
-		lo += (u128)1 << n;
+		last = lo + (((u128)1 << n) - 1);
+		if (last >= hi)
+			return 0;
+		lo = last + 1;
 	}
 }
 
@@ -760,16 +771,17 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 		int plen, fam = l->kind == K_ADDR4 ? 4 : 6;
 
 		if (!json_unpack((json_t *)v, "{s:[oo]}", "range", &r0, &r1)) {
-			char x[8];
 
-			if (addr_text(fam, r0, t, sizeof(t), b0, &plen) || plen != fam * 8 - 0 * 8 ||
-			    addr_text(fam, r1, t, sizeof(t), b1, &plen))
+			int full = fam == 4 ? 32 : 128, p1;
+
+			if (addr_text(fam, r0, t, sizeof(t), b0, &plen) ||
+			    addr_text(fam, r1, t, sizeof(t), b1, &p1) || plen != full || p1 != full ||
+			    addr_u128(b0, full / 8) > addr_u128(b1, full / 8))
 				return refuse(im, expr, "an address range of two addresses expected");
 			if (neg)
 				return refuse(im, expr, "!= of an address range has no mmb match");
-			(void)x;
-			return range_prefixes(im, expr, l, "", addr_u128(b0, fam == 4 ? 4 : 16),
-					      addr_u128(b1, fam == 4 ? 4 : 16), as);
+			return range_prefixes(im, expr, l, addr_u128(b0, full / 8),
+					      addr_u128(b1, full / 8), as);
 		}
 		if (addr_text(fam, v, t, sizeof(t), b0, &plen))
 			return refuse(im, expr, "not an IPv%d address or prefix", fam);

@@ -149,6 +149,19 @@ t "refused: ct state before conntrack (raw's priority)" 2 \
 	'Error: table ip t, chain c, rule handle 3: {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}: ct state in a chain of priority below -200: nf_conntrack has seen no packet there yet' \
 	"$(ruleset ip '"type":"filter","hook":"prerouting","prio":-300,"policy":"drop"' "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}' '{"accept":null}')")"
 
+RANGE='{"match":{"op":"==","left":{"payload":{"protocol":"ip6","field":"saddr"}},"right":{"range":["2001:db8::5","2001:db8::9"]}}}'
+t "an IPv6 range as the prefixes that cover it" 0 '# mmbctl import of -: 3 rules, first match as priorities
+flush
+add priority 1 in lo ip6-saddr 2001:db8::5 drop
+add priority 1 in lo ip6-saddr 2001:db8::6/127 drop
+add priority 1 in lo ip6-saddr 2001:db8::8/127 drop
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$RANGE" '{"drop":null}')")"
+RANGE='{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"daddr"}},"right":{"range":["0.0.0.0","255.255.255.255"]}}}'
+t "the whole IPv4 space as a range" 0 '# mmbctl import of -: 1 rules, first match as priorities
+flush
+add priority 1 in lo ip-daddr 0.0.0.0/0 drop
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$RANGE" '{"drop":null}')")"
+
 # Malformed and wrong inputs.
 t "not JSON" 2 "Error: -:1:10: not JSON: ']' expected near end of file" '{"a": [1, '
 t "JSON but not nft's" 2 'Error: not nft -j output: no "nftables" array' '{"a": 1}'
