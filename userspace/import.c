@@ -22,6 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../uapi/linux/mmb_fields.h"
 #include "mmbctl.h"
@@ -178,7 +181,12 @@ static int refuse(struct imp *im, const json_t *expr, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
-	free(js);
+	if (js) {
+		json_free_t free_fn;
+
+		json_get_alloc_funcs(NULL, &free_fn);
+		free_fn(js);
+	}
 	return EXIT_USAGE;
 }
 
@@ -1793,11 +1801,119 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 	return ret;
 }
 
+/*
+ * jansson's memory: a few large chunks, each faulted in with one call and
+ * never returned piece by piece. A 10k-rule ruleset (5 MB of JSON) makes a
+ * tree of some 100 MB of small objects; where page faults are dear (UML: each one is a
+ * round trip through the host) faulting them in one by one took seconds.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+};
+
+static struct chunk *arena;
+static size_t arena_hint = 4 << 20;
+
+/*
+ * Blocks carry their size class in a 16-byte header; freed ones wait on
+ * their class's list for the next allocation of it (jansson's arrays and
+ * buffers grow by allocating anew and freeing the old).
+ */
+#define ARENA_CLASSES 96
+
+static void *arena_free_list[ARENA_CLASSES];
+
+static unsigned int arena_class(size_t n, size_t *size)
+{
+	unsigned int k;
+
+	if (n <= 1024) {
+		*size = (n + 15) & ~(size_t)15;
+		return *size / 16;		/* 0 to 64 */
+	}
+	for (k = 11; ((size_t)1 << k) < n; k++)
+		;
+	*size = (size_t)1 << k;
+	return 65 + k - 11;			/* 65 to 95 */
+}
+
+static void *arena_alloc(size_t n)
+{
+	struct chunk *c = arena;
+	unsigned int k;
+	size_t size;
+	char *p;
+
+	if (n > ((size_t)1 << 40))
+		return NULL;
+	k = arena_class(n, &size);
+	if (arena_free_list[k]) {
+		p = arena_free_list[k];
+		arena_free_list[k] = *(void **)p;
+		return p;
+	}
+	if (!c || c->size - c->used < size + 16) {
+		size_t csize = arena_hint > size + 16 + 64 ? arena_hint : size + 16 + 64;
+
+		c = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			return NULL;
+		madvise(c, csize, MADV_POPULATE_WRITE);
+		c->next = arena;
+		c->size = csize;
+		c->used = 64;
+		arena = c;
+		arena_hint = 16u << 20;	/* the first was sized from the input */
+	}
+	p = (char *)c + c->used;
+	c->used += size + 16;
+	*(unsigned int *)p = k;
+	return p + 16;
+}
+
+static void arena_free(void *p)
+{
+	unsigned int k;
+
+	if (!p)
+		return;
+	k = *(unsigned int *)((char *)p - 16);
+	*(void **)p = arena_free_list[k];
+	arena_free_list[k] = p;
+}
+
+static void arena_release(void)
+{
+	if (getenv("MMB_ARENA_DEBUG")) {
+		struct chunk *c;
+
+		for (c = arena; c; c = c->next)
+			fprintf(stderr, "chunk %zu used %zu\n", c->size, c->used);
+	}
+	while (arena) {
+		struct chunk *c = arena;
+
+		arena = c->next;
+		munmap(c, c->size);
+	}
+	memset(arena_free_list, 0, sizeof(arena_free_list));
+}
+
 /* Read all of @f, at most IMPORT_MAX_BYTES. */
 static int read_input(const char *name, FILE *f, char **buf, size_t *len)
 {
 	size_t cap = 1 << 16, got;
-	char *p = malloc(cap);
+	struct stat st;
+	char *p;
+
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (size_t)st.st_size < IMPORT_MAX_BYTES)
+		cap = st.st_size + 1;
+	p = malloc(cap);
+	if (p)
+		madvise((void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095),
+			cap > 8192 ? cap - 8192 : 0, MADV_POPULATE_WRITE);
 
 	*len = 0;
 	if (!p)
@@ -1926,15 +2042,20 @@ int do_import(int argc, char **argv)
 		fclose(f);
 	if (ret)
 		return ret;
+	/* The tree takes some 19 bytes per byte of nft's JSON. */
+	arena_hint = len < (12u << 20) ? len * 20 + (1 << 20) : 256u << 20;
+	json_set_alloc_funcs(arena_alloc, arena_free);
 	root = json_loadb(in, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(in);
 	if (!root) {
+		arena_release();
 		fprintf(stderr, "Error: %s:%d:%d: not JSON: %s\n", name, jerr.line, jerr.column,
 			jerr.text);
 		return EXIT_USAGE;
 	}
 	ret = translate(&im, root, name, &text);
-	json_decref(root);
+	/* The tree goes with its chunks, json_decref() not needed. */
+	arena_release();
 	import_free(&im);
 	if (ret)
 		goto out;
