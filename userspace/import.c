@@ -1340,7 +1340,8 @@ static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const c
 {
 	int i, k;
 
-	im->group++;
+	if (!im->lowest)
+		im->group++;	/* the policy's rules are 0, and take no place */
 	for (i = 0; i < d->n; i++) {
 		const struct conj *c = &d->c[i];
 		int fams[2] = { c->fam, 0 }, nf = 1;

@@ -348,6 +348,101 @@ for name in router router-accept classbench; do
 	in_r mmbctl disable r0
 done
 
+# --- connections: ct state established,related accept, then a block list ---
+# (a prerouting chain: nft's conntrack sees both ways). The client asks the
+# server's ports 5000 and 7000 (services); the server answers both, then
+# sends, unasked, from 7001 and from 7000 (the block list's port), then a
+# marker. nft delivers both answers (established, above the block list)
+# and neither unasked datagram; so must mmb, its connections' packets at
+# the established rule's place (conn-priority).
+cat > "$TMP/udp.py" <<'PY'
+import select, socket, sys
+
+def sock(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("0.0.0.0", port))
+    return s
+
+if sys.argv[1] == "server":
+    svc = {p: sock(p) for p in (5000, 7000, 7001)}
+    print("ready", flush=True)
+    asked = {}
+    while len(asked) < 2:
+        r, _, _ = select.select(list(svc.values()), [], [], 60)
+        if not r:
+            sys.exit(1)
+        for s in r:
+            data, peer = s.recvfrom(100)
+            asked[s.getsockname()[1]] = peer
+    for port, peer in sorted(asked.items()):
+        svc[port].sendto(b"answer", peer)
+    client = asked[5000][0]
+    svc[7001].sendto(b"unasked", (client, 40003))
+    svc[7000].sendto(b"unasked", (client, 40004))
+    svc[7001].sendto(b"end", (client, 9))
+else:
+    socks = {p: sock(p) for p in (40001, 40002, 40003, 40004, 9)}
+    socks[40001].sendto(b"ask", ("10.0.2.2", 5000))
+    socks[40002].sendto(b"ask", ("10.0.2.2", 7000))
+    got = []
+    while True:
+        r, _, _ = select.select(list(socks.values()), [], [], 60)
+        if not r:
+            break
+        for s in r:
+            s.recvfrom(100)
+            got.append(s.getsockname()[1])
+        if 9 in got:
+            break
+    print(" ".join(str(p) for p in sorted(got)))
+PY
+cat > "$TMP/ct.nft" <<'EOF'
+table inet imp {
+	chain pre {
+		type filter hook prerouting priority 0; policy drop;
+		ct state established,related accept
+		ip saddr 10.0.2.2 udp sport 7000 drop
+		udp dport { 5000, 7000 } accept
+		udp dport 9 accept
+	}
+}
+EOF
+ct_run() {	# ct_run TAG: the client's ports that got a datagram
+	start_server "$S" taskset -c 0 python3 "$TMP/udp.py" server
+	in_c python3 "$TMP/udp.py" client > "$TMP/ct.$1"
+	server_done
+}
+in_r nft -f "$TMP/ct.nft"
+ct_run nft
+in_r nft -j list ruleset > "$TMP/ct.json"
+in_r nft flush ruleset
+check "ct: nft delivers both answers, neither unasked datagram" test "$(cat "$TMP/ct.nft")" = "9 40001 40002"
+check "ct: import makes the services stateful at the established rule's place" diff -u - \
+	<(in_r mmbctl import -n "$TMP/ct.json" | grep -v '^#') <<'EOF'
+flush
+add priority 3 ip-saddr 10.0.2.2 udp-sport 7000 drop
+add-stateful priority 2 conn-priority 4 udp-dport 5000 accept
+add-stateful priority 2 conn-priority 4 udp-dport 7000 accept
+add-stateful priority 1 conn-priority 4 udp-dport 9 accept
+add priority 0 all drop
+EOF
+in_r mmbctl import "$TMP/ct.json"
+in_r mmbctl enable r0
+in_r mmbctl enable r1
+ct_run mmb
+check "ct: mmb delivers what nft does" test "$(cat "$TMP/ct.mmb")" = "$(cat "$TMP/ct.nft")"
+# The connections at their rules' own place instead: the block list drops
+# the answer from 7000, which nft's established rule lets through.
+in_r mmbctl import -n "$TMP/ct.json" | sed 's/ conn-priority [0-9]*//' > "$TMP/ct.noconn"
+in_r mmbctl -f "$TMP/ct.noconn"
+ct_run flat
+check "ct: without conn-priority the answer from 7000 is dropped (the test tells)" \
+	test "$(cat "$TMP/ct.flat")" = "9 40001"
+in_r mmbctl flush
+in_r mmbctl disable r0
+in_r mmbctl disable r1
+
 # The iptables path of docs/import.md: raw's PREROUTING, translated.
 cat > "$TMP/rules.v4" <<'EOF'
 *raw
