@@ -233,12 +233,12 @@ static void field_implies(const char *word, int *fam, int *l4)
 }
 
 /*
- * An alternative of one match: up to four words-with-values ("ip-saddr
+ * An alternative of one match: up to eight words-with-values ("ip-saddr
  * 10.0.0.0/8", "tcp-dport >= 1000"), and a family and L4 protocol it asks
  * for without saying them (0: none).
  */
 struct alt {
-	char terms[4][112];
+	char terms[8][112];
 	int nterms;
 	int fam, l4;
 };
@@ -273,7 +273,7 @@ static int alt_term(struct alt *a, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (a->nterms == 4)
+	if (a->nterms == 8)
 		return -1;
 	va_start(ap, fmt);
 	vsnprintf(a->terms[a->nterms++], sizeof(a->terms[0]), fmt, ap);
@@ -289,7 +289,7 @@ static bool conj_and(const struct conj *c, const struct alt *a, struct conj *out
 {
 	struct conj r = *c;
 	struct sbuf s = { 0 };
-	bool skip[4];
+	bool skip[8];
 	int i, fam, l4, n = 0;
 
 	if (a->fam && r.fam && a->fam != r.fam)
@@ -504,25 +504,42 @@ static const struct {
 	enum kind kind;
 	const struct named_value *names;
 } payloads[] = {
-	{ "ip", "version", "ip-ver", K_NUM, NULL }, { "ip", "hdrlength", "ip-ihl", K_NUM, NULL },
-	{ "ip", "dscp", "ip-dscp", K_NUM, dscps }, { "ip", "ecn", "ip-ecn", K_NUM, ecns },
-	{ "ip", "length", "ip-len", K_NUM, NULL }, { "ip", "id", "ip-id", K_NUM, NULL }, { "ip", "ttl", "ip-ttl", K_NUM, NULL },
+	{ "ip", "version", "ip-ver", K_NUM, NULL },
+	{ "ip", "hdrlength", "ip-ihl", K_NUM, NULL },
+	{ "ip", "dscp", "ip-dscp", K_NUM, dscps },
+	{ "ip", "ecn", "ip-ecn", K_NUM, ecns },
+	{ "ip", "length", "ip-len", K_NUM, NULL },
+	{ "ip", "id", "ip-id", K_NUM, NULL },
+	{ "ip", "ttl", "ip-ttl", K_NUM, NULL },
 	{ "ip", "checksum", "ip-checksum", K_NUM, NULL },
-	{ "ip", "saddr", "ip-saddr", K_ADDR4, NULL }, { "ip", "daddr", "ip-daddr", K_ADDR4, NULL },
-	{ "ip6", "version", "ip6-ver", K_NUM, NULL }, { "ip6", "dscp", "ip6-dscp", K_NUM, dscps },
-	{ "ip6", "ecn", "ip6-ecn", K_NUM, ecns }, { "ip6", "flowlabel", "ip6-flow-label", K_NUM, NULL },
-	{ "ip6", "length", "ip6-len", K_NUM, NULL }, { "ip6", "hoplimit", "ip6-hop-limit", K_NUM, NULL },
-	{ "ip6", "saddr", "ip6-saddr", K_ADDR6, NULL }, { "ip6", "daddr", "ip6-daddr", K_ADDR6, NULL },
-	{ "tcp", "sport", "tcp-sport", K_NUM, NULL }, { "tcp", "dport", "tcp-dport", K_NUM, NULL },
-	{ "tcp", "sequence", "tcp-seq-num", K_NUM, NULL }, { "tcp", "ackseq", "tcp-ack-num", K_NUM, NULL },
-	{ "tcp", "doff", "tcp-offset", K_NUM, NULL }, { "tcp", "window", "tcp-win", K_NUM, NULL },
-	{ "tcp", "checksum", "tcp-checksum", K_NUM, NULL }, { "tcp", "urgptr", "tcp-urg-ptr", K_NUM, NULL },
-	{ "udp", "sport", "udp-sport", K_NUM, NULL }, { "udp", "dport", "udp-dport", K_NUM, NULL },
-	{ "udp", "length", "udp-len", K_NUM, NULL }, { "udp", "checksum", "udp-checksum", K_NUM, NULL },
-	{ "icmp", "type", "icmp-type", K_NUM, icmp_types }, { "icmp", "code", "icmp-code", K_NUM, NULL },
+	{ "ip", "saddr", "ip-saddr", K_ADDR4, NULL },
+	{ "ip", "daddr", "ip-daddr", K_ADDR4, NULL },
+	{ "ip6", "version", "ip6-ver", K_NUM, NULL },
+	{ "ip6", "dscp", "ip6-dscp", K_NUM, dscps },
+	{ "ip6", "ecn", "ip6-ecn", K_NUM, ecns },
+	{ "ip6", "flowlabel", "ip6-flow-label", K_NUM, NULL },
+	{ "ip6", "length", "ip6-len", K_NUM, NULL },
+	{ "ip6", "hoplimit", "ip6-hop-limit", K_NUM, NULL },
+	{ "ip6", "saddr", "ip6-saddr", K_ADDR6, NULL },
+	{ "ip6", "daddr", "ip6-daddr", K_ADDR6, NULL },
+	{ "tcp", "sport", "tcp-sport", K_NUM, NULL },
+	{ "tcp", "dport", "tcp-dport", K_NUM, NULL },
+	{ "tcp", "sequence", "tcp-seq-num", K_NUM, NULL },
+	{ "tcp", "ackseq", "tcp-ack-num", K_NUM, NULL },
+	{ "tcp", "doff", "tcp-offset", K_NUM, NULL },
+	{ "tcp", "window", "tcp-win", K_NUM, NULL },
+	{ "tcp", "checksum", "tcp-checksum", K_NUM, NULL },
+	{ "tcp", "urgptr", "tcp-urg-ptr", K_NUM, NULL },
+	{ "udp", "sport", "udp-sport", K_NUM, NULL },
+	{ "udp", "dport", "udp-dport", K_NUM, NULL },
+	{ "udp", "length", "udp-len", K_NUM, NULL },
+	{ "udp", "checksum", "udp-checksum", K_NUM, NULL },
+	{ "icmp", "type", "icmp-type", K_NUM, icmp_types },
+	{ "icmp", "code", "icmp-code", K_NUM, NULL },
 	{ "icmp", "checksum", "icmp-checksum", K_NUM, NULL },
 	{ "icmpv6", "type", "icmp6-type", K_NUM, icmp6_types },
-	{ "icmpv6", "code", "icmp6-code", K_NUM, NULL }, { "icmpv6", "checksum", "icmp6-checksum", K_NUM, NULL },
+	{ "icmpv6", "code", "icmp6-code", K_NUM, NULL },
+	{ "icmpv6", "checksum", "icmp6-checksum", K_NUM, NULL },
 };
 
 static void lhs_field(struct lhs *l, const char *mmb)
@@ -770,7 +787,8 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 	char t[96], pw[16];
 	struct alt *a;
 
-	if (json_is_object(v) && (elem = json_object_get(v, "elem")))
+	elem = json_is_object(v) ? json_object_get(v, "elem") : NULL;
+	if (elem)
 		v = json_object_get(elem, "val");
 	if (!v)
 		return refuse(im, expr, "a set element without a value");
@@ -783,9 +801,10 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			int full = fam == 4 ? 32 : 128, p1;
 
 			if (addr_text(fam, r0, t, sizeof(t), b0, &plen) ||
-			    addr_text(fam, r1, t, sizeof(t), b1, &p1) || plen != full || p1 != full ||
-			    addr_u128(b0, full / 8) > addr_u128(b1, full / 8))
-				return refuse(im, expr, "an address range of two addresses expected");
+			    addr_text(fam, r1, t, sizeof(t), b1, &p1) || plen != full ||
+			    p1 != full || addr_u128(b0, full / 8) > addr_u128(b1, full / 8))
+				return refuse(im, expr,
+					      "an address range of two addresses expected");
 			if (neg)
 				return refuse(im, expr, "!= of an address range has no mmb match");
 			return range_prefixes(im, expr, l, addr_u128(b0, full / 8),
@@ -925,7 +944,8 @@ static int right_elems(struct imp *im, const json_t *expr, const json_t *right,
 		*elems = set_elems(im, expr, json_string_value(right) + 1);
 		return *elems ? 0 : EXIT_USAGE;
 	}
-	if (json_is_object(right) && (s = json_object_get(right, "set"))) {
+	s = json_is_object(right) ? json_object_get(right, "set") : NULL;
+	if (s) {
 		if (json_is_array(s)) {
 			*elems = s;
 		} else {
@@ -971,7 +991,7 @@ static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls,
 				if ((x->fam && y->fam && x->fam != y->fam) ||
 				    (x->l4 && y->l4 && x->l4 != y->l4))
 					continue;
-				if (x->nterms + y->nterms > 4) {
+				if (x->nterms + y->nterms > 8) {
 					ret = refuse(im, expr, "a concatenation too long for mmb");
 					break;
 				}
@@ -1050,26 +1070,14 @@ static int flags_alts(struct imp *im, const json_t *expr, const struct lhs *l, c
 		return 0;
 	}
 	if (!strcmp(op, "==")) {
-		/* each flag of the mask as the value says: one rule, up to 8 matches */
-		struct alt big = { 0 };
-		int n = 0;
-
+		/* each flag of the mask as the value says: one rule */
 		a = alts_new(as);
 		if (!a)
 			return nomem();
-		for (b = 0; b < 8; b++)
-			if (m >> b & 1)
-				n++;
-		if (n > 4) {
-			/* more than an alt holds: the whole byte, compared in parts */
-			as->n--;
-			if (m != 0xff)
-				return refuse(im, expr, "a mask of more than 4 TCP flags (but all)");
-			a = alts_new(as);
+		if (m == 0xff) {
 			alt_term(a, "tcp-flags %llu", v);
 			return 0;
 		}
-		(void)big;
 		for (b = 0; b < 8; b++)
 			if (m >> b & 1)
 				alt_term(a, "%s %llu", tcp_flag_field[b], v >> b & 1);
@@ -1198,8 +1206,9 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 		/* th sport/dport: the port of the L4 protocol every alternative has */
 		for (i = 0; i < d->n; i++)
 			if (d->c[i].l4 != 6 && d->c[i].l4 != 17)
-				return refuse(im, expr, "th %s needs meta l4proto tcp or udp first "
-					      "(mmb has ports of TCP and UDP only)", ls[0].th_field);
+				return refuse(im, expr,
+					      "th %s needs meta l4proto tcp or udp first (mmb has ports of TCP and UDP only)",
+					      ls[0].th_field);
 	}
 	if (ls[0].flags) {
 		ret = flags_alts(im, expr, &ls[0], op, mask, right, &as);
@@ -1375,8 +1384,8 @@ static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const c
 			}
 			if (c->l4 && !c->l4_said) {
 				proto_word(c->l4, pw, sizeof(pw));
-				sb_printf(&im->words, "%s %s ", fams[k] == 6 ? "ip6-next" : "ip-proto",
-					  pw);
+				sb_printf(&im->words, "%s %s ",
+					  fams[k] == 6 ? "ip6-next" : "ip-proto", pw);
 				extra++;
 			}
 			if (c->nterms + extra > TERM_MAX) {
@@ -1732,11 +1741,8 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 			return refuse(im, NULL, "a netdev ingress chain without \"dev\" (nft 1.0.6 "
 				      "leaves it out of its JSON: add \"dev\": \"IFACE\" to the "
 				      "chain object)");
-		if (json_is_string(dev)) {
-			ret = 0;
-		} else if (!json_is_array(dev) || !json_array_size(dev)) {
+		if (!json_is_string(dev) && (!json_is_array(dev) || !json_array_size(dev)))
 			return refuse(im, NULL, "\"dev\" is a name or an array of names");
-		}
 	} else if (!strcmp(c->family, "ip") || !strcmp(c->family, "ip6") ||
 		   !strcmp(c->family, "inet")) {
 		if (strcmp(hook, "prerouting"))
@@ -1772,9 +1778,12 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 		struct conj cj = empty;
 
 		if (sc[i].dev) {
-			if (sb_printf(&im->head, "enable %s\n", sc[i].dev) ||
-			    !(cj.text = malloc(strlen(sc[i].dev) + 4)))
+			cj.text = malloc(strlen(sc[i].dev) + 4);
+			if (!cj.text || sb_printf(&im->head, "enable %s\n", sc[i].dev)) {
+				free(cj.text);
+				dnf_free(&prefix);
 				return nomem();
+			}
 			sprintf(cj.text, "in %s", sc[i].dev);
 			snprintf(cj.dev, sizeof(cj.dev), "%s", sc[i].dev);
 			cj.nterms = 1;
@@ -2017,17 +2026,16 @@ int do_import(int argc, char **argv)
 	int i, ret;
 
 	for (i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-n")) {
+		if (!strcmp(argv[i], "-n"))
 			dry = true;
-		} else if (!strcmp(argv[i], "-c")) {
+		else if (!strcmp(argv[i], "-c"))
 			check = true;
-		} else if (name) {
+		else if (name)
 			return err_word(i, "unexpected word after FILE");
-		} else if (argv[i][0] == '-' && argv[i][1]) {
+		else if (argv[i][0] == '-' && argv[i][1])
 			return err_word(i, "unknown option \"%s\", try -n or -c", argv[i]);
-		} else {
+		else
 			name = argv[i];
-		}
 	}
 	if (!name) {
 		import_usage();
