@@ -13,6 +13,18 @@
  * handle and expression, and nothing is applied.
  */
 #define _GNU_SOURCE
+#include <stdio.h>
+
+#include "mmbctl.h"
+
+#ifndef MMB_HAVE_JANSSON
+int do_import(int argc, char **argv)
+{
+	fprintf(stderr, "Error: this mmbctl was built without jansson (libjansson-dev): "
+		"no import\n");
+	return EXIT_FAIL;
+}
+#else
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -2079,3 +2091,5 @@ out:
 	free(text.p);
 	return ret;
 }
+
+#endif /* MMB_HAVE_JANSSON */
