@@ -257,14 +257,14 @@ def gen(name, dev, outdir):
     rng = random.Random(39)
     if name == "router":
         text = ruleset(ROUTER, "drop", dev, " chain lan {\n" + LAN + " }\n")
-        pk = packets(rng, ROUTER_POOLS, 1500)
+        pk = packets(rng, ROUTER_POOLS, 800)
     elif name == "router-accept":
         text = ruleset(ROUTER.replace("accept", "ACC").replace("drop", "accept")
                        .replace("ACC", "drop").replace(MARKER_RULE, ""), "accept", dev,
                        " chain lan {\n" + LAN + " }\n")
-        pk = packets(rng, ROUTER_POOLS, 1500)
+        pk = packets(rng, ROUTER_POOLS, 800)
     else:
-        rules = classbench(rng, 400)
+        rules = classbench(rng, 200)
         text = ruleset("".join(cb_nft(r) for r in rules), "accept", dev)
         pk = cb_packets(rng, rules, 4, 1)
     open(f"{outdir}/{name}.rules", "w").write(text)
