@@ -334,13 +334,74 @@ static void locate(struct batch *b, struct mmb_nl_err *err)
 	err->argi = best >= 0 ? best : 0;
 }
 
+/*
+ * Apply @text (@len bytes, malloc'ed; taken over) as a -f file named
+ * @name: mmbctl import's translation goes the same way as a file.
+ */
+static int batch_run(struct batch *b)
+{
+	struct mmb_nl_err err;
+	size_t len;
+	char *p;
+	int ret;
+
+	/* One op per line at most; attributes take about 1.4 bytes per byte of text. */
+	len = strlen(b->in);
+	for (p = b->in; (p = strchr(p, '\n')); p++)
+		b->cap++;
+	b->cap++;
+	b->r = calloc(1, sizeof(*b->r));
+	b->scratch = mmb_req_new(0, 0);
+	b->ops = malloc(b->cap * sizeof(*b->ops));
+	b->req = mmb_req_new_size(MMB_CMD_RULE_BATCH, NLM_F_ACK, len * 2 + OP_MAX_LEN);
+	if (!b->r || !b->scratch || !b->ops || !b->req) {
+		ret = err_sys("allocating the batch", ENOMEM);
+		goto out;
+	}
+	/* Tokens of the batch are not kept: locate() encodes one op again. */
+	b->req->ntok = MMB_NL_MAX_TOKENS;
+	prefault(b->ops, b->cap * sizeof(*b->ops));
+	prefault(b->req->buf, len * 3 / 2 + 4096);
+	ret = parse_all(b);
+	if (ret || !b->n)
+		goto out;
+	/* After the operations: their offsets stay as locate() finds them. */
+	if (opt_check)
+		mnl_attr_put(b->req->nlh, MMB_A_CHECK, 0, NULL);
+	if (mmb_nl_sndbuf(b->req->nlh->nlmsg_len, &err) ||
+	    mmb_nl_talk(b->req, NULL, NULL, &err)) {
+		locate(b, &err);
+		ret = err_kernel(&err);
+	}
+out:
+	mmb_req_free(b->req);
+	mmb_req_free(b->scratch);
+	free(b->r);
+	free(b->w);
+	free(b->ops);
+	free(b->in);
+	return ret;
+}
+
+int batch_text(const char *name, char *text, size_t len)
+{
+	struct batch b = { .file = name };
+	char *p = realloc(text, len + 9);
+
+	if (!p) {
+		free(text);
+		return err_sys("allocating the batch", ENOMEM);
+	}
+	/* The terminator, and zeros for word_end()'s last eight-byte read. */
+	memset(p + len, 0, 9);
+	b.in = p;
+	return batch_run(&b);
+}
+
 int do_batch(const char *file)
 {
 	struct batch b = { .file = file };
 	FILE *f = strcmp(file, "-") ? fopen(file, "r") : stdin;
-	struct mmb_nl_err err;
-	size_t len;
-	char *p;
 	int ret;
 
 	if (!f)
@@ -348,42 +409,9 @@ int do_batch(const char *file)
 	ret = read_all(&b, f);
 	if (f != stdin)
 		fclose(f);
-	if (ret)
-		goto out;
-	/* One op per line at most; attributes take about 1.4 bytes per byte of text. */
-	len = strlen(b.in);
-	for (p = b.in; (p = strchr(p, '\n')); p++)
-		b.cap++;
-	b.cap++;
-	b.r = calloc(1, sizeof(*b.r));
-	b.scratch = mmb_req_new(0, 0);
-	b.ops = malloc(b.cap * sizeof(*b.ops));
-	b.req = mmb_req_new_size(MMB_CMD_RULE_BATCH, NLM_F_ACK, len * 2 + OP_MAX_LEN);
-	if (!b.r || !b.scratch || !b.ops || !b.req) {
-		ret = err_sys("allocating the batch", ENOMEM);
-		goto out;
+	if (ret) {
+		free(b.in);
+		return ret;
 	}
-	/* Tokens of the batch are not kept: locate() encodes one op again. */
-	b.req->ntok = MMB_NL_MAX_TOKENS;
-	prefault(b.ops, b.cap * sizeof(*b.ops));
-	prefault(b.req->buf, len * 3 / 2 + 4096);
-	ret = parse_all(&b);
-	if (ret || !b.n)
-		goto out;
-	/* After the operations: their offsets stay as locate() finds them. */
-	if (opt_check)
-		mnl_attr_put(b.req->nlh, MMB_A_CHECK, 0, NULL);
-	if (mmb_nl_sndbuf(b.req->nlh->nlmsg_len, &err) ||
-	    mmb_nl_talk(b.req, NULL, NULL, &err)) {
-		locate(&b, &err);
-		ret = err_kernel(&err);
-	}
-out:
-	mmb_req_free(b.req);
-	mmb_req_free(b.scratch);
-	free(b.r);
-	free(b.w);
-	free(b.ops);
-	free(b.in);
-	return ret;
+	return batch_run(&b);
 }

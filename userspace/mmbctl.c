@@ -28,7 +28,8 @@ static void usage(FILE *f)
 "             del HANDLE | flush [ connections ] | list | save | set SETTING... |\n"
 "             show { interfaces | stats | tables | connections | settings } |\n"
 "             trace [ in IFACE ] { FIELD VALUE... | hex BYTES } |\n"
-"             monitor | help [ fields | targets | states ] }\n"
+"             monitor | import [ -n | -c ] FILE |\n"
+"             help [ fields | targets | states ] }\n"
 "OPTIONS := { -j[son] | -p[retty] | -P | --prometheus | -s[tatistics] |\n"
 "             -c[heck] | --dry-run | -h[elp] | -V[ersion] }\n"
 "\n"
@@ -111,6 +112,13 @@ static void usage(FILE *f)
 "                    their counters)\n"
 "  save              the whole configuration (settings, interfaces, rules)\n"
 "                    as a file for -f: mmbctl save > /etc/mmb/mmb.rules\n"
+"  import FILE       an nftables ruleset, as nft -j list ruleset prints it,\n"
+"                    translated and applied as one transaction in place of\n"
+"                    the rules (netdev ingress and prerouting filter chains,\n"
+"                    first match as priorities); what has no mmb meaning is\n"
+"                    refused, naming table, chain, rule handle and\n"
+"                    expression; -n prints the -f file instead, -c checks it\n"
+"                    in the kernel; FILE - is standard input\n"
 "  show interfaces   enabled interfaces and what their hook saw\n"
 "  show stats        the same summed over the interfaces: packets, drops by\n"
 "                    cause, rewrites, packets not judged; the flow cache's\n"
@@ -221,6 +229,7 @@ static const struct cmd {
 	{ "monitor",	do_monitor },
 	{ "trace",	do_trace },
 	{ "help",	do_help },
+	{ "import",	do_import },
 };
 
 static int run(int argc, char **argv)

@@ -70,6 +70,8 @@ int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
+int batch_text(const char *name, char *text, size_t len);
+int do_import(int argc, char **argv);
 int do_script(const char *file, int (*run)(int argc, char **argv));
 
 /* Words as a shell reads and quotes them (words.c). */

@@ -1,0 +1,2095 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmbctl import [-n] [-c] FILE|-: an nftables ruleset, as "nft -j list
+ * ruleset" prints it (libnftables-json(5)), translated into one mmbctl -f
+ * transaction with rule priorities, or printed as that file (-n).
+ *
+ * A base chain is flattened into first-match order: every rule it reaches
+ * (through jumps and gotos) becomes one or more mmb rules whose priority
+ * falls with their position; the chain's policy is the lowest rule. A
+ * rule's matches are a disjunction of conjunctions (sets and
+ * concatenations expand into alternatives); each conjunction is one mmb
+ * rule. What has no mmb meaning is refused, naming the table, chain, rule
+ * handle and expression, and nothing is applied.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+
+#include "mmbctl.h"
+
+#ifndef MMB_HAVE_JANSSON
+int do_import(int argc, char **argv)
+{
+	fprintf(stderr, "Error: this mmbctl was built without jansson (libjansson-dev): "
+		"no import\n");
+	return EXIT_FAIL;
+}
+#else
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <jansson.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../uapi/linux/mmb_fields.h"
+#include "mmbctl.h"
+#include "rule.h"
+
+/* Bounds: the input, nft's rules, mmb rules made, alternatives of one rule. */
+#define IMPORT_MAX_BYTES	(256u << 20)
+#define IMPORT_MAX_NFT_RULES	200000
+#define IMPORT_MAX_RULES	1000000
+#define IMPORT_MAX_ALTS		65536
+#define IMPORT_MAX_DEPTH	16	/* nft's own jump stack */
+#define TERM_MAX		32	/* an mmb rule's matches */
+
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int sb_grow(struct sbuf *s, size_t more)
+{
+	char *p;
+	size_t cap;
+
+	if (s->len + more + 1 <= s->cap)
+		return 0;
+	cap = (s->len + more + 1) * 2 + 4096;
+	p = realloc(s->p, cap);
+	if (!p)
+		return -1;
+	s->p = p;
+	s->cap = cap;
+	return 0;
+}
+
+static int sb_add(struct sbuf *s, const char *str, size_t n)
+{
+	if (sb_grow(s, n))
+		return -1;
+	memcpy(s->p + s->len, str, n);
+	s->len += n;
+	s->p[s->len] = '\0';
+	return 0;
+}
+
+static int sb_printf(struct sbuf *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int sb_printf(struct sbuf *s, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || sb_grow(s, n))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(s->p + s->len, n + 1, fmt, ap);
+	va_end(ap);
+	s->len += n;
+	return 0;
+}
+
+/*
+ * One conjunction: mmb match words, and what they imply. A family or L4
+ * protocol a match asks for (meta nfproto, meta l4proto) is kept aside and
+ * written only if no match names a field that implies it (tcp-dport
+ * implies TCP, in IPv4 and IPv6 alike).
+ */
+struct conj {
+	char *text;		/* words, space-separated; malloc'ed */
+	int nterms;
+	int fam;		/* 0, 4 or 6: what the matches allow */
+	bool fam_said;		/* a field of the family is among the words */
+	int l4;			/* 0 or the L4 protocol the matches allow */
+	bool l4_said;
+	char dev[16];		/* the device of a netdev chain, or "" */
+};
+
+struct dnf {
+	struct conj *c;
+	int n, cap;
+};
+
+struct chain {
+	const char *family, *table, *name;
+	json_t *obj;
+	json_t **rules;
+	int nrules, cap;
+	bool base;
+};
+
+struct nset {
+	const char *family, *table, *name;
+	json_t *elem;
+	bool is_map;
+};
+
+/* Where flattening goes on when a chain returns: the rest of its caller. */
+struct frame {
+	struct chain *chain;
+	int next;
+	const struct frame *up;
+};
+
+struct out_rule {
+	size_t off;		/* its words in imp->words */
+	unsigned int group;	/* same group, same priority */
+	bool stateful;
+	bool lowest;		/* the policy: priority 0 */
+	unsigned int conn_group;	/* stateful: its connections' priority */
+};
+
+struct imp {
+	struct chain *chains;
+	int nchains, ccap;
+	struct nset *sets;
+	int nsets, scap;
+	/* The base chain being flattened. */
+	struct chain *base;
+	const char *policy;
+	bool stateful;		/* after ct state established,related accept */
+	unsigned int est_group;	/* that rule's place */
+	/* The rule being translated, for errors. */
+	struct chain *at_chain;
+	json_int_t at_handle;
+	/* Output. */
+	struct sbuf words;
+	struct out_rule *out;
+	size_t nout, ocap;
+	unsigned int group;
+	bool lowest;		/* what emit() writes is the policy */
+	struct sbuf head;	/* enable lines, comments */
+};
+
+/* Errors: "table FAMILY NAME, chain NAME, rule handle N: EXPR: what". */
+static int refuse(struct imp *im, const json_t *expr, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int refuse(struct imp *im, const json_t *expr, const char *fmt, ...)
+{
+	char *js = expr ? json_dumps(expr, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+	va_list ap;
+
+	fprintf(stderr, "Error: ");
+	if (im->at_chain)
+		fprintf(stderr, "table %s %s, chain %s", im->at_chain->family,
+			im->at_chain->table, im->at_chain->name);
+	if (im->at_chain && im->at_handle >= 0)
+		fprintf(stderr, ", rule handle %" JSON_INTEGER_FORMAT, im->at_handle);
+	if (js)
+		fprintf(stderr, "%s%.200s%s", im->at_chain ? ": " : "", js,
+			strlen(js) > 200 ? "..." : "");
+	fprintf(stderr, "%s", im->at_chain || js ? ": " : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+	if (js) {
+		json_free_t free_fn;
+
+		json_get_alloc_funcs(NULL, &free_fn);
+		free_fn(js);
+	}
+	return EXIT_USAGE;
+}
+
+static int nomem(void)
+{
+	return err_sys("import", ENOMEM);
+}
+
+/* --- conjunctions ------------------------------------------------------ */
+
+static void dnf_free(struct dnf *d)
+{
+	int i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->c[i].text);
+	free(d->c);
+	d->c = NULL;
+	d->n = d->cap = 0;
+}
+
+static int dnf_push(struct dnf *d, const struct conj *c)
+{
+	if (d->n == d->cap) {
+		int cap = d->cap * 2 + 4;
+		struct conj *p = realloc(d->c, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		d->c = p;
+		d->cap = cap;
+	}
+	d->c[d->n++] = *c;
+	return 0;
+}
+
+/* The family and L4 protocol a field name implies (mmb_fields.h). */
+static void field_implies(const char *word, int *fam, int *l4)
+{
+	int f = field_lookup(word);
+
+	*fam = f >= 0 ? mmb_field_names[f].family : 0;
+	*l4 = f >= 0 ? mmb_field_names[f].l4 : 0;
+}
+
+/*
+ * An alternative of one match: up to eight words-with-values ("ip-saddr
+ * 10.0.0.0/8", "tcp-dport >= 1000"), and a family and L4 protocol it asks
+ * for without saying them (0: none).
+ */
+struct alt {
+	char terms[8][112];
+	int nterms;
+	int fam, l4;
+};
+
+struct alts {
+	struct alt *a;
+	int n, cap;
+};
+
+static struct alt *alts_new(struct alts *as)
+{
+	struct alt *a;
+
+	if (as->n == as->cap) {
+		int cap = as->cap * 2 + 4;
+
+		if (cap > IMPORT_MAX_ALTS * 2)
+			return NULL;
+		a = realloc(as->a, cap * sizeof(*a));
+		if (!a)
+			return NULL;
+		as->a = a;
+		as->cap = cap;
+	}
+	a = &as->a[as->n++];
+	memset(a, 0, sizeof(*a));
+	return a;
+}
+
+static int alt_term(struct alt *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int alt_term(struct alt *a, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (a->nterms == 8)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(a->terms[a->nterms++], sizeof(a->terms[0]), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+/*
+ * @c and @a together, into @out; false if they cannot both hold (IPv4 and
+ * IPv6, TCP and UDP), or on no memory (*@err set).
+ */
+static bool conj_and(const struct conj *c, const struct alt *a, struct conj *out, int *err)
+{
+	struct conj r = *c;
+	struct sbuf s = { 0 };
+	bool skip[8];
+	int i, fam, l4, n = 0;
+
+	if (a->fam && r.fam && a->fam != r.fam)
+		return false;
+	if (a->l4 && r.l4 && a->l4 != r.l4)
+		return false;
+	if (a->fam)
+		r.fam = a->fam;
+	if (a->l4)
+		r.l4 = a->l4;
+	for (i = 0; i < a->nterms; i++) {
+		char name[32], op[8], dev[20];
+
+		sscanf(a->terms[i], "%31s", name);
+		skip[i] = false;
+		if (r.dev[0] && !strcmp(name, "in")) {
+			/* iif/iifname in a netdev chain: its device, or no packet */
+			bool ne = sscanf(a->terms[i], "in %7s %19s", op, dev) == 2;
+
+			if (ne == !strcmp(ne ? dev : a->terms[i] + 3, r.dev))
+				return false;
+			skip[i] = true;
+			continue;
+		}
+		field_implies(name, &fam, &l4);
+		if (!strcmp(name, "ip-proto") || !strcmp(name, "ip6-next"))
+			l4 = 0;	/* an operator may follow: not implied */
+		if ((fam && r.fam && fam != r.fam) || (l4 && r.l4 && l4 != r.l4))
+			return false;
+		if (fam) {
+			r.fam = fam;
+			r.fam_said = true;
+		}
+		if (l4) {
+			r.l4 = l4;
+			r.l4_said = true;
+		}
+	}
+	for (i = 0; i < a->nterms; i++)
+		n += !skip[i];
+	if (r.nterms + n > TERM_MAX) {
+		*err = -2;
+		return false;
+	}
+	if ((c->text && sb_add(&s, c->text, strlen(c->text))) || sb_add(&s, "", 0)) {
+		*err = -1;
+		free(s.p);
+		return false;
+	}
+	for (i = 0; i < a->nterms; i++) {
+		if (skip[i])
+			continue;
+		if ((s.len && sb_add(&s, " ", 1)) ||
+		    sb_add(&s, a->terms[i], strlen(a->terms[i]))) {
+			*err = -1;
+			free(s.p);
+			return false;
+		}
+	}
+	r.nterms += n;
+	r.text = s.p;
+	*out = r;
+	return true;
+}
+
+/* @d AND (any of @as), in place. */
+static int dnf_and(struct imp *im, const json_t *expr, struct dnf *d, const struct alts *as)
+{
+	struct dnf r = { 0 };
+	int i, j, err = 0;
+
+	for (i = 0; i < d->n; i++) {
+		for (j = 0; j < as->n; j++) {
+			struct conj c;
+
+			if (!conj_and(&d->c[i], &as->a[j], &c, &err)) {
+				if (err)
+					goto fail;
+				continue;
+			}
+			if (r.n == IMPORT_MAX_ALTS) {
+				free(c.text);
+				dnf_free(&r);
+				return refuse(im, expr, "more than %d mmb rules from one rule",
+					      IMPORT_MAX_ALTS);
+			}
+			if (dnf_push(&r, &c)) {
+				free(c.text);
+				err = -1;
+				goto fail;
+			}
+		}
+	}
+	dnf_free(d);
+	*d = r;
+	return 0;
+fail:
+	dnf_free(&r);
+	if (err == -2)
+		return refuse(im, expr, "more than %d matches in one mmb rule", TERM_MAX);
+	return nomem();
+}
+
+static int dnf_copy(const struct dnf *from, struct dnf *to)
+{
+	int i;
+
+	memset(to, 0, sizeof(*to));
+	for (i = 0; i < from->n; i++) {
+		struct conj c = from->c[i];
+
+		c.text = from->c[i].text ? strdup(from->c[i].text) : NULL;
+		if ((from->c[i].text && !c.text) || dnf_push(to, &c)) {
+			free(c.text);
+			dnf_free(to);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* --- values ------------------------------------------------------------ */
+
+struct named_value {
+	const char *name;
+	unsigned int value;
+};
+
+static const struct named_value icmp_types[] = {
+	{ "echo-reply", 0 }, { "destination-unreachable", 3 }, { "source-quench", 4 },
+	{ "redirect", 5 }, { "echo-request", 8 }, { "router-advertisement", 9 },
+	{ "router-solicitation", 10 }, { "time-exceeded", 11 }, { "parameter-problem", 12 },
+	{ "timestamp-request", 13 }, { "timestamp-reply", 14 }, { "info-request", 15 },
+	{ "info-reply", 16 }, { "address-mask-request", 17 }, { "address-mask-reply", 18 },
+	{}
+}, icmp6_types[] = {
+	{ "destination-unreachable", 1 }, { "packet-too-big", 2 }, { "time-exceeded", 3 },
+	{ "parameter-problem", 4 }, { "echo-request", 128 }, { "echo-reply", 129 },
+	{ "mld-listener-query", 130 }, { "mld-listener-report", 131 },
+	{ "mld-listener-done", 132 }, { "mld-listener-reduction", 132 },
+	{ "nd-router-solicit", 133 }, { "nd-router-advert", 134 },
+	{ "nd-neighbor-solicit", 135 }, { "nd-neighbor-advert", 136 },
+	{ "nd-redirect", 137 }, { "router-renumbering", 138 },
+	{ "ind-neighbor-solicit", 141 }, { "ind-neighbor-advert", 142 },
+	{ "mld2-listener-report", 143 },
+	{}
+}, dscps[] = {
+	{ "cs0", 0 }, { "cs1", 8 }, { "cs2", 16 }, { "cs3", 24 }, { "cs4", 32 },
+	{ "cs5", 40 }, { "cs6", 48 }, { "cs7", 56 }, { "af11", 10 }, { "af12", 12 },
+	{ "af13", 14 }, { "af21", 18 }, { "af22", 20 }, { "af23", 22 }, { "af31", 26 },
+	{ "af32", 28 }, { "af33", 30 }, { "af41", 34 }, { "af42", 36 }, { "af43", 38 },
+	{ "va", 44 }, { "ef", 46 }, { "le", 1 },
+	{}
+}, ecns[] = {
+	{ "not-ect", 0 }, { "ect1", 1 }, { "ect0", 2 }, { "ce", 3 },
+	{}
+}, tcp_flags[] = {
+	{ "fin", 0x01 }, { "syn", 0x02 }, { "rst", 0x04 }, { "psh", 0x08 },
+	{ "ack", 0x10 }, { "urg", 0x20 }, { "ecn", 0x40 }, { "cwr", 0x80 },
+	{}
+}, nfprotos[] = {
+	{ "ipv4", 4 }, { "ipv6", 6 },
+	{}
+}, ethertypes[] = {
+	{ "ip", 4 }, { "ip6", 6 },
+	{}
+};
+
+/* mmb's one-bit fields of the TCP flags, by bit. */
+static const char *const tcp_flag_field[8] = {
+	"tcp-fin", "tcp-syn", "tcp-rst", "tcp-push", "tcp-ack", "tcp-urg", "tcp-ece", "tcp-cwr",
+};
+
+static int lookup_name(const struct named_value *t, const char *s, unsigned long long *v)
+{
+	for (; t->name; t++) {
+		if (!strcmp(t->name, s)) {
+			*v = t->value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* What kind of value a left-hand side takes. */
+enum kind {
+	K_NUM,		/* a number, maybe named */
+	K_ADDR4,
+	K_ADDR6,
+	K_IFACE,
+};
+
+/*
+ * A left-hand side nft has and mmb can say: the mmb field (NULL: special),
+ * its width, the kind of its values and the names they may have.
+ */
+struct lhs {
+	const char *field;
+	int bits;
+	enum kind kind;
+	const struct named_value *names;
+	int fam, l4;		/* what the field implies */
+	bool l4proto;		/* meta l4proto / ip protocol: per family */
+	bool nfproto;		/* meta nfproto / protocol: net-proto */
+	bool flags;		/* tcp flags */
+	bool th;		/* th sport/dport: the L4 protocol's */
+	const char *th_field;	/* "sport" or "dport" */
+};
+
+static const struct {
+	const char *proto, *field, *mmb;
+	enum kind kind;
+	const struct named_value *names;
+} payloads[] = {
+	{ "ip", "version", "ip-ver", K_NUM, NULL },
+	{ "ip", "hdrlength", "ip-ihl", K_NUM, NULL },
+	{ "ip", "dscp", "ip-dscp", K_NUM, dscps },
+	{ "ip", "ecn", "ip-ecn", K_NUM, ecns },
+	{ "ip", "length", "ip-len", K_NUM, NULL },
+	{ "ip", "id", "ip-id", K_NUM, NULL },
+	{ "ip", "ttl", "ip-ttl", K_NUM, NULL },
+	{ "ip", "checksum", "ip-checksum", K_NUM, NULL },
+	{ "ip", "saddr", "ip-saddr", K_ADDR4, NULL },
+	{ "ip", "daddr", "ip-daddr", K_ADDR4, NULL },
+	{ "ip6", "version", "ip6-ver", K_NUM, NULL },
+	{ "ip6", "dscp", "ip6-dscp", K_NUM, dscps },
+	{ "ip6", "ecn", "ip6-ecn", K_NUM, ecns },
+	{ "ip6", "flowlabel", "ip6-flow-label", K_NUM, NULL },
+	{ "ip6", "length", "ip6-len", K_NUM, NULL },
+	{ "ip6", "hoplimit", "ip6-hop-limit", K_NUM, NULL },
+	{ "ip6", "saddr", "ip6-saddr", K_ADDR6, NULL },
+	{ "ip6", "daddr", "ip6-daddr", K_ADDR6, NULL },
+	{ "tcp", "sport", "tcp-sport", K_NUM, NULL },
+	{ "tcp", "dport", "tcp-dport", K_NUM, NULL },
+	{ "tcp", "sequence", "tcp-seq-num", K_NUM, NULL },
+	{ "tcp", "ackseq", "tcp-ack-num", K_NUM, NULL },
+	{ "tcp", "doff", "tcp-offset", K_NUM, NULL },
+	{ "tcp", "window", "tcp-win", K_NUM, NULL },
+	{ "tcp", "checksum", "tcp-checksum", K_NUM, NULL },
+	{ "tcp", "urgptr", "tcp-urg-ptr", K_NUM, NULL },
+	{ "udp", "sport", "udp-sport", K_NUM, NULL },
+	{ "udp", "dport", "udp-dport", K_NUM, NULL },
+	{ "udp", "length", "udp-len", K_NUM, NULL },
+	{ "udp", "checksum", "udp-checksum", K_NUM, NULL },
+	{ "icmp", "type", "icmp-type", K_NUM, icmp_types },
+	{ "icmp", "code", "icmp-code", K_NUM, NULL },
+	{ "icmp", "checksum", "icmp-checksum", K_NUM, NULL },
+	{ "icmpv6", "type", "icmp6-type", K_NUM, icmp6_types },
+	{ "icmpv6", "code", "icmp6-code", K_NUM, NULL },
+	{ "icmpv6", "checksum", "icmp6-checksum", K_NUM, NULL },
+};
+
+static void lhs_field(struct lhs *l, const char *mmb)
+{
+	int f = field_lookup(mmb);
+
+	l->field = mmb;
+	l->bits = field_bits(f);
+	l->fam = mmb_field_names[f].family;
+	l->l4 = mmb_field_names[f].l4;
+}
+
+/* A left-hand side expression; 0, or refused. */
+static int lhs_parse(struct imp *im, const json_t *expr, const json_t *left, struct lhs *l)
+{
+	const char *proto, *field, *key;
+	unsigned int i;
+
+	memset(l, 0, sizeof(*l));
+	if (!json_unpack((json_t *)left, "{s:{s:s, s:s}}", "payload", "protocol", &proto,
+			 "field", &field)) {
+		if (!strcmp(proto, "ip") && !strcmp(field, "protocol")) {
+			l->l4proto = true;
+			l->fam = 4;
+			return 0;
+		}
+		if (!strcmp(proto, "tcp") && !strcmp(field, "flags")) {
+			lhs_field(l, "tcp-flags");
+			l->flags = true;
+			l->names = tcp_flags;
+			return 0;
+		}
+		if (!strcmp(proto, "th") && (!strcmp(field, "sport") || !strcmp(field, "dport"))) {
+			l->th = true;
+			l->th_field = field;
+			l->field = !strcmp(field, "sport") ? "th-sport" : "th-dport";
+			l->bits = 16;
+			return 0;
+		}
+		if (!strcmp(proto, "ip6") && !strcmp(field, "nexthdr"))
+			return refuse(im, expr, "ip6 nexthdr is the first header's; mmb matches "
+				      "the L4 protocol after extension headers: say meta l4proto");
+		for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+			if (strcmp(payloads[i].proto, proto) || strcmp(payloads[i].field, field))
+				continue;
+			lhs_field(l, payloads[i].mmb);
+			l->kind = payloads[i].kind;
+			l->names = payloads[i].names;
+			return 0;
+		}
+		return refuse(im, expr, "%s %s has no mmb field", proto, field);
+	}
+	if (!json_unpack((json_t *)left, "{s:{s:s}}", "meta", "key", &key)) {
+		if (!strcmp(key, "l4proto")) {
+			l->l4proto = true;
+			return 0;
+		}
+		if (!strcmp(key, "nfproto")) {
+			l->nfproto = true;
+			l->names = nfprotos;
+			return 0;
+		}
+		if (!strcmp(key, "protocol")) {
+			l->nfproto = true;
+			l->names = ethertypes;
+			return 0;
+		}
+		if (!strcmp(key, "iifname") || !strcmp(key, "iif")) {
+			l->field = "in";
+			l->kind = K_IFACE;
+			return 0;
+		}
+		return refuse(im, expr, "meta %s has no mmb field", key);
+	}
+	if (json_is_object(left) && json_object_get(left, "payload") &&
+	    json_object_get(json_object_get(left, "payload"), "base"))
+		return refuse(im, expr, "raw payload expressions have no mmb field");
+	return refuse(im, expr, "this expression has no mmb meaning");
+}
+
+/* A number, or a name of @l's values; -1 if neither. */
+static int value_num(const struct lhs *l, const json_t *v, unsigned long long *out)
+{
+	const char *s;
+	char *end;
+
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0)
+			return -1;
+		*out = json_integer_value(v);
+	} else if (json_is_string(v)) {
+		s = json_string_value(v);
+		if (l->names && !lookup_name(l->names, s, out))
+			return 0;
+		if (l->l4proto) {
+			const struct protoent *p = getprotobyname(s);
+
+			if (!strcmp(s, "icmpv6") || !strcmp(s, "ipv6-icmp"))
+				*out = 58;
+			else if (p)
+				*out = p->p_proto;
+			else
+				return -1;
+			return 0;
+		}
+		if (l->bits == 16 && l->field && strstr(l->field, "port")) {
+			const struct servent *se = getservbyname(s, NULL);
+
+			if (se) {
+				*out = ntohs(se->s_port);
+				return 0;
+			}
+		}
+		errno = 0;
+		*out = strtoull(s, &end, 0);
+		if (errno || end == s || *end)
+			return -1;
+	} else if (json_is_array(v) && l->flags) {
+		/* flags: a list of names ORed */
+		size_t i;
+		json_t *e;
+		unsigned long long b;
+
+		*out = 0;
+		json_array_foreach(v, i, e) {
+			if (value_num(l, e, &b))
+				return -1;
+			*out |= b;
+		}
+	} else {
+		return -1;
+	}
+	if (l->bits && l->bits < 64 && *out >> l->bits)
+		return -1;
+	return 0;
+}
+
+/* The mmb word of an L4 protocol. */
+static void proto_word(unsigned long long p, char *buf, size_t len)
+{
+	const char *n = p == 6 ? "tcp" : p == 17 ? "udp" : p == 1 ? "icmp" : p == 58 ? "icmp6" :
+			NULL;
+
+	if (n)
+		snprintf(buf, len, "%s", n);
+	else
+		snprintf(buf, len, "%llu", p);
+}
+
+/* An address with an optional prefix: "10.0.0.0/8"; 0, or -1. */
+static int addr_text(int fam, const json_t *v, char *buf, size_t len, uint8_t *bytes, int *plen)
+{
+	const char *a;
+	int l = fam == 4 ? 32 : 128;
+	json_int_t pl;
+
+	if (json_is_string(v)) {
+		a = json_string_value(v);
+	} else if (!json_unpack((json_t *)v, "{s:{s:s, s:I}}", "prefix", "addr", &a, "len", &pl)) {
+		if (pl < 0 || pl > l)
+			return -1;
+		l = pl;
+	} else {
+		return -1;
+	}
+	if (inet_pton(fam == 4 ? AF_INET : AF_INET6, a, bytes) != 1)
+		return -1;
+	*plen = l;
+	if (l == (fam == 4 ? 32 : 128))
+		snprintf(buf, len, "%s", a);
+	else
+		snprintf(buf, len, "%s/%d", a, l);
+	return 0;
+}
+
+typedef unsigned __int128 u128;
+
+static u128 addr_u128(const uint8_t *b, int bytes)
+{
+	u128 v = 0;
+	int i;
+
+	for (i = 0; i < bytes; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+/* The prefixes that cover [lo, hi] exactly, each an alternative. */
+static int range_prefixes(struct imp *im, const json_t *expr, const struct lhs *l,
+			  u128 lo, u128 hi, struct alts *as)
+{
+	int bits = l->kind == K_ADDR4 ? 32 : 128, n, i;
+	char a[INET6_ADDRSTRLEN];
+	uint8_t b[16];
+	u128 last;
+
+	for (;;) {
+		struct alt *al;
+
+		/* The largest block that starts at lo and ends by hi. */
+		for (n = 0; n < bits; n++) {
+			u128 size;
+
+			if (n + 1 == 128) {
+				if (!lo && !~hi)
+					n = 128;
+				break;
+			}
+			size = (u128)1 << (n + 1);
+			if ((lo & (size - 1)) || lo + (size - 1) > hi)
+				break;
+		}
+		for (i = 0; i < bits / 8; i++)
+			b[bits / 8 - 1 - i] = (uint8_t)(lo >> (8 * i));
+		inet_ntop(bits == 32 ? AF_INET : AF_INET6, b, a, sizeof(a));
+		al = alts_new(as);
+		if (!al)
+			return refuse(im, expr, "the address range needs too many prefixes");
+		if (n == bits)
+			alt_term(al, "%s %s/0", l->field, a);
+		else if (n)
+			alt_term(al, "%s %s/%d", l->field, a, bits - n);
+		else
+			alt_term(al, "%s %s", l->field, a);
+		if (n == bits)
+			return 0;
+		last = lo + (((u128)1 << n) - 1);
+		if (last >= hi)
+			return 0;
+		lo = last + 1;
+	}
+}
+
+/*
+ * The alternatives of "LHS == V" for one value V of a set or the right
+ * side: a value, a prefix, a range. @neg: LHS != V (a conjunction of
+ * one term each, which the caller ANDs).
+ */
+static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
+		      const json_t *v, bool neg, struct alts *as)
+{
+	const char *op = neg ? "!=" : "";
+	unsigned long long n, lo, hi;
+	json_t *elem, *r0, *r1;
+	char t[96], pw[16];
+	struct alt *a;
+
+	elem = json_is_object(v) ? json_object_get(v, "elem") : NULL;
+	if (elem)
+		v = json_object_get(elem, "val");
+	if (!v)
+		return refuse(im, expr, "a set element without a value");
+	if (l->kind == K_ADDR4 || l->kind == K_ADDR6) {
+		uint8_t b0[16], b1[16];
+		int plen, fam = l->kind == K_ADDR4 ? 4 : 6;
+
+		if (!json_unpack((json_t *)v, "{s:[oo]}", "range", &r0, &r1)) {
+
+			int full = fam == 4 ? 32 : 128, p1;
+
+			if (addr_text(fam, r0, t, sizeof(t), b0, &plen) ||
+			    addr_text(fam, r1, t, sizeof(t), b1, &p1) || plen != full ||
+			    p1 != full || addr_u128(b0, full / 8) > addr_u128(b1, full / 8))
+				return refuse(im, expr,
+					      "an address range of two addresses expected");
+			if (neg)
+				return refuse(im, expr, "!= of an address range has no mmb match");
+			return range_prefixes(im, expr, l, addr_u128(b0, full / 8),
+					      addr_u128(b1, full / 8), as);
+		}
+		if (addr_text(fam, v, t, sizeof(t), b0, &plen))
+			return refuse(im, expr, "not an IPv%d address or prefix", fam);
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		alt_term(a, "%s%s%s %s", l->field, neg ? " " : "", op, t);
+		return 0;
+	}
+	if (l->kind == K_IFACE) {
+		const char *s = json_string_value(v);
+
+		if (!s || !*s || strlen(s) >= 16 || strpbrk(s, "*?[\\ \t\"'#/"))
+			return refuse(im, expr, "an interface name without wildcards expected");
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		alt_term(a, "in%s%s %s", neg ? " " : "", op, s);
+		return 0;
+	}
+	if (!json_unpack((json_t *)v, "{s:[oo]}", "range", &r0, &r1)) {
+		if (value_num(l, r0, &lo) || value_num(l, r1, &hi) || lo > hi)
+			return refuse(im, expr, "not a range of values of this field");
+		if (l->l4proto || l->nfproto || l->flags)
+			return refuse(im, expr, "a range of this field has no mmb match");
+		if (neg) {
+			/* not in [lo, hi]: below or above it */
+			if (lo > 0) {
+				a = alts_new(as);
+				if (!a)
+					return nomem();
+				alt_term(a, "%s < %llu", l->field ?: "?", lo);
+			}
+			if (l->bits >= 64 || hi < (1ull << l->bits) - 1) {
+				a = alts_new(as);
+				if (!a)
+					return nomem();
+				alt_term(a, "%s > %llu", l->field ?: "?", hi);
+			}
+			return 0;
+		}
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		if (lo == hi) {
+			alt_term(a, "%s %llu", l->field, lo);
+		} else {
+			alt_term(a, "%s >= %llu", l->field, lo);
+			alt_term(a, "%s <= %llu", l->field, hi);
+		}
+		return 0;
+	}
+	if (json_is_object(v) && json_object_get(v, "prefix"))
+		return refuse(im, expr, "a prefix of a field that is no address");
+	if (value_num(l, v, &n))
+		return refuse(im, expr, "not a value of this field");
+	if (l->nfproto) {
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		if (neg)
+			alt_term(a, "net-proto != ip%llu", n);
+		else
+			a->fam = n;
+		return 0;
+	}
+	if (l->l4proto) {
+		proto_word(n, pw, sizeof(pw));
+		if (neg) {
+			/* "ip-proto != P" holds of IPv4 only: one per family. */
+			if (l->fam != 6) {
+				a = alts_new(as);
+				if (!a)
+					return nomem();
+				alt_term(a, "ip-proto != %s", pw);
+				a->fam = 4;
+			}
+			if (l->fam != 4) {
+				a = alts_new(as);
+				if (!a)
+					return nomem();
+				alt_term(a, "ip6-next != %s", pw);
+				a->fam = 6;
+			}
+			return 0;
+		}
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		a->l4 = n;
+		a->fam = l->fam;
+		if (!n)
+			return refuse(im, expr, "L4 protocol 0 has no mmb match");
+		return 0;
+	}
+	a = alts_new(as);
+	if (!a)
+		return nomem();
+	alt_term(a, "%s%s%s %llu", l->field, neg ? " " : "", op, n);
+	return 0;
+}
+
+/* A named set of the rule's table: its elements, or NULL (refused). */
+static const json_t *set_elems(struct imp *im, const json_t *expr, const char *name)
+{
+	int i;
+
+	for (i = 0; i < im->nsets; i++) {
+		struct nset *s = &im->sets[i];
+
+		if (strcmp(s->name, name) || strcmp(s->table, im->at_chain->table) ||
+		    strcmp(s->family, im->at_chain->family))
+			continue;
+		if (s->is_map) {
+			refuse(im, expr, "@%s is a map: maps have no mmb meaning", name);
+			return NULL;
+		}
+		return s->elem ?: json_array();
+	}
+	refuse(im, expr, "no set @%s in table %s %s", name, im->at_chain->family,
+	       im->at_chain->table);
+	return NULL;
+}
+
+/* The right side as a list of elements: a set, a named set or one value. */
+static int right_elems(struct imp *im, const json_t *expr, const json_t *right,
+		       const json_t **elems, bool *single)
+{
+	const json_t *s;
+
+	*single = false;
+	if (json_is_string(right) && json_string_value(right)[0] == '@') {
+		*elems = set_elems(im, expr, json_string_value(right) + 1);
+		return *elems ? 0 : EXIT_USAGE;
+	}
+	s = json_is_object(right) ? json_object_get(right, "set") : NULL;
+	if (s) {
+		if (json_is_array(s)) {
+			*elems = s;
+		} else {
+			/* a one-element set may be printed bare */
+			*elems = right;
+			*single = true;
+		}
+		return 0;
+	}
+	*elems = right;
+	*single = true;
+	return 0;
+}
+
+/* The alternatives of a concatenation's one element: ANDed parts. */
+static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls, int n,
+		       const json_t *v, struct alts *as)
+{
+	const json_t *parts = json_is_object(v) ? json_object_get(v, "concat") : NULL;
+	struct alts part = { 0 }, acc = { 0 }, next = { 0 };
+	struct alt *a;
+	int i, j, k, ret = 0;
+
+	if (json_is_object(v) && json_object_get(v, "elem"))
+		parts = json_object_get(json_object_get(json_object_get(v, "elem"), "val"),
+					"concat");
+	if (!json_is_array(parts) || (int)json_array_size(parts) != n)
+		return refuse(im, expr, "a concatenation's element of %d parts expected", n);
+	a = alts_new(&acc);
+	if (!a)
+		return nomem();
+	for (i = 0; i < n && !ret; i++) {
+		part.n = 0;
+		ret = value_alts(im, expr, &ls[i], json_array_get(parts, i), false, &part);
+		if (ret)
+			break;
+		next.n = 0;
+		for (j = 0; j < acc.n && !ret; j++) {
+			for (k = 0; k < part.n; k++) {
+				struct alt *x = &acc.a[j], *y = &part.a[k], *z;
+				int t;
+
+				if ((x->fam && y->fam && x->fam != y->fam) ||
+				    (x->l4 && y->l4 && x->l4 != y->l4))
+					continue;
+				if (x->nterms + y->nterms > 8) {
+					ret = refuse(im, expr, "a concatenation too long for mmb");
+					break;
+				}
+				z = alts_new(&next);
+				if (!z) {
+					ret = nomem();
+					break;
+				}
+				*z = *x;
+				for (t = 0; t < y->nterms; t++)
+					strcpy(z->terms[z->nterms++], y->terms[t]);
+				z->fam = x->fam ?: y->fam;
+				z->l4 = x->l4 ?: y->l4;
+			}
+		}
+		{
+			struct alts tmp = acc;
+
+			acc = next;
+			next = tmp;
+		}
+	}
+	for (j = 0; j < acc.n && !ret; j++) {
+		a = alts_new(as);
+		if (!a) {
+			ret = nomem();
+			break;
+		}
+		*a = acc.a[j];
+	}
+	free(part.a);
+	free(acc.a);
+	free(next.a);
+	return ret;
+}
+
+/* tcp flags: op "in" (any of), == or != a value, or the & of a mask. */
+static int flags_alts(struct imp *im, const json_t *expr, const struct lhs *l, const char *op,
+		      const json_t *mask, const json_t *right, struct alts *as)
+{
+	unsigned long long m = 0xff, v;
+	struct alt *a;
+	int b;
+
+	if (mask && value_num(l, mask, &m))
+		return refuse(im, expr, "not a mask of TCP flags");
+	if (value_num(l, right, &v))
+		return refuse(im, expr, "not a value of TCP flags");
+	if (!strcmp(op, "in")) {
+		/* any of the flags set (within the mask) */
+		v &= m;
+		for (b = 0; b < 8; b++) {
+			if (!(v >> b & 1))
+				continue;
+			a = alts_new(as);
+			if (!a)
+				return nomem();
+			alt_term(a, "%s", tcp_flag_field[b]);
+		}
+		if (!as->n)
+			return refuse(im, expr, "no flag to test");
+		return 0;
+	}
+	if (v & ~m)
+		return refuse(im, expr, "a value with flags outside its mask never matches");
+	if (!mask) {
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		if (!strcmp(op, "=="))
+			alt_term(a, "tcp-flags %llu", v);
+		else if (!strcmp(op, "!="))
+			alt_term(a, "tcp-flags != %llu", v);
+		else
+			return refuse(im, expr, "TCP flags compare with ==, != or in");
+		return 0;
+	}
+	if (!strcmp(op, "==")) {
+		/* each flag of the mask as the value says: one rule */
+		a = alts_new(as);
+		if (!a)
+			return nomem();
+		if (m == 0xff) {
+			alt_term(a, "tcp-flags %llu", v);
+			return 0;
+		}
+		for (b = 0; b < 8; b++)
+			if (m >> b & 1)
+				alt_term(a, "%s %llu", tcp_flag_field[b], v >> b & 1);
+		return 0;
+	}
+	if (!strcmp(op, "!=")) {
+		/* some flag of the mask differs */
+		for (b = 0; b < 8; b++) {
+			if (!(m >> b & 1))
+				continue;
+			a = alts_new(as);
+			if (!a)
+				return nomem();
+			alt_term(a, "%s %d", tcp_flag_field[b], !(v >> b & 1));
+		}
+		return 0;
+	}
+	return refuse(im, expr, "TCP flags compare with ==, != or in");
+}
+
+/* ct state: what a rule asks of the connection. */
+enum ct_want { CT_NONE, CT_NEW, CT_EST };
+
+static int ct_state(struct imp *im, const json_t *expr, const char *op, const json_t *right,
+		    enum ct_want *want)
+{
+	bool est = false, rel = false, new = false, other = false;
+	const json_t *e;
+	size_t i;
+
+	if (strcmp(op, "in") && strcmp(op, "=="))
+		return refuse(im, expr, "ct state only as a set of states to be in");
+	if (json_is_string(right)) {
+		e = right;
+		goto one;
+	}
+	if (json_is_object(right) && json_object_get(right, "set"))
+		right = json_object_get(right, "set");
+	if (!json_is_array(right))
+		return refuse(im, expr, "ct state of unknown states");
+	json_array_foreach(right, i, e) {
+one:
+		if (!json_is_string(e))
+			other = true;
+		else if (!strcmp(json_string_value(e), "established"))
+			est = true;
+		else if (!strcmp(json_string_value(e), "related"))
+			rel = true;
+		else if (!strcmp(json_string_value(e), "new"))
+			new = true;
+		else
+			other = true;
+		if (json_is_string(right))
+			break;
+	}
+	if (!other && est && rel && !new) {
+		*want = CT_EST;
+		return 0;
+	}
+	if (!other && new && !est && !rel) {
+		*want = CT_NEW;
+		return 0;
+	}
+	return refuse(im, expr, "mmb's connections say established,related (a connection's "
+		      "packets) or new (the first): no other set of states");
+}
+
+/* One match statement ANDed into @d. */
+static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_want *ct)
+{
+	const json_t *left, *right, *elems, *mask = NULL, *e;
+	struct lhs ls[8];
+	struct alts as = { 0 };
+	const char *op, *key;
+	int ret = 0, n = 1, i;
+	bool single, neg;
+	size_t k;
+
+	if (json_unpack((json_t *)json_object_get(expr, "match"), "{s:s, s:o, s:o}", "op", &op,
+			"left", &left, "right", &right))
+		return refuse(im, expr, "a match of op, left and right expected");
+	if (!json_unpack((json_t *)left, "{s:{s:s}}", "ct", "key", &key)) {
+		if (strcmp(key, "state"))
+			return refuse(im, expr, "ct %s has no mmb meaning", key);
+		if (strcmp(im->base->family, "netdev") == 0)
+			return refuse(im, expr, "ct state at netdev ingress: nf_conntrack has seen "
+				      "no packet there yet");
+		if (json_integer_value(json_object_get(im->base->obj, "prio")) < -200)
+			return refuse(im, expr, "ct state in a chain of priority below -200: "
+				      "nf_conntrack has seen no packet there yet");
+		return ct_state(im, expr, op, right, ct);
+	}
+	if (json_is_object(left) && json_object_get(left, "&")) {
+		const json_t *and = json_object_get(left, "&");
+
+		if (!json_is_array(and) || json_array_size(and) != 2)
+			return refuse(im, expr, "a bitwise and of two operands expected");
+		ret = lhs_parse(im, expr, json_array_get(and, 0), &ls[0]);
+		if (ret)
+			return ret;
+		if (!ls[0].flags)
+			return refuse(im, expr, "a bitwise and has an mmb match on TCP flags only");
+		mask = json_array_get(and, 1);
+	} else if (json_is_object(left) && json_object_get(left, "concat")) {
+		const json_t *parts = json_object_get(left, "concat");
+
+		n = json_array_size(parts);
+		if (!json_is_array(parts) || n < 1 || n > 8)
+			return refuse(im, expr, "a concatenation of 1 to 8 fields expected");
+		for (i = 0; i < n; i++) {
+			ret = lhs_parse(im, expr, json_array_get(parts, i), &ls[i]);
+			if (ret)
+				return ret;
+			if (ls[i].flags || ls[i].th || ls[i].nfproto)
+				return refuse(im, expr, "this field in a concatenation has no mmb "
+					      "match");
+		}
+		if (strcmp(op, "==") && strcmp(op, "in"))
+			return refuse(im, expr, "a concatenation compares with == only");
+	} else {
+		ret = lhs_parse(im, expr, left, &ls[0]);
+		if (ret)
+			return ret;
+	}
+	if (ls[0].th) {
+		/* th sport/dport: the port of the L4 protocol every alternative has */
+		for (i = 0; i < d->n; i++)
+			if (d->c[i].l4 != 6 && d->c[i].l4 != 17)
+				return refuse(im, expr,
+					      "th %s needs meta l4proto tcp or udp first (mmb has ports of TCP and UDP only)",
+					      ls[0].th_field);
+	}
+	if (ls[0].flags) {
+		ret = flags_alts(im, expr, &ls[0], op, mask, right, &as);
+		goto and;
+	}
+	ret = right_elems(im, expr, right, &elems, &single);
+	if (ret)
+		return ret;
+	neg = !strcmp(op, "!=");
+	if (n > 1) {
+		if (single) {
+			ret = concat_alts(im, expr, ls, n, elems, &as);
+		} else {
+			json_array_foreach(elems, k, e) {
+				ret = concat_alts(im, expr, ls, n, e, &as);
+				if (ret)
+					break;
+			}
+		}
+		goto and;
+	}
+	if (!strcmp(op, "<") || !strcmp(op, ">") || !strcmp(op, "<=") || !strcmp(op, ">=")) {
+		unsigned long long v;
+		struct alt *a;
+
+		if (!single || ls[0].kind != K_NUM || ls[0].l4proto || ls[0].nfproto || ls[0].th)
+			return refuse(im, expr, "%s compares a number field with a number", op);
+		if (value_num(&ls[0], elems, &v))
+			return refuse(im, expr, "not a value of this field");
+		a = alts_new(&as);
+		if (!a)
+			return nomem();
+		alt_term(a, "%s %s %llu", ls[0].field, op, v);
+		goto and;
+	}
+	if (strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "in"))
+		return refuse(im, expr, "operator %s has no mmb meaning", op);
+	if (single) {
+		ret = value_alts(im, expr, &ls[0], elems, neg, &as);
+		goto and;
+	}
+	json_array_foreach(elems, k, e) {
+		if (neg) {
+			/* not in the set: every element's != (a conjunction) */
+			struct alts one = { 0 };
+
+			ret = value_alts(im, expr, &ls[0], e, true, &one);
+			if (!ret && one.n != 1)
+				ret = refuse(im, expr, "!= of a set of ranges has no mmb match");
+			if (!ret && one.a[0].nterms != 1)
+				ret = refuse(im, expr, "this != has no mmb match");
+			if (!ret)
+				ret = dnf_and(im, expr, d, &one);
+			free(one.a);
+			if (ret)
+				break;
+			continue;
+		}
+		ret = value_alts(im, expr, &ls[0], e, false, &as);
+		if (ret)
+			break;
+	}
+	if (neg && !ret) {
+		free(as.a);
+		return 0;
+	}
+and:
+	if (!ret) {
+		if (ls[0].th) {
+			/* per conjunction, the port field of its L4 protocol */
+			struct dnf out = { 0 };
+			struct alts th = { 0 };
+
+			th.a = malloc(as.n * sizeof(*th.a));
+			th.n = th.cap = as.n;
+			if (!th.a && as.n)
+				ret = nomem();
+			for (i = 0; i < d->n && !ret; i++) {
+				struct dnf one = { 0 };
+				const char *pf = d->c[i].l4 == 6 ? "tcp" : "udp";
+				int j, t;
+
+				for (j = 0; j < as.n; j++) {
+					th.a[j] = as.a[j];
+					for (t = 0; t < as.a[j].nterms; t++)
+						snprintf(th.a[j].terms[t], sizeof(th.a[j].terms[t]),
+							 "%s%s", pf, as.a[j].terms[t] + 2);
+				}
+				if (dnf_push(&one, &d->c[i])) {
+					ret = nomem();
+					break;
+				}
+				d->c[i].text = NULL;
+				ret = dnf_and(im, expr, &one, &th);
+				for (j = 0; j < one.n && !ret; j++) {
+					if (dnf_push(&out, &one.c[j])) {
+						ret = nomem();
+						break;
+					}
+					one.c[j].text = NULL;
+				}
+				dnf_free(&one);
+			}
+			free(th.a);
+			dnf_free(d);
+			*d = out;
+		} else {
+			ret = dnf_and(im, expr, d, &as);
+		}
+	}
+	free(as.a);
+	return ret;
+}
+
+/* --- flattening -------------------------------------------------------- */
+
+static struct chain *chain_find(struct imp *im, const char *family, const char *table,
+				const char *name)
+{
+	int i;
+
+	for (i = 0; i < im->nchains; i++) {
+		struct chain *c = &im->chains[i];
+
+		if (!strcmp(c->name, name) && !strcmp(c->table, table) &&
+		    !strcmp(c->family, family))
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * Write the rules of @d with a verdict: each conjunction one mmb rule,
+ * with the family and L4 protocol it asks for and no field says.
+ */
+static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const char *verdict,
+		bool stateful)
+{
+	int i, k;
+
+	if (!im->lowest)
+		im->group++;	/* the policy's rules are 0, and take no place */
+	for (i = 0; i < d->n; i++) {
+		const struct conj *c = &d->c[i];
+		int fams[2] = { c->fam, 0 }, nf = 1;
+
+		/* an L4 protocol no field implies: per family, ip-proto or ip6-next */
+		if (c->l4 && !c->l4_said && !c->fam) {
+			fams[0] = 4;
+			fams[1] = 6;
+			nf = 2;
+		}
+		for (k = 0; k < nf; k++) {
+			struct out_rule *o;
+			size_t start = im->words.len;
+			char pw[16];
+			int extra = 0;
+
+			if (im->nout == IMPORT_MAX_RULES)
+				return refuse(im, expr, "more than %d mmb rules", IMPORT_MAX_RULES);
+			if (im->nout == im->ocap) {
+				size_t cap = im->ocap * 2 + 1024;
+
+				o = realloc(im->out, cap * sizeof(*o));
+				if (!o)
+					return nomem();
+				im->out = o;
+				im->ocap = cap;
+			}
+			if (fams[k] && !c->fam_said && !(c->l4 && !c->l4_said)) {
+				sb_printf(&im->words, "net-proto ip%d ", fams[k]);
+				extra++;
+			}
+			if (c->l4 && !c->l4_said) {
+				proto_word(c->l4, pw, sizeof(pw));
+				sb_printf(&im->words, "%s %s ",
+					  fams[k] == 6 ? "ip6-next" : "ip-proto", pw);
+				extra++;
+			}
+			if (c->nterms + extra > TERM_MAX) {
+				im->words.len = start;
+				return refuse(im, expr, "more than %d matches in one mmb rule",
+					      TERM_MAX);
+			}
+			if (c->text && *c->text)
+				sb_printf(&im->words, "%s ", c->text);
+			else if (!extra)
+				sb_printf(&im->words, "all ");
+			if (sb_printf(&im->words, "%s", verdict) || sb_add(&im->words, "", 0))
+				return nomem();
+			im->words.len++;	/* keep the NUL: rules are C strings */
+			o = &im->out[im->nout++];
+			o->off = start;
+			o->group = im->group;
+			o->stateful = stateful;
+			o->lowest = im->lowest;
+			o->conn_group = im->est_group;
+		}
+	}
+	return 0;
+}
+
+static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf *prefix,
+		   const struct frame *up, bool jumped, int depth, bool *ended);
+
+/* A rule of one ct state match, counters and accept only? */
+static bool uncond_ct_only(const json_t *exprs)
+{
+	const json_t *e;
+	int matches = 0;
+	size_t k;
+
+	json_array_foreach(exprs, k, e)
+		if (json_object_get(e, "match"))
+			matches++;
+	return matches == 1;
+}
+
+/*
+ * Where packets of @prefix go when the chain of @up's callee ends: the
+ * rest of the calling chains, down to the base chain's policy.
+ */
+static int emit_cont(struct imp *im, const json_t *expr, const struct frame *up,
+		     const struct dnf *prefix, int depth)
+{
+	bool ended = false;
+	int ret;
+
+	if (!up) {
+		if (!strcmp(im->policy, "accept") && !im->stateful)
+			return emit(im, expr, prefix, "accept", false);
+		return emit(im, expr, prefix, im->policy, false);
+	}
+	ret = flatten(im, up->chain, up->next, prefix, up->up, false, depth, &ended);
+	if (ret || ended)
+		return ret;
+	return emit_cont(im, expr, up->up, prefix, depth);
+}
+
+/*
+ * The rules of @ch from @start, each ANDed with @prefix; @up: where a
+ * return goes. @jumped: the caller's rules follow these as they are (a
+ * jump), so an unconditional return needs nothing. *@ended: every packet
+ * of @prefix got a verdict here.
+ */
+static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf *prefix,
+		   const struct frame *up, bool jumped, int depth, bool *ended)
+{
+	struct chain *saved_chain = im->at_chain;
+	json_int_t saved_handle = im->at_handle;
+	int i, ret = 0;
+
+	*ended = false;
+	if (depth > IMPORT_MAX_DEPTH)
+		return refuse(im, NULL, "jumps nested more than %d deep (or a loop)",
+			      IMPORT_MAX_DEPTH);
+	for (i = start; i < ch->nrules && !ret && !*ended; i++) {
+		const json_t *rule = ch->rules[i], *exprs, *e, *verdict = NULL;
+		enum ct_want ct = CT_NONE;
+		const char *vname = NULL;
+		struct dnf d;
+		bool uncond = true;
+		size_t k;
+
+		im->at_chain = ch;
+		im->at_handle = -1;
+		json_unpack((json_t *)rule, "{s:I}", "handle", &im->at_handle);
+		exprs = json_object_get(rule, "expr");
+		if (!json_is_array(exprs)) {
+			ret = refuse(im, rule, "a rule without expressions");
+			break;
+		}
+		if (dnf_copy(prefix, &d)) {
+			ret = nomem();
+			break;
+		}
+		json_array_foreach(exprs, k, e) {
+			const char *key = json_is_object(e) && json_object_size(e) == 1 ?
+					  json_object_iter_key(json_object_iter((json_t *)e)) : "";
+
+			if (verdict) {
+				ret = refuse(im, e, "a statement after the verdict");
+			} else if (!strcmp(key, "match")) {
+				ret = match_and(im, e, &d, &ct);
+				uncond = false;
+			} else if (!strcmp(key, "counter")) {
+				if (!json_is_object(json_object_get(e, "counter")) &&
+				    !json_is_null(json_object_get(e, "counter")))
+					ret = refuse(im, e, "a named counter has no mmb meaning "
+						     "(each mmb rule counts its own packets)");
+			} else if (!strcmp(key, "accept") || !strcmp(key, "drop") ||
+				   !strcmp(key, "return")) {
+				verdict = e;
+				vname = key;
+			} else if (!strcmp(key, "jump") || !strcmp(key, "goto")) {
+				verdict = e;
+				vname = key;
+			} else if (!strcmp(key, "xt")) {
+				ret = refuse(im, e, "an iptables-nft xt match or target has no mmb "
+					     "meaning (translate it with iptables-restore-translate)");
+			} else {
+				ret = refuse(im, e, "the statement \"%s\" has no mmb meaning", key);
+			}
+			if (ret)
+				break;
+		}
+		if (ret) {
+			dnf_free(&d);
+			break;
+		}
+		if (ct == CT_EST) {
+			if (ch != im->base || i != 0 || !uncond_ct_only(exprs) ||
+			    !vname || strcmp(vname, "accept"))
+				ret = refuse(im, rule, "ct state established,related translates as "
+					     "the first rule of a prerouting base chain, with "
+					     "accept and no other match");
+			else if (!strcmp(im->policy, "accept"))
+				ret = refuse(im, rule, "ct state established,related accept with a "
+					     "policy accept: mmb would make a connection of every "
+					     "flow; say policy drop");
+			else
+				im->stateful = true;
+			/* its place: the priority of the connections' packets */
+			im->est_group = ++im->group;
+			dnf_free(&d);
+			continue;
+		}
+		if (ct == CT_NEW && !im->stateful) {
+			ret = refuse(im, rule, "ct state new without ct state established,related "
+				     "accept as the chain's first rule: an mmb connection accepts "
+				     "its later packets, nft's rule does not");
+			dnf_free(&d);
+			break;
+		}
+		if (!vname) {
+			dnf_free(&d);	/* counter only: nothing decided */
+			continue;
+		}
+		if (!strcmp(vname, "accept") || !strcmp(vname, "drop")) {
+			ret = emit(im, verdict, &d, vname,
+				   im->stateful && !strcmp(vname, "accept"));
+			*ended = uncond;
+		} else if (!strcmp(vname, "return")) {
+			if (!(uncond && jumped))
+				ret = emit_cont(im, verdict, up, &d, depth + 1);
+			*ended = uncond;
+		} else {
+			const char *target = NULL;
+			struct chain *to;
+			struct frame f = { ch, i + 1, up };
+			bool sub_ended;
+
+			json_unpack((json_t *)json_object_get(verdict, vname), "{s:s}", "target",
+				    &target);
+			to = target ? chain_find(im, ch->family, ch->table, target) : NULL;
+			if (!to) {
+				ret = refuse(im, verdict, "no chain to %s to", vname);
+			} else if (to->base) {
+				ret = refuse(im, verdict, "a %s to a base chain", vname);
+			} else if (!strcmp(vname, "jump")) {
+				ret = flatten(im, to, 0, &d, &f, true, depth + 1, &sub_ended);
+			} else {
+				ret = flatten(im, to, 0, &d, up, false, depth + 1, &sub_ended);
+				im->at_chain = ch;
+				if (!ret && !sub_ended)
+					ret = emit_cont(im, verdict, up, &d, depth + 1);
+				*ended = uncond;
+			}
+		}
+		dnf_free(&d);
+	}
+	if (!ret) {
+		im->at_chain = saved_chain;
+		im->at_handle = saved_handle;
+	}
+	return ret;
+}
+
+/* --- the ruleset ------------------------------------------------------- */
+
+static int add_rule(struct imp *im, json_t *rule)
+{
+	const char *family, *table, *name;
+	struct chain *c;
+
+	if (json_unpack(rule, "{s:s, s:s, s:s}", "family", &family, "table", &table,
+			"chain", &name))
+		return refuse(im, rule, "a rule without family, table and chain");
+	c = im->nchains && !strcmp(im->chains[im->nchains - 1].name, name) &&
+	    !strcmp(im->chains[im->nchains - 1].table, table) &&
+	    !strcmp(im->chains[im->nchains - 1].family, family) ?
+	    &im->chains[im->nchains - 1] : chain_find(im, family, table, name);
+	if (!c)
+		return refuse(im, rule, "a rule of a chain not listed before it");
+	if (c->nrules == c->cap) {
+		int cap = c->cap * 2 + 16;
+		json_t **r = realloc(c->rules, cap * sizeof(*r));
+
+		if (!r)
+			return nomem();
+		c->rules = r;
+		c->cap = cap;
+	}
+	c->rules[c->nrules++] = rule;
+	return 0;
+}
+
+static int load(struct imp *im, json_t *root)
+{
+	json_t *list, *o, *v;
+	json_int_t schema = -1;
+	int nrules = 0, ret;
+	bool meta = false;
+	size_t i;
+
+	list = json_object_get(root, "nftables");
+	if (!json_is_object(root) || !json_is_array(list))
+		return refuse(im, NULL, "not nft -j output: no \"nftables\" array");
+	json_array_foreach(list, i, o) {
+		const char *key = json_is_object(o) && json_object_size(o) == 1 ?
+				  json_object_iter_key(json_object_iter(o)) : NULL;
+
+		if (!key)
+			return refuse(im, o, "an object of one member expected");
+		v = json_object_get(o, key);
+		if (!strcmp(key, "metainfo")) {
+			if (json_unpack(v, "{s:I}", "json_schema_version", &schema) || schema != 1)
+				return refuse(im, o, "json_schema_version 1 expected (nft 0.9.x "
+					      "to 1.1)");
+			meta = true;
+		} else if (!meta) {
+			return refuse(im, o, "no metainfo first: not nft -j output");
+		} else if (!strcmp(key, "chain")) {
+			struct chain *c;
+
+			if (im->nchains == im->ccap) {
+				int cap = im->ccap * 2 + 16;
+
+				c = realloc(im->chains, cap * sizeof(*c));
+				if (!c)
+					return nomem();
+				im->chains = c;
+				im->ccap = cap;
+			}
+			c = &im->chains[im->nchains];
+			memset(c, 0, sizeof(*c));
+			if (json_unpack(v, "{s:s, s:s, s:s}", "family", &c->family, "table",
+					&c->table, "name", &c->name))
+				return refuse(im, o, "a chain without family, table and name");
+			c->obj = v;
+			c->base = json_object_get(v, "hook") != NULL;
+			im->nchains++;
+		} else if (!strcmp(key, "rule")) {
+			if (++nrules > IMPORT_MAX_NFT_RULES)
+				return refuse(im, NULL, "more than %d rules", IMPORT_MAX_NFT_RULES);
+			ret = add_rule(im, v);
+			if (ret)
+				return ret;
+		} else if (!strcmp(key, "set") || !strcmp(key, "map")) {
+			struct nset *s;
+
+			if (im->nsets == im->scap) {
+				int cap = im->scap * 2 + 16;
+
+				s = realloc(im->sets, cap * sizeof(*s));
+				if (!s)
+					return nomem();
+				im->sets = s;
+				im->scap = cap;
+			}
+			s = &im->sets[im->nsets];
+			memset(s, 0, sizeof(*s));
+			if (json_unpack(v, "{s:s, s:s, s:s}", "family", &s->family, "table",
+					&s->table, "name", &s->name))
+				return refuse(im, o, "a set without family, table and name");
+			s->elem = json_object_get(v, "elem");
+			s->is_map = !strcmp(key, "map");
+			if (s->elem && !json_is_array(s->elem))
+				return refuse(im, o, "a set's elements are an array");
+			im->nsets++;
+		}
+		/* tables, counters, flowtables...: only what rules use matters */
+	}
+	if (!meta)
+		return refuse(im, NULL, "no metainfo: not nft -j output");
+	return 0;
+}
+
+/* What packets a base chain sees, to refuse two chains that see the same. */
+struct scope {
+	struct chain *c;
+	const char *dev;	/* netdev; NULL: prerouting */
+	int fam;		/* prerouting: 4, 6, 0 both */
+};
+
+static bool scopes_meet(const struct scope *a, const struct scope *b)
+{
+	if (a->dev && b->dev)
+		return !strcmp(a->dev, b->dev);
+	if (a->dev || b->dev)
+		return true;
+	return !a->fam || !b->fam || a->fam == b->fam;
+}
+
+/* A base chain: checked, its devices enabled, its rules flattened. */
+static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *nsc)
+{
+	const char *type = NULL, *hook = NULL, *policy = "accept";
+	json_t *dev = json_object_get(c->obj, "dev"), *d;
+	struct dnf prefix = { 0 };
+	struct conj empty = { 0 };
+	int ret = 0, i, j, first = *nsc;
+	bool ended;
+	size_t k;
+
+	im->at_chain = c;
+	im->at_handle = -1;
+	json_unpack(c->obj, "{s?s, s?s, s?s}", "type", &type, "hook", &hook, "policy", &policy);
+	if (!c->nrules && !strcmp(policy, "accept"))
+		return 0;	/* changes nothing */
+	if (!type || strcmp(type, "filter"))
+		return refuse(im, NULL, "a base chain of type %s: mmb translates type filter",
+			      type ?: "(none)");
+	if (strcmp(policy, "accept") && strcmp(policy, "drop"))
+		return refuse(im, NULL, "policy %s", policy);
+	if (!strcmp(c->family, "netdev")) {
+		if (strcmp(hook, "ingress"))
+			return refuse(im, NULL, "netdev hook %s: mmb translates ingress", hook);
+		if (!dev)
+			return refuse(im, NULL, "a netdev ingress chain without \"dev\" (nft 1.0.6 "
+				      "leaves it out of its JSON: add \"dev\": \"IFACE\" to the "
+				      "chain object)");
+		if (!json_is_string(dev) && (!json_is_array(dev) || !json_array_size(dev)))
+			return refuse(im, NULL, "\"dev\" is a name or an array of names");
+	} else if (!strcmp(c->family, "ip") || !strcmp(c->family, "ip6") ||
+		   !strcmp(c->family, "inet")) {
+		if (strcmp(hook, "prerouting"))
+			return refuse(im, NULL, "hook %s: mmb classifies what devices receive, "
+				      "before routing (prerouting, netdev ingress)", hook);
+		dev = NULL;
+	} else {
+		return refuse(im, NULL, "family %s has no mmb meaning", c->family);
+	}
+	/* Its scopes, each checked against the chains before it. */
+	for (i = 0; i < (dev && json_is_array(dev) ? (int)json_array_size(dev) : 1); i++) {
+		struct scope s = { c, NULL, 0 };
+
+		if (dev) {
+			d = json_is_array(dev) ? json_array_get(dev, i) : dev;
+			s.dev = json_string_value(d);
+			if (!s.dev || !*s.dev || strlen(s.dev) >= 16 ||
+			    strpbrk(s.dev, " \t\"'#\\"))
+				return refuse(im, d, "not an interface name");
+		} else {
+			s.fam = !strcmp(c->family, "ip") ? 4 : !strcmp(c->family, "ip6") ? 6 : 0;
+		}
+		for (j = 0; j < first; j++)
+			if (scopes_meet(&sc[j], &s))
+				return refuse(im, NULL, "this base chain and table %s %s, chain %s "
+					      "see the same packets: mmb merges no two chains "
+					      "(put their rules in one)", sc[j].c->family,
+					      sc[j].c->table, sc[j].c->name);
+		sc[(*nsc)++] = s;
+	}
+	/* The prefix: in DEV per device, or the family of an ip/ip6 chain. */
+	for (i = first; i < *nsc; i++) {
+		struct conj cj = empty;
+
+		if (sc[i].dev) {
+			cj.text = malloc(strlen(sc[i].dev) + 4);
+			if (!cj.text || sb_printf(&im->head, "enable %s\n", sc[i].dev)) {
+				free(cj.text);
+				dnf_free(&prefix);
+				return nomem();
+			}
+			sprintf(cj.text, "in %s", sc[i].dev);
+			snprintf(cj.dev, sizeof(cj.dev), "%s", sc[i].dev);
+			cj.nterms = 1;
+		}
+		cj.fam = sc[i].fam;
+		if (dnf_push(&prefix, &cj)) {
+			free(cj.text);
+			dnf_free(&prefix);
+			return nomem();
+		}
+	}
+	(void)k;
+	im->base = c;
+	im->policy = policy;
+	im->stateful = false;
+	ret = flatten(im, c, 0, &prefix, NULL, false, 0, &ended);
+	im->at_chain = c;
+	im->at_handle = -1;
+	if (!ret && !ended && !strcmp(policy, "drop")) {
+		im->lowest = true;
+		ret = emit(im, NULL, &prefix, "drop", false);
+		im->lowest = false;
+	}
+	dnf_free(&prefix);
+	return ret;
+}
+
+/*
+ * jansson's memory: a few large chunks, each faulted in with one call and
+ * never returned piece by piece. A 10k-rule ruleset (5 MB of JSON) makes a
+ * tree of some 100 MB of small objects; where page faults are dear (UML: each one is a
+ * round trip through the host) faulting them in one by one took seconds.
+ */
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+};
+
+static struct chunk *arena;
+static size_t arena_hint = 4 << 20;
+
+/*
+ * Blocks carry their size class in a 16-byte header; freed ones wait on
+ * their class's list for the next allocation of it (jansson's arrays and
+ * buffers grow by allocating anew and freeing the old).
+ */
+#define ARENA_CLASSES 96
+
+static void *arena_free_list[ARENA_CLASSES];
+
+static unsigned int arena_class(size_t n, size_t *size)
+{
+	unsigned int k;
+
+	if (n <= 1024) {
+		*size = (n + 15) & ~(size_t)15;
+		return *size / 16;		/* 0 to 64 */
+	}
+	for (k = 11; ((size_t)1 << k) < n; k++)
+		;
+	*size = (size_t)1 << k;
+	return 65 + k - 11;			/* 65 to 95 */
+}
+
+static void *arena_alloc(size_t n)
+{
+	struct chunk *c = arena;
+	unsigned int k;
+	size_t size;
+	char *p;
+
+	if (n > ((size_t)1 << 40))
+		return NULL;
+	k = arena_class(n, &size);
+	if (arena_free_list[k]) {
+		p = arena_free_list[k];
+		arena_free_list[k] = *(void **)p;
+		return p;
+	}
+	if (!c || c->size - c->used < size + 16) {
+		size_t csize = arena_hint > size + 16 + 64 ? arena_hint : size + 16 + 64;
+
+		c = mmap(NULL, csize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (c == MAP_FAILED)
+			return NULL;
+		madvise(c, csize, MADV_POPULATE_WRITE);
+		c->next = arena;
+		c->size = csize;
+		c->used = 64;
+		arena = c;
+		arena_hint = 16u << 20;	/* the first was sized from the input */
+	}
+	p = (char *)c + c->used;
+	c->used += size + 16;
+	*(unsigned int *)p = k;
+	return p + 16;
+}
+
+static void arena_free(void *p)
+{
+	unsigned int k;
+
+	if (!p)
+		return;
+	k = *(unsigned int *)((char *)p - 16);
+	*(void **)p = arena_free_list[k];
+	arena_free_list[k] = p;
+}
+
+static void arena_release(void)
+{
+	if (getenv("MMB_ARENA_DEBUG")) {
+		struct chunk *c;
+
+		for (c = arena; c; c = c->next)
+			fprintf(stderr, "chunk %zu used %zu\n", c->size, c->used);
+	}
+	while (arena) {
+		struct chunk *c = arena;
+
+		arena = c->next;
+		munmap(c, c->size);
+	}
+	memset(arena_free_list, 0, sizeof(arena_free_list));
+}
+
+/* Read all of @f, at most IMPORT_MAX_BYTES. */
+static int read_input(const char *name, FILE *f, char **buf, size_t *len)
+{
+	size_t cap = 1 << 16, got;
+	struct stat st;
+	char *p;
+
+	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (size_t)st.st_size < IMPORT_MAX_BYTES)
+		cap = st.st_size + 1;
+	p = malloc(cap);
+	if (p)
+		madvise((void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095),
+			cap > 8192 ? cap - 8192 : 0, MADV_POPULATE_WRITE);
+
+	*len = 0;
+	if (!p)
+		return nomem();
+	while ((got = fread(p + *len, 1, cap - *len, f)) > 0) {
+		*len += got;
+		if (*len > IMPORT_MAX_BYTES) {
+			free(p);
+			fprintf(stderr, "Error: %s: more than %u MiB\n", name,
+				IMPORT_MAX_BYTES >> 20);
+			return EXIT_USAGE;
+		}
+		if (*len == cap) {
+			char *q = realloc(p, cap *= 2);
+
+			if (!q) {
+				free(p);
+				return nomem();
+			}
+			p = q;
+		}
+	}
+	if (ferror(f)) {
+		free(p);
+		return err_sys(name, errno);
+	}
+	*buf = p;
+	return 0;
+}
+
+static void import_free(struct imp *im)
+{
+	int i;
+
+	for (i = 0; i < im->nchains; i++)
+		free(im->chains[i].rules);
+	free(im->chains);
+	free(im->sets);
+	free(im->words.p);
+	free(im->out);
+	free(im->head.p);
+}
+
+/* The translation, as the text of a -f file, into @text. */
+static int translate(struct imp *im, json_t *root, const char *name, struct sbuf *text)
+{
+	struct scope *sc;
+	int i, nsc = 0, ret;
+	size_t r;
+
+	ret = load(im, root);
+	if (ret)
+		return ret;
+	sc = calloc(im->nchains * 16 + 1, sizeof(*sc));
+	if (!sc)
+		return nomem();
+	for (i = 0; i < im->nchains && !ret; i++)
+		if (im->chains[i].base)
+			ret = import_base(im, &im->chains[i], sc, &nsc);
+	free(sc);
+	if (ret)
+		return ret;
+	if (sb_printf(text, "# mmbctl import of %s: %zu rules, first match as priorities\n"
+		      "flush\n", name, im->nout))
+		return nomem();
+	for (r = 0; r < im->nout; r++) {
+		const struct out_rule *o = &im->out[r];
+
+		unsigned int prio = o->lowest ? 0 : im->group - o->group + 1;
+
+		if (o->stateful && sb_printf(text, "add-stateful priority %u conn-priority %u %s\n",
+					     prio, im->group - o->conn_group + 1,
+					     im->words.p + o->off))
+			return nomem();
+		if (!o->stateful && sb_printf(text, "add priority %u %s\n", prio,
+					      im->words.p + o->off))
+			return nomem();
+	}
+	if (im->head.len && sb_add(text, im->head.p, im->head.len))
+		return nomem();
+	return 0;
+}
+
+static void import_usage(void)
+{
+	fprintf(stderr, "Usage: mmbctl import [ -n ] [ -c ] FILE\n");
+}
+
+int do_import(int argc, char **argv)
+{
+	bool dry = false, check = false;
+	const char *name = NULL;
+	struct sbuf text = { 0 };
+	struct imp im = { .at_handle = -1 };
+	json_error_t jerr;
+	json_t *root;
+	char *in = NULL;
+	size_t len;
+	FILE *f;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-n"))
+			dry = true;
+		else if (!strcmp(argv[i], "-c"))
+			check = true;
+		else if (name)
+			return err_word(i, "unexpected word after FILE");
+		else if (argv[i][0] == '-' && argv[i][1])
+			return err_word(i, "unknown option \"%s\", try -n or -c", argv[i]);
+		else
+			name = argv[i];
+	}
+	if (!name) {
+		import_usage();
+		return err_word(argc, "missing FILE (- for standard input)");
+	}
+	if (dry && check)
+		return err_word(argc - 1, "-n prints, -c checks in the kernel: one of them");
+	f = strcmp(name, "-") ? fopen(name, "r") : stdin;
+	if (!f)
+		return err_sys(name, errno);
+	ret = read_input(name, f, &in, &len);
+	if (f != stdin)
+		fclose(f);
+	if (ret)
+		return ret;
+	/* The tree takes some 19 bytes per byte of nft's JSON. */
+	arena_hint = len < (12u << 20) ? len * 20 + (1 << 20) : 256u << 20;
+	json_set_alloc_funcs(arena_alloc, arena_free);
+	root = json_loadb(in, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(in);
+	if (!root) {
+		arena_release();
+		fprintf(stderr, "Error: %s:%d:%d: not JSON: %s\n", name, jerr.line, jerr.column,
+			jerr.text);
+		return EXIT_USAGE;
+	}
+	ret = translate(&im, root, name, &text);
+	/* The tree goes with its chunks, json_decref() not needed. */
+	arena_release();
+	import_free(&im);
+	if (ret)
+		goto out;
+	if (dry) {
+		fwrite(text.p, 1, text.len, stdout);
+		goto out;
+	}
+	opt_check = check;
+	ret = batch_text(name, text.p, text.len);
+	text.p = NULL;	/* batch_text took it */
+out:
+	free(text.p);
+	return ret;
+}
+
+#endif /* MMB_HAVE_JANSSON */

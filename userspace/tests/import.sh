@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mmbctl import without a kernel: nft -j rulesets (tests/import/*.json,
+# made by tests/import/gen.sh in a VM, the netdev chain's "dev" added as
+# nft 1.0.6 leaves it out) translated by import -n and compared with the
+# expected -f text; every refused construct's message; malformed, wrong
+# and huge inputs. Prints TAP.
+#
+# usage: tests/import.sh PATH_TO_MMBCTL
+set -u
+MMBCTL=$(realpath "$1")
+DIR=$(dirname "$0")/import
+n=0
+failed=0
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+result() {	# result OK DESC [DIAG]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n - import: $2"
+	else
+		failed=$((failed + 1))
+		echo "not ok $n - import: $2"
+		printf '%s\n' "${3:-}" | sed 's/^/#   /'
+	fi
+}
+
+# The translations of the fixtures, word for word.
+for f in "$DIR"/*.json; do
+	want=${f%.json}.want
+	out=$("$MMBCTL" import -n - < "$f" 2>&1)
+	status=$?
+	[ "$status" -eq 0 ] && [ "$out" = "$(cat "$want")" ]
+	result $? "$(basename "$f") translates as $(basename "$want")" \
+		"exit $status; diff:
+$(diff <(printf '%s\n' "$out") "$want")"
+done
+
+# One ruleset around CHAIN (a chain object's members) and RULES (rule
+# objects of chain "c", table "t"); SETS: more objects.
+ruleset() {	# ruleset FAMILY CHAIN_MEMBERS RULES [OBJECTS]
+	printf '{"nftables":[{"metainfo":{"version":"1.0.6","json_schema_version":1}},'
+	printf '{"table":{"family":"%s","name":"t","handle":1}},' "$1"
+	printf '%s' "${4:+$4,}"
+	printf '{"chain":{"family":"%s","table":"t","name":"c","handle":1%s}}' "$1" "${2:+,$2}"
+	printf '%s]}\n' "${3:+,$3}"
+}
+
+rule() {	# rule FAMILY HANDLE EXPRS...: a rule of chain c
+	local fam=$1 h=$2
+	shift 2
+	local IFS=,
+	printf '{"rule":{"family":"%s","table":"t","chain":"c","handle":%s,"expr":[%s]}}' \
+		"$fam" "$h" "$*"
+}
+
+NETDEV='"type":"filter","hook":"ingress","prio":0,"dev":"lo","policy":"accept"'
+PRE='"type":"filter","hook":"prerouting","prio":0,"policy":"drop"'
+
+# t DESC WANT_STATUS WANT_OUTPUT JSON: import -n of JSON; stdout and
+# stderr together compared.
+t() {
+	local out status
+	out=$(printf '%s' "$4" | "$MMBCTL" import -n - 2>&1)
+	status=$?
+	[ "$status" -eq "$2" ] && [ "$out" = "$3" ]
+	result $? "$1" "exit $status, wanted $2; got:
+$out"
+}
+
+# refused DESC EXPR MESSAGE: a netdev rule with EXPR then accept.
+refused() {
+	t "refused: $1" 2 "Error: table netdev t, chain c, rule handle 7: $2: $3" \
+		"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$2" '{"accept":null}')")"
+}
+
+M='{"match":{"op":"==","left":'
+refused "meta mark" "$M"'{"meta":{"key":"mark"}},"right":5}}' "meta mark has no mmb field"
+refused "ip6 nexthdr" "$M"'{"payload":{"protocol":"ip6","field":"nexthdr"}},"right":"tcp"}}' \
+	"ip6 nexthdr is the first header's; mmb matches the L4 protocol after extension headers: say meta l4proto"
+refused "ip frag-off" "$M"'{"payload":{"protocol":"ip","field":"frag-off"}},"right":0}}' \
+	"ip frag-off has no mmb field"
+refused "sctp" "$M"'{"payload":{"protocol":"sctp","field":"dport"}},"right":5}}' \
+	"sctp dport has no mmb field"
+refused "raw payload" "$M"'{"payload":{"base":"nh","offset":0,"len":8}},"right":5}}' \
+	"raw payload expressions have no mmb field"
+refused "th without a protocol" "$M"'{"payload":{"protocol":"th","field":"dport"}},"right":53}}' \
+	"th dport needs meta l4proto tcp or udp first (mmb has ports of TCP and UDP only)"
+refused "an interface wildcard" "$M"'{"meta":{"key":"iifname"}},"right":"eth*"}}' \
+	"an interface name without wildcards expected"
+refused "an unknown set" "$M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@nope"}}' \
+	"no set @nope in table netdev t"
+refused "a range of an address !=" '{"match":{"op":"!=","left":{"payload":{"protocol":"ip","field":"saddr"}},"right":{"range":["10.0.0.1","10.0.0.9"]}}}' \
+	"!= of an address range has no mmb match"
+refused "a value too wide" "$M"'{"payload":{"protocol":"ip","field":"ttl"}},"right":300}}' \
+	"not a value of this field"
+refused "< on an address" '{"match":{"op":"<","left":{"payload":{"protocol":"ip","field":"saddr"}},"right":"10.0.0.1"}}' \
+	"< compares a number field with a number"
+refused "a bitwise and of ports" "$M"'{"&":[{"payload":{"protocol":"tcp","field":"dport"}},255]},"right":1}}' \
+	"a bitwise and has an mmb match on TCP flags only"
+refused "ct state at netdev ingress" '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"new"}}' \
+	"ct state at netdev ingress: nf_conntrack has seen no packet there yet"
+refused "ct mark" "$M"'{"ct":{"key":"mark"}},"right":1}}' "ct mark has no mmb meaning"
+refused "log" '{"log":{"prefix":"x"}}' 'the statement "log" has no mmb meaning'
+refused "limit" '{"limit":{"rate":10,"per":"second"}}' 'the statement "limit" has no mmb meaning'
+refused "a named counter" '{"counter":"c1"}' \
+	"a named counter has no mmb meaning (each mmb rule counts its own packets)"
+refused "an iptables-nft xt match" '{"xt":{"type":"match","name":"conntrack"}}' \
+	"an iptables-nft xt match or target has no mmb meaning (translate it with iptables-restore-translate)"
+refused "a vmap" '{"vmap":{"key":{"payload":{"protocol":"ip","field":"saddr"}},"data":"@m"}}' \
+	'the statement "vmap" has no mmb meaning'
+t "refused: a statement after the verdict, named" 2 \
+	'Error: table netdev t, chain c, rule handle 7: {"accept":null}: a statement after the verdict' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 '{"drop":null}' '{"accept":null}')")"
+t "refused: a jump to a chain not there" 2 \
+	'Error: table netdev t, chain c, rule handle 7: {"jump":{"target":"x"}}: no chain to jump to' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 '{"jump":{"target":"x"}}')")"
+t "refused: a map used as a set" 2 \
+	"Error: table netdev t, chain c, rule handle 7: $M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@m"}}: @m is a map: maps have no mmb meaning' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@m"}}' '{"accept":null}')" \
+	'{"map":{"family":"netdev","table":"t","name":"m","type":"ipv4_addr","map":"verdict"}}')"
+
+# Chains.
+t "refused: an input chain" 2 'Error: table ip t, chain c: hook input: mmb classifies what devices receive, before routing (prerouting, netdev ingress)' \
+	"$(ruleset ip '"type":"filter","hook":"input","prio":0,"policy":"drop"')"
+t "refused: a nat chain" 2 'Error: table ip t, chain c: a base chain of type nat: mmb translates type filter' \
+	"$(ruleset ip '"type":"nat","hook":"prerouting","prio":0,"policy":"accept"' "$(rule ip 2 '{"accept":null}')")"
+t "refused: netdev chain without dev (nft 1.0.6)" 2 \
+	'Error: table netdev t, chain c: a netdev ingress chain without "dev" (nft 1.0.6 leaves it out of its JSON: add "dev": "IFACE" to the chain object)' \
+	"$(ruleset netdev '"type":"filter","hook":"ingress","prio":0,"policy":"drop"')"
+t "an empty accepting chain at any hook changes nothing" 0 \
+	'# mmbctl import of -: 0 rules, first match as priorities
+flush' "$(ruleset ip '"type":"filter","hook":"input","prio":0,"policy":"accept"')"
+t "refused: two chains seeing the same packets" 2 \
+	'Error: table ip t, chain d: this base chain and table ip t, chain c see the same packets: mmb merges no two chains (put their rules in one)' \
+	"$(ruleset ip "$PRE" "" '{"chain":{"family":"ip","table":"t","name":"d","handle":2,"type":"filter","hook":"prerouting","prio":5,"policy":"drop"}}' |
+	   sed 's/,{"chain":{"family":"ip","table":"t","name":"c"/,{"chain":{"family":"ip","table":"t","name":"c2"/' |
+	   sed 's/"name":"c2"/"name":"c"/; s/\(.*\)\({"chain":{"family":"ip","table":"t","name":"d"[^}]*}}\),\({"chain"[^}]*}}\)/\1\3,\2/')"
+t "refused: ct state new without established first" 2 \
+	'Error: table ip t, chain c, rule handle 3: {"family":"ip","table":"t","chain":"c","handle":3,"expr":[{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"new"}},{"accept":null}]}: ct state new without ct state established,related accept as the chain'"'"'s first rule: an mmb connection accepts its later packets, nft'"'"'s rule does not' \
+	"$(ruleset ip "$PRE" "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"new"}}' '{"accept":null}')")"
+t "refused: ct state invalid" 2 \
+	'Error: table ip t, chain c, rule handle 3: {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"invalid"}}: mmb'"'"'s connections say established,related (a connection'"'"'s packets) or new (the first): no other set of states' \
+	"$(ruleset ip "$PRE" "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"invalid"}}' '{"drop":null}')")"
+
+t "refused: ct state before conntrack (raw's priority)" 2 \
+	'Error: table ip t, chain c, rule handle 3: {"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}: ct state in a chain of priority below -200: nf_conntrack has seen no packet there yet' \
+	"$(ruleset ip '"type":"filter","hook":"prerouting","prio":-300,"policy":"drop"' "$(rule ip 3 '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}' '{"accept":null}')")"
+
+RANGE='{"match":{"op":"==","left":{"payload":{"protocol":"ip6","field":"saddr"}},"right":{"range":["2001:db8::5","2001:db8::9"]}}}'
+t "an IPv6 range as the prefixes that cover it" 0 '# mmbctl import of -: 3 rules, first match as priorities
+flush
+add priority 1 in lo ip6-saddr 2001:db8::5 drop
+add priority 1 in lo ip6-saddr 2001:db8::6/127 drop
+add priority 1 in lo ip6-saddr 2001:db8::8/127 drop
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$RANGE" '{"drop":null}')")"
+RANGE='{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"daddr"}},"right":{"range":["0.0.0.0","255.255.255.255"]}}}'
+t "the whole IPv4 space as a range" 0 '# mmbctl import of -: 1 rules, first match as priorities
+flush
+add priority 1 in lo ip-daddr 0.0.0.0/0 drop
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$RANGE" '{"drop":null}')")"
+
+# Malformed and wrong inputs.
+t "not JSON" 2 "Error: -:1:10: not JSON: ']' expected near end of file" '{"a": [1, '
+t "JSON but not nft's" 2 'Error: not nft -j output: no "nftables" array' '{"a": 1}'
+t "no metainfo first" 2 \
+	'Error: {"table":{"family":"ip","name":"t"}}: no metainfo first: not nft -j output' \
+	'{"nftables":[{"table":{"family":"ip","name":"t"}}]}'
+t "a schema version of the future" 2 \
+	'Error: {"metainfo":{"json_schema_version":2}}: json_schema_version 1 expected (nft 0.9.x to 1.1)' \
+	'{"nftables":[{"metainfo":{"json_schema_version":2}}]}'
+t "duplicate keys" 2 "Error: -:1:26: not JSON: duplicate object key near '\"a\"'" '{"nftables":[], "a":1, "a":2}'
+out=$(head -c 300000000 /dev/zero | tr '\0' ' ' | "$MMBCTL" import -n - 2>&1)
+status=$?
+[ "$status" -eq 2 ] && [ "$out" = "Error: -: more than 256 MiB" ]
+result $? "an input over 256 MiB is refused" "exit $status: $out"
+# 200001 rules: over the bound, refused before any translation.
+python3 - > "$TMP/many.json" <<'PY'
+import json
+r = [{"metainfo": {"json_schema_version": 1}},
+     {"chain": {"family": "ip", "table": "t", "name": "c", "handle": 1}}]
+r += [{"rule": {"family": "ip", "table": "t", "chain": "c", "handle": i, "expr": [{"accept": None}]}}
+      for i in range(200001)]
+print(json.dumps({"nftables": r}))
+PY
+out=$("$MMBCTL" import -n "$TMP/many.json" 2>&1)
+status=$?
+[ "$status" -eq 2 ] && [ "$out" = "Error: more than 200000 rules" ]
+result $? "more than 200000 nft rules are refused" "exit $status: $out"
+out=$("$MMBCTL" import -n 2>&1)
+status=$?
+[ "$status" -eq 2 ] && [ "$out" = 'Usage: mmbctl import [ -n ] [ -c ] FILE
+Error: missing FILE (- for standard input)
+mmbctl import -n
+                 ^' ]
+result $? "no FILE points past the end" "exit $status: $out"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
