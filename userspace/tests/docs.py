@@ -13,8 +13,10 @@ the text that gives a rule, a setting or a packet to trace ("mmbctl add
 ...", set, trace) with no placeholder (an upper-case word such as IFACE). Each runs as
 "mmbctl --dry-run WORDS": parsed and built into its requests, nothing
 sent; one shown with its "Error:" line after it must fail with that
-error (unless it parses: then the error is the kernel's). A -f or -b FILE whose file is not in the repository is read as an empty
-one (its options are checked).
+error (unless it parses: then the error is the kernel's). An import
+FILE that is not in the repository is one of the import tests'
+rulesets; a -f or -b FILE whose file is not in the repository is read
+as an empty one (its options are checked).
 
 usage: tests/docs.py PATH_TO_MMBCTL REPO_ROOT
 """
@@ -139,6 +141,12 @@ def main():
                     if i + 1 < len(words) and words[i + 1] != '-' and \
                             not os.path.exists(os.path.join(root, words[i + 1])):
                         words = words[:i + 1] + ['/dev/null'] + words[i + 2:]
+            # import FILE: a ruleset of the import tests' for a file not here.
+            if 'import' in words:
+                i = len(words) - 1
+                if words[i] != '-' and not words[i].startswith('-') and i > words.index('import') \
+                        and not os.path.exists(os.path.join(root, words[i])):
+                    words = words[:i] + [os.path.join(root, 'userspace/tests/import/netdev.json')]
             if not words:
                 continue
             r = subprocess.run([mmbctl, '--dry-run'] + words, stdin=subprocess.DEVNULL,
