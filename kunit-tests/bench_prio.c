@@ -116,8 +116,8 @@ static void bp_measure(struct kunit *test, struct bp *b, struct mmb_rules *r,
 		best = min(best, t);
 	}
 	kunit_info(test, "bench: %-28s /%u+ %u rules %3u tables: %6lu.%02lu probes/packet, classify %5llu ns (decided %u of %u)\n",
-		   what, min, BP_RULES, tables, bp_probes / BP_PKTS, bp_probes % BP_PKTS * 100 / BP_PKTS,
-		   best / BP_PKTS, decided, BP_PKTS);
+		   what, min, BP_RULES, tables, bp_probes / BP_PKTS,
+		   bp_probes % BP_PKTS * 100 / BP_PKTS, best / BP_PKTS, decided, BP_PKTS);
 }
 
 /* Rules with prefixes of @min bits or more, and packets of their own. */
