@@ -29,6 +29,10 @@ print(json.dumps(traffic.parse_ip(frame)))' "$E2E_DIR" "$1"
 
 in_r mmbctl enable r0
 in_r mmbctl enable r1
+# The connection the trace checks use lives till the end, however slow the
+# machine (30 s unreplied was less than a loaded TCG guest takes from it
+# to the schema checks).
+in_r mmbctl set timeout udp-unreplied 3600
 in_r mmbctl add udp-dport 7001 drop > /dev/null			# 1
 in_r mmbctl add udp-dport 7002 mod ip-dscp 10 mod udp-dport 7012 > /dev/null	# 2
 # A reflexive ACL for UDP to 7003: the client's datagrams start
