@@ -149,7 +149,7 @@ static int mmb_nl_parse_in(struct mmb_match_spec *m, struct nlattr **tb,
 		strscpy((char *)m->value + 4, dev->name, IFNAMSIZ);
 	rcu_read_unlock();
 	if (!dev) {
-		NL_SET_ERR_MSG_ATTR(extack, v, "no device of this ifindex in this network namespace");
+		NL_SET_ERR_MSG_ATTR(extack, v, "no device of this ifindex in this namespace");
 		return -ENODEV;
 	}
 	return 0;
