@@ -266,6 +266,10 @@ void mmb_dev_plan_commit(struct mmb_dev_plan *p)
 
 	ASSERT_RTNL();
 	list_splice_tail_init(&p->names, &mn->enabled);
+	/* A device enabled by its index, of a name now enabled: the name's. */
+	list_for_each_entry(md, &mn->devs, list)
+		if (!md->by)
+			md->by = mmb_dev_enabled_for(mn, md->dev->name, NULL);
 	list_for_each_entry_safe(md, tmp, &p->devs, list) {
 		list_del(&md->list);
 		/* Cannot fail: the device was free of a handler under this RTNL. */
