@@ -82,8 +82,6 @@ void mmb_ifname_put(const char *name)
 	if (!WARN_ON_ONCE(!e) && !--e->ref) {
 		hash_del(&e->node);
 		kfree(e);
-	} else {
-		e = NULL;
 	}
 	spin_unlock_bh(&mmb_ifname_lock);
 }
