@@ -460,10 +460,13 @@ static void ift_dev_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *e = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_ENABLED);
 	struct nlattr *n = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_ATTACHED);
+	struct nlattr *dev = nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_IFNAME);
 	struct ift_seen *seen = arg;
 
+	/* Devices of this suite's names; another suite's may be attached still. */
 	if (nlmsg_find_attr(nlh, GENL_HDRLEN, MMB_A_IFINDEX)) {
-		seen->devs++;
+		if (dev && !strncmp(nla_data(dev), "mmbl-", 5))
+			seen->devs++;
 		return;
 	}
 	KUNIT_ASSERT_NOT_NULL(t->test, e);
