@@ -614,10 +614,10 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 		}
 	}
 	if (check) {		/* everything that could fail did not: undo it all */
-		list_for_each_entry_safe(md, tmp, &prepared, list)
-			mmb_dev_unprepare(md);
-		if (late->enables)
+		if (late->enables) {
+			mmb_dev_plan_abort(&plan);
 			rtnl_unlock();
+		}
 		mmb_txn_abort(txn);
 		return 0;
 	}
