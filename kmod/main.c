@@ -50,6 +50,7 @@ static int __net_init mmb_net_init(struct net *net)
 	int err;
 
 	INIT_LIST_HEAD(&mn->devs);
+	INIT_LIST_HEAD(&mn->enabled);
 	err = mmb_rules_init(&mn->rules);
 	if (err)
 		return err;
@@ -59,6 +60,10 @@ static int __net_init mmb_net_init(struct net *net)
 	err = mmb_frags_init(&mn->frags);
 	if (err)
 		goto err_conns;
+	/* Devices registered from now on are attached if their name is enabled. */
+	rtnl_lock();
+	mn->live = true;
+	rtnl_unlock();
 	return 0;
 
 err_conns:

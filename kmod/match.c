@@ -99,7 +99,8 @@ bool mmb_match_holds(const struct mmb_match *m, const u8 *value, const struct mm
 		cmp = mmb_prefix_cmp(&k->b[f->img], value, m->plen);
 	} else {
 		u32 v = (mmb_img_read(k, f->img, f->len) & f->mask) >> f->shift;
-		u32 want = mmb_value_u32(value, m->vlen);
+		/* An "in" match's value: the id of its name, then the name. */
+		u32 want = mmb_value_u32(value, min_t(unsigned int, m->vlen, 4));
 
 		if (m->plen < f->bits) {
 			u32 pm = m->plen ? ~0U << (32 - m->plen) : 0;

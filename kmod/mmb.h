@@ -32,15 +32,30 @@
 struct mmb_dev {
 	struct net_device *dev;
 	struct mmb_net *mn;
+	struct mmb_enabled *by;		/* the name that enabled it, or NULL, RTNL */
+	u32 ifid;			/* of @ifname (ifname.c), READ_ONCE */
+	char ifname[IFNAMSIZ];		/* the device's name as interned, RTNL */
 	netdevice_tracker dev_tracker;
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;	/* every packet */
 	struct mmb_pcpu_counts __percpu *counts; /* drops by cause, rewrites, ... */
 };
 
+/*
+ * A name or pattern enabled in a namespace (MMB_CMD_DEV_ENABLE): every
+ * device it stands for is attached, now or as it appears.
+ */
+struct mmb_enabled {
+	struct list_head list;		/* in mmb_net.enabled, RTNL */
+	unsigned int failed;		/* devices that appeared and were not attached */
+	char name[IFNAMSIZ];
+};
+
 /* Per network namespace state. */
 struct mmb_net {
 	struct list_head devs;		/* enabled devices, RTNL */
+	struct list_head enabled;	/* struct mmb_enabled, RTNL */
+	bool live;			/* between init and exit, RTNL */
 	unsigned long dev_gen;		/* bumped as devs changes, RTNL */
 	struct mmb_rules rules;
 	struct mmb_conns conns;
@@ -54,6 +69,16 @@ static inline struct mmb_net *mmb_pernet(const struct net *net)
 	return net_generic(net, mmb_net_id);
 }
 
+/*
+ * Names being enabled, checked and prepared: a command's or a batch's;
+ * mmb_dev_plan_commit() then applies them, which cannot fail.
+ */
+struct mmb_dev_plan {
+	struct net *net;
+	struct list_head names;		/* new struct mmb_enabled */
+	struct list_head devs;		/* prepared struct mmb_dev */
+};
+
 /* dev.c: attaching to devices */
 struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *extack);
 void mmb_dev_unprepare(struct mmb_dev *md);
@@ -62,11 +87,34 @@ int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack);
 int mmb_dev_disable(struct net_device *dev, struct netlink_ext_ack *extack);
 struct mmb_dev *mmb_dev_get_rtnl(const struct net_device *dev);
 void mmb_dev_disable_all(struct mmb_net *mn);
+void mmb_dev_plan_init(struct mmb_dev_plan *p, struct net *net);
+int mmb_dev_plan_name(struct mmb_dev_plan *p, const char *name, bool again,
+		      struct netlink_ext_ack *extack);
+void mmb_dev_plan_commit(struct mmb_dev_plan *p);
+void mmb_dev_plan_abort(struct mmb_dev_plan *p);
+int mmb_dev_forget(struct net *net, const char *name, struct netlink_ext_ack *extack);
+struct mmb_enabled *mmb_dev_enabled_find(struct mmb_net *mn, const char *name);
 int mmb_dev_notifier_register(void);
 void mmb_dev_notifier_unregister(void);
 
 /* hook.c: the datapath */
 rx_handler_result_t mmb_hook(struct sk_buff **pskb);
+
+/*
+ * The id of the name of @dev, which "in" (and "out") rules match, for the
+ * header image; the one place that says it. A device mmb is attached to
+ * has it cached (mmb_dev.ifid, kept as the device is renamed); any other,
+ * 0, which no name has. Under RCU.
+ */
+static inline u32 mmb_dev_ifid(const struct net_device *dev)
+{
+	const struct mmb_dev *md;
+
+	if (rcu_access_pointer(dev->rx_handler) != mmb_hook)
+		return 0;
+	md = rcu_dereference(dev->rx_handler_data);
+	return md ? READ_ONCE(md->ifid) : 0;
+}
 
 /* netlink.c: the generic netlink family */
 int __init mmb_genl_register(void);

@@ -45,20 +45,43 @@ struct net_device *mmb_nl_dev_lookup(struct net *net, const struct nlattr *ifind
 	return dev;
 }
 
+/*
+ * A name or pattern is enabled (remembered) or forgotten; a device given
+ * by its index (no mmbctl sends one) is attached or detached alone, as
+ * before names were remembered: that device, not its name.
+ */
 static int mmb_nl_dev_set(struct genl_info *info, bool enable)
 {
+	struct nlattr *ifname = info->attrs[MMB_A_IFNAME];
+	struct net *net = genl_info_net(info);
+	struct mmb_dev_plan plan;
 	struct net_device *dev;
 	int err;
 
 	rtnl_lock();
-	dev = mmb_nl_dev_lookup(genl_info_net(info), info->attrs[MMB_A_IFINDEX],
-				info->attrs[MMB_A_IFNAME], info->extack);
+	if (ifname && !info->attrs[MMB_A_IFINDEX]) {
+		if (enable) {
+			mmb_dev_plan_init(&plan, net);
+			err = mmb_dev_plan_name(&plan, nla_data(ifname), false, info->extack);
+			if (err)
+				mmb_dev_plan_abort(&plan);
+			else
+				mmb_dev_plan_commit(&plan);
+		} else {
+			err = mmb_dev_forget(net, nla_data(ifname), info->extack);
+		}
+		if (err)
+			NL_SET_BAD_ATTR(info->extack, ifname);
+		goto out;
+	}
+	dev = mmb_nl_dev_lookup(net, info->attrs[MMB_A_IFINDEX], ifname, info->extack);
 	if (IS_ERR(dev))
 		err = PTR_ERR(dev);
 	else if (enable)
 		err = mmb_dev_enable(dev, info->extack);
 	else
 		err = mmb_dev_disable(dev, info->extack);
+out:
 	rtnl_unlock();
 	return err;
 }
@@ -227,6 +250,7 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 		return -EMSGSIZE;
 	if (nla_put_u32(skb, MMB_A_IFINDEX, md->dev->ifindex) ||
 	    nla_put_string(skb, MMB_A_IFNAME, md->dev->name) ||
+	    (md->by && nla_put_string(skb, MMB_A_ENABLED, md->by->name)) ||
 	    mmb_nl_put_stats(skb, MMB_A_DEV_STATS, md->stats, md->counts, NULL)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -235,10 +259,34 @@ static int mmb_nl_dev_fill(struct sk_buff *skb, const struct mmb_dev *md,
 	return 0;
 }
 
+/* An enabled name or pattern: how many devices it attached, how many it could not. */
+static int mmb_nl_enabled_fill(struct sk_buff *skb, struct mmb_net *mn,
+			       const struct mmb_enabled *e, struct netlink_callback *cb)
+{
+	void *hdr = mmb_nl_dump_put(skb, cb, MMB_CMD_DEV_GET, mn->dev_gen);
+	const struct mmb_dev *md;
+	u32 n = 0;
+
+	if (!hdr)
+		return -EMSGSIZE;
+	list_for_each_entry(md, &mn->devs, list)
+		n += md->by == e;
+	if (nla_put_string(skb, MMB_A_ENABLED, e->name) ||
+	    nla_put_u32(skb, MMB_A_ATTACHED, n) ||
+	    nla_put_u32(skb, MMB_A_ATTACH_FAILED, e->failed)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+/* The attached devices, then the enabled names and patterns. */
 static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct mmb_nl_dump_ctx *ctx = (struct mmb_nl_dump_ctx *)cb->ctx;
 	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
+	const struct mmb_enabled *e;
 	struct mmb_dev *md;
 	unsigned long i = 0;
 
@@ -248,9 +296,17 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		if (i++ < ctx->next)
 			continue;
 		if (mmb_nl_dev_fill(skb, md, cb))
+			goto out;
+		ctx->next++;
+	}
+	list_for_each_entry(e, &mn->enabled, list) {
+		if (i++ < ctx->next)
+			continue;
+		if (mmb_nl_enabled_fill(skb, mn, e, cb))
 			break;
 		ctx->next++;
 	}
+out:
 	rtnl_unlock();
 	return skb->len;
 }

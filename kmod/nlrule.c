@@ -19,6 +19,7 @@ const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
 	[MMB_MATCH_A_VALUE]	= { .type = NLA_BINARY, .len = MMB_PAYLOAD_MAX },
 	[MMB_MATCH_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
 	[MMB_MATCH_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
+	[MMB_MATCH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
 };
 
 /* Not const: 6.1's policy takes a plain pointer. */
@@ -90,6 +91,7 @@ struct mmb_nl_where {
 struct mmb_nl_rule {
 	struct mmb_rule_spec spec;
 	struct mmb_nl_where at;
+	struct net *net;		/* of the request */
 };
 
 /* Point the extended ACK at what @err says is wrong. */
@@ -116,6 +118,44 @@ static void mmb_nl_rule_err(struct netlink_ext_ack *extack, const struct mmb_nl_
 		break;
 	}
 	mmb_nl_err_attr(extack, attr, err->msg, err->text);
+}
+
+/*
+ * An "in" match: MMB_MATCH_A_IFNAME, the name (rule.c checks it), or an
+ * older mmbctl's ifindex in a 4-byte value, taken as that device's name.
+ */
+static int mmb_nl_parse_in(struct mmb_match_spec *m, struct nlattr **tb,
+			   const struct nlattr *attr, struct mmb_nl_rule *r,
+			   unsigned int i, struct netlink_ext_ack *extack)
+{
+	const struct nlattr *v = tb[MMB_MATCH_A_VALUE];
+	struct net_device *dev;
+
+	m->vlen = MMB_IN_VLEN;
+	if (tb[MMB_MATCH_A_IFNAME]) {
+		if (v) {
+			NL_SET_ERR_MSG_ATTR(extack, v, "\"in\" takes a name, not a value too");
+			return -EINVAL;
+		}
+		r->at.mv[i] = tb[MMB_MATCH_A_IFNAME];
+		strscpy((char *)m->value + 4, nla_data(tb[MMB_MATCH_A_IFNAME]), IFNAMSIZ);
+		return 0;
+	}
+	if (!v || nla_len(v) != 4) {
+		NL_SET_ERR_MSG_ATTR(extack, v ?: attr,
+				    "\"in\" takes an interface name (MMB_MATCH_A_IFNAME)");
+		return -EINVAL;
+	}
+	rcu_read_lock();
+	dev = dev_get_by_index_rcu(r->net, be32_to_cpu(nla_get_be32(v)));
+	if (dev)
+		strscpy((char *)m->value + 4, dev->name, IFNAMSIZ);
+	rcu_read_unlock();
+	if (!dev) {
+		NL_SET_ERR_MSG_ATTR(extack, v, "no device of this ifindex in this namespace");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
@@ -145,6 +185,13 @@ static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
 			return -EINVAL;
 		}
 		m->kind = nla_get_u8(tb[MMB_MATCH_A_KIND]);
+	}
+	if (m->field == MMB_FIELD_IN)
+		return mmb_nl_parse_in(m, tb, attr, r, i, extack);
+	if (tb[MMB_MATCH_A_IFNAME]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_IFNAME],
+				    "an interface name is for \"in\" only");
+		return -EINVAL;
 	}
 	if (tb[MMB_MATCH_A_VALUE]) {
 		m->vlen = nla_len(tb[MMB_MATCH_A_VALUE]);
@@ -331,6 +378,7 @@ int mmb_nl_rule_add(struct sk_buff *skb, struct genl_info *info)
 	r = kmalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	r->net = genl_info_net(info);
 	rule = mmb_nl_rule_new(info->attrs[MMB_A_RULE], tb, r, NULL, info->extack);
 	if (IS_ERR(rule)) {
 		err = PTR_ERR(rule);
@@ -505,63 +553,38 @@ static bool mmb_nl_batch_is(const struct nlattr *op, u8 cmd, struct nlattr **tb)
 	return nla_get_u8(tb[MMB_BATCH_A_CMD]) == cmd;
 }
 
-/* Whether @dev is on the list of @prepared devices already. */
-static bool mmb_nl_prepared(const struct list_head *prepared, const struct net_device *dev)
-{
-	const struct mmb_dev *md;
-
-	list_for_each_entry(md, prepared, list)
-		if (md->dev == dev)
-			return true;
-	return false;
-}
-
 /*
- * Under RTNL, prepare each device the batch enables (mmb_dev_prepare(): the
- * step that can fail) onto @prepared; devices already enabled, or named
- * twice, once. On an error nothing stays prepared.
+ * Under RTNL, plan each name or pattern the batch enables (@plan): those
+ * enabled already, or given twice, once. On an error nothing stays
+ * prepared.
  */
-static int mmb_nl_batch_prepare(struct genl_info *info, struct list_head *prepared)
+static int mmb_nl_batch_prepare(struct genl_info *info, struct mmb_dev_plan *plan)
 {
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
-	struct mmb_dev *md, *tmp;
 	int rem, err;
 
+	mmb_dev_plan_init(plan, genl_info_net(info));
 	nla_for_each_attr(op, ops, genlmsg_len(info->genlhdr), rem) {
-		struct net_device *dev;
-
 		if (!mmb_nl_batch_is(op, MMB_CMD_DEV_ENABLE, tb))
 			continue;
-		dev = mmb_nl_dev_lookup(genl_info_net(info), NULL, tb[MMB_BATCH_A_IFNAME],
+		err = mmb_dev_plan_name(plan, nla_data(tb[MMB_BATCH_A_IFNAME]), true,
 					info->extack);
-		if (IS_ERR(dev)) {
-			err = PTR_ERR(dev);
-			goto err;
-		}
-		if (mmb_dev_get_rtnl(dev) || mmb_nl_prepared(prepared, dev))
-			continue;
-		md = mmb_dev_prepare(dev, info->extack);
-		if (IS_ERR(md)) {
+		if (err) {
 			NL_SET_BAD_ATTR(info->extack, tb[MMB_BATCH_A_IFNAME]);
-			err = PTR_ERR(md);
-			goto err;
+			mmb_dev_plan_abort(plan);
+			return err;
 		}
-		list_add_tail(&md->list, prepared);
 	}
 	return 0;
-
-err:
-	list_for_each_entry_safe(md, tmp, prepared, list)
-		mmb_dev_unprepare(md);
-	return err;
 }
 
 /*
  * Commit a checked batch: find which rules it adds again (the step of the
  * commit that allocates), prepare the devices it enables, then publish
  * the rules, attach the devices and apply the settings, none of which can
- * fail. Devices already enabled stay as they are. Under RTNL, only what
+ * fail. Names enabled already stay as they are; a name that no device has
+ * yet is remembered, and its device attached as it appears. Under RTNL, only what
  * must be: the devices' steps, and publishing between them (a device
  * attached sees the new rules); the grace period and the walk of the
  * connections after it come once RTNL is released. A batch that is only
@@ -573,8 +596,7 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 {
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
 	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
-	struct mmb_dev *md, *tmp;
-	LIST_HEAD(prepared);
+	struct mmb_dev_plan plan;
 	int rem, err;
 
 	err = mmb_txn_prepare(txn);
@@ -584,7 +606,7 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 	}
 	if (late->enables) {
 		rtnl_lock();
-		err = mmb_nl_batch_prepare(info, &prepared);
+		err = mmb_nl_batch_prepare(info, &plan);
 		if (err) {
 			rtnl_unlock();
 			mmb_txn_abort(txn);
@@ -592,21 +614,18 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 		}
 	}
 	if (check) {		/* everything that could fail did not: undo it all */
-		list_for_each_entry_safe(md, tmp, &prepared, list)
-			mmb_dev_unprepare(md);
-		if (late->enables)
+		if (late->enables) {
+			mmb_dev_plan_abort(&plan);
 			rtnl_unlock();
+		}
 		mmb_txn_abort(txn);
 		return 0;
 	}
 	mmb_txn_publish(txn);
-	list_for_each_entry_safe(md, tmp, &prepared, list) {
-		list_del(&md->list);
-		/* Cannot fail: the device was free of a handler under this RTNL. */
-		WARN_ON_ONCE(mmb_dev_attach(md, NULL));
-	}
-	if (late->enables)
+	if (late->enables) {
+		mmb_dev_plan_commit(&plan);
 		rtnl_unlock();
+	}
 	mmb_nl_txn_finish(mn, txn);
 	if (!late->sets)
 		return 0;
@@ -631,6 +650,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	r = kmalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
 		return -ENOMEM;
+	r->net = genl_info_net(info);
 	/* info->attrs keeps one MMB_A_OP; the message holds them all. */
 	len = genlmsg_len(info->genlhdr);
 	nla_for_each_attr(op, ops, len, rem)
@@ -678,7 +698,9 @@ static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 		if (!nest ||
 		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
-		    mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, value, m->vlen) ||
+		    (m->field == MMB_FIELD_IN ?
+		     nla_put_string(skb, MMB_MATCH_A_IFNAME, (const char *)value + 4) :
+		     mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, value, m->vlen)) ||
 		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
 		    (m->plen != mmb_field(m->field)->bits &&
 		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))

@@ -25,6 +25,7 @@
 #include <net/ipv6.h>
 #include <net/tcp.h>
 
+#include "mmb.h"
 #include "tcpopt.h"
 
 #define MMB_MAX_EXTHDRS 16
@@ -231,7 +232,7 @@ int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt)
 		pkt->key.c[i].w[0] = 0;
 		pkt->key.c[i].w[1] = 0;
 	}
-	put_unaligned_be32(skb->dev->ifindex, &pkt->key.b[MMB_IMG_IFINDEX]);
+	put_unaligned_be32(mmb_dev_ifid(skb->dev), &pkt->key.b[MMB_IMG_IFINDEX]);
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
 		return mmb_parse_ipv4(skb, pkt);

@@ -20,7 +20,8 @@
  *   3  TCP window scale (its option's value, if of its size)
  *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
  *   8  IPv4 source address    12  IPv4 destination address
- *  16  ingress ifindex (big endian)
+ *  16  the id of the name of the device it arrives on (mmb_dev_ifid()),
+ *      big endian
  *  20  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
  *      named one, the last bit for any option at all
  *  21  MMB_OPTV_* (which option values of 3 and 22 are there)

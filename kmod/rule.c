@@ -132,10 +132,24 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		}
 		return 0;
 	}
-	ret = mmb_check_value(f, m->field, m->value, m->vlen, m->plen, MMB_ERR_MATCH_VALUE,
-			      i, err);
-	if (ret)
-		return ret;
+	if (m->field == MMB_FIELD_IN) {
+		const char *why;
+
+		if (m->vlen != MMB_IN_VLEN || m->value[MMB_IN_VLEN - 1]) {
+			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i, "\"in\" takes an interface name");
+			return -EINVAL;
+		}
+		why = mmb_ifname_invalid((const char *)m->value + 4, false);
+		if (why) {
+			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i, why);
+			return -EINVAL;
+		}
+	} else {
+		ret = mmb_check_value(f, m->field, m->value, m->vlen, m->plen,
+				      MMB_ERR_MATCH_VALUE, i, err);
+		if (ret)
+			return ret;
+	}
 	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
 	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
 		mmb_rule_err(err, MMB_ERR_MATCH, i,
@@ -351,7 +365,7 @@ static unsigned int mmb_compile_field(const struct mmb_match *m, const u8 *value
 
 		if (mmb_field_is_addr(m->field))
 			fmask = m->plen ? ~0U << (32 - m->plen) : 0;
-		v = mmb_value_u32(value, m->vlen) << f->shift;
+		v = mmb_value_u32(value, min_t(unsigned int, m->vlen, 4)) << f->shift;
 		for (i = 0; i < f->len; i++) {
 			unsigned int sh = (f->len - 1 - i) * 8;
 
@@ -606,6 +620,43 @@ static struct mmb_rule *mmb_rule_alloc(size_t size, bool stateful)
 }
 
 /*
+ * The ids of the names of @spec's "in" matches, put before each name, with
+ * the references its rule holds. 0, or -ENOMEM with none taken.
+ */
+static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
+{
+	unsigned int i, j;
+	u32 id;
+
+	for (i = 0; i < spec->nmatches; i++) {
+		struct mmb_match_spec *m = &spec->m[i];
+
+		if (m->field != MMB_FIELD_IN)
+			continue;
+		id = mmb_ifname_get((const char *)m->value + 4);
+		if (!id) {
+			for (j = 0; j < i; j++)
+				if (spec->m[j].field == MMB_FIELD_IN)
+					mmb_ifname_put((const char *)spec->m[j].value + 4);
+			return -ENOMEM;
+		}
+		put_unaligned_be32(id, m->value);
+	}
+	return 0;
+}
+
+/* Drop the references of @rule's "in" matches to their names. */
+static void mmb_rule_ifnames_put(const struct mmb_rule *rule)
+{
+	const u8 *value = mmb_rule_values(rule);
+	unsigned int i;
+
+	for (i = 0; i < rule->nmatches; value += rule->m[i].vlen, i++)
+		if (rule->m[i].field == MMB_FIELD_IN)
+			mmb_ifname_put((const char *)value + 4);
+}
+
+/*
  * A rule for @spec; spec->img then holds its mask and key, for its
  * insertion. Its counters come from @pool, or, without one, a block of its
  * own. @err, if given, says what is wrong with a refused one.
@@ -634,6 +685,11 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 		mmb_rule_free(rule);
 		return ERR_PTR(-ENOMEM);
 	}
+	ret = mmb_rule_ifnames_get(spec);
+	if (ret) {
+		mmb_rule_free(rule);
+		return ERR_PTR(ret);
+	}
 	refcount_set(&rule->ref, 1);
 	rule->family = family;
 	rule->l4 = l4;
@@ -648,6 +704,7 @@ void mmb_rule_free(struct mmb_rule *rule)
 {
 	void *p = rule;
 
+	mmb_rule_ifnames_put(rule);
 	if (rule->stateful) {
 		struct mmb_rule *next = rcu_dereference_protected(*mmb_rule_succ(rule), 1);
 

@@ -8,6 +8,7 @@
 #ifndef _MMB_RULE_H
 #define _MMB_RULE_H
 
+#include <linux/if.h>
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 
@@ -30,6 +31,22 @@ struct mmb_match_spec {
 	u8 kind;		/* of MMB_FIELD_TCP_OPT; 0: any option */
 	u8 value[MMB_PAYLOAD_MAX];
 };
+
+/*
+ * The value of an "in" match: the id of the name (be32, ifname.c), then
+ * the name, NUL-padded. The spec carries the name; rule creation puts the
+ * id, which the key holds, and the rule holds the name's reference.
+ */
+#define MMB_IN_VLEN		(4 + IFNAMSIZ)
+
+/* ifname.c: interface names and their ids */
+u32 mmb_ifname_get(const char *name);
+void mmb_ifname_put(const char *name);
+u32 mmb_ifname_find(const char *name);
+unsigned int mmb_ifname_count(void);
+const char *mmb_ifname_invalid(const char *s, bool pattern);
+bool mmb_ifname_is_pattern(const char *pat);
+bool mmb_ifname_matches(const char *pat, const char *name);
 
 /* A TCP option's data: 40 bytes of options, less kind and length. */
 #define MMB_OPT_DATA_MAX	38

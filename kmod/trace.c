@@ -469,8 +469,14 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	mmb_verdict_init(&t->v);
 	t->v.trace = true;
 	err = mmb_parse(skb, &pkt);
-	if (!anydev)	/* arrived on no device: no "in" matches */
+	/*
+	 * Arrived on no device: no "in" matches. On a device mmb is not
+	 * attached to: "in" matches its name as if it were.
+	 */
+	if (!anydev)
 		put_unaligned_be32(0, &pkt.key.b[MMB_IMG_IFINDEX]);
+	else if (!get_unaligned_be32(&pkt.key.b[MMB_IMG_IFINDEX]))
+		put_unaligned_be32(mmb_ifname_find(skb->dev->name), &pkt.key.b[MMB_IMG_IFINDEX]);
 	parse = err == -EBADMSG ? MMB_TRACE_BAD_FRAGMENT : err == -E2BIG ? MMB_TRACE_LONG_CHAIN :
 		err ? MMB_TRACE_MALFORMED : MMB_TRACE_PARSED;
 	if (!err && rs && mmb_ruleset_count(rs)) {

@@ -417,9 +417,10 @@ static void nlc_count_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
 
 /*
  * A batch that enables devices and sets settings, as "mmbctl save" writes
- * and "-f" applies: everything applies, or (a missing device, a device
- * that cannot take mmb, a bad setting, a bad rule) nothing does, the ACK
- * naming the attribute. Enabling an enabled device in a batch is no error.
+ * and "-f" applies: everything applies, or (a name no device can have, a
+ * device that cannot take mmb, a bad setting, a bad rule) nothing does, the
+ * ACK naming the attribute. Enabling an enabled name in a batch is no
+ * error; a name no device has is remembered.
  */
 static void nlconn_batch_test(struct kunit *test)
 {
@@ -432,13 +433,13 @@ static void nlconn_batch_test(struct kunit *test)
 	nlt_open(test, &t);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 
-	/* A missing device, last: no rule, no device, no setting. */
+	/* A name no device can have, last: no rule, no device, no setting. */
 	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
 	nlc_op_add(&t, 53, false);
 	nlc_op_enable(&t, dev->name);
 	nlc_op_set(&t, 55);
-	off = nlc_op_enable(&t, "nosuchdev0");
-	KUNIT_EXPECT_EQ(test, nlt_send(&t), -ENODEV);
+	off = nlc_op_enable(&t, "no/such/dev");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.offs, off);
 	KUNIT_EXPECT_EQ(test, nlt_dump_each(&t, MMB_CMD_RULE_GET, nlc_count_cb, NULL), 0);
 	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
@@ -494,6 +495,19 @@ static void nlconn_batch_test(struct kunit *test)
 	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
 	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EEXIST);
+
+	/* A name no device has (yet) is remembered: the batch applies. */
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlc_op_enable(&t, "nosuchdev0");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	nlt_begin(&t, t.family, MMB_CMD_DEV_DISABLE);
+	nlt_put(&t, MMB_A_IFNAME, "nosuchdev0", 11);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	/* Names are the namespace's: forgotten, or the next test's device of it is taken. */
+	nlt_begin(&t, t.family, MMB_CMD_DEV_DISABLE);
+	nlt_put(&t, MMB_A_IFNAME, dev->name, strlen(dev->name) + 1);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
 
 	WRITE_ONCE(mc->max, max);
 	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);

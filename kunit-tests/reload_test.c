@@ -617,6 +617,10 @@ static void reload_rtnl_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rl_seen.rtnl, 0);
 	rl_finish_off(NULL);
 	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	/* The name the batches enabled is remembered: forgotten for the next tests. */
+	nlt_begin(&t, t.family, MMB_CMD_DEV_DISABLE);
+	nlt_put(&t, MMB_A_IFNAME, dev->name, strlen(dev->name) + 1);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
 	nlt_close(&t);
 	mmbt_netdev_destroy(dev);
 }

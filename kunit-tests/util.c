@@ -344,6 +344,16 @@ struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v)
 	return m;
 }
 
+/* "in @name" (or "in != @name"), as netlink gives it. */
+struct mmb_match_spec mmbt_match_in(u8 op, const char *name)
+{
+	struct mmb_match_spec m = { .field = MMB_FIELD_IN, .op = op, .plen = 32,
+				    .vlen = MMB_IN_VLEN };
+
+	strscpy((char *)m.value + 4, name, IFNAMSIZ);
+	return m;
+}
+
 /* The CPU's time stamp counter, for the benchmarks; 0 where there is none. */
 u64 mmbt_tsc(void)
 {

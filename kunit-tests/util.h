@@ -46,6 +46,7 @@ bool mmbt_csums_ok(const struct sk_buff *skb, bool v6, unsigned int l4off, u8 pr
 __sum16 mmbt_l4_csum(const u8 *l3, unsigned int l4off, unsigned int len, bool v6, u8 proto);
 
 struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
+struct mmb_match_spec mmbt_match_in(u8 op, const char *name);
 void *mmbt_vzalloc(struct kunit *test, size_t size);
 u64 mmbt_tsc(void);
 

@@ -288,6 +288,32 @@ static unsigned long long number_parse(const char *s, char **end)
 	return v;
 }
 
+/*
+ * What is wrong with @s as an interface name (as the kernel would name a
+ * device: 1 to 15 bytes, not "." or "..", no '/', ':' or white space) or,
+ * with @pattern, as a name or a pattern (a name or nothing, then a '*');
+ * NULL if nothing. The kernel checks the same (ifname.c).
+ */
+const char *ifname_invalid(const char *s, bool pattern)
+{
+	size_t len = strlen(s), i;
+
+	if (!len)
+		return "an interface name is not empty";
+	if (len >= IFNAMSIZ)
+		return "an interface name is at most 15 bytes";
+	if (!strcmp(s, ".") || !strcmp(s, ".."))
+		return "\".\" and \"..\" are not interface names";
+	for (i = 0; i < len; i++) {
+		if (s[i] == '/' || s[i] == ':' || isspace((unsigned char)s[i]))
+			return "an interface name has no '/', ':' or white space";
+		if (s[i] == '*' && (!pattern || i != len - 1))
+			return pattern ? "a '*' may only end a pattern (\"ppp*\")" :
+					 "a rule names one interface: no '*' pattern";
+	}
+	return NULL;
+}
+
 int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen)
 {
@@ -325,13 +351,16 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		return 0;
 	}
 	if (field == MMB_FIELD_IN) {
-		unsigned int idx = mmb_nl_dry ? 1 : if_nametoindex(s);
+		/* A name, which need not exist yet: the kernel keeps it. */
+		const char *why = ifname_invalid(s, false);
 
-		if (!idx) {
-			snprintf(err, errlen, "no interface \"%s\" in this network namespace", s);
+		if (why) {
+			snprintf(err, errlen, "%s", why);
 			return -1;
 		}
-		v = idx;
+		*vlen = strlen(s) + 1;
+		memcpy(value, s, *vlen);
+		return 0;
 	} else if (is_proto_field(field) && !NAMED(protos, s, &named_v)) {
 		v = named_v;
 	} else if (is_ecn_field(field) && !NAMED(ecns, s, &named_v)) {
@@ -367,7 +396,6 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 {
 	int bits = field_bits(field), i;
 	unsigned long long v = 0;
-	char ifname[IF_NAMESIZE];
 	const char *name = NULL;
 
 	if (!bits) {
@@ -389,12 +417,14 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 	}
 	for (i = 0; i < vlen; i++)
 		v = v << 8 | value[i];
+	if (field == MMB_FIELD_IN) {
+		snprintf(buf, len, "%.*s", vlen, (const char *)value);
+		return;
+	}
 	if (is_proto_field(field))
 		name = NAME_OF(protos, v);
 	else if (field == MMB_FIELD_NET_PROTO)
 		name = NAME_OF(net_protos, v);
-	else if (field == MMB_FIELD_IN)
-		name = if_indextoname(v, ifname);
 	if (name)
 		snprintf(buf, len, "%s", name);
 	else

@@ -10,18 +10,21 @@
 #include "../uapi/linux/mmb.h"
 #include "mmbctl.h"
 #include "print.h"
+#include "rule.h"
 
 /* "enable IFACE" (or disable) as the name attribute @type in @req; 0 or an exit code. */
 int ifname_put(struct mmb_req *req, int argc, char **argv, uint16_t type)
 {
 	struct nlattr *attr;
+	const char *why;
 
 	if (argc < 2)
 		return err_word(AT(argv + argc), "missing IFACE");
 	if (argc > 2)
 		return err_word(AT(argv + 2), "unexpected word after IFACE");
-	if (!argv[1][0] || strlen(argv[1]) >= IFNAMSIZ || strchr(argv[1], '/'))
-		return err_word(AT(argv + 1), "not a valid interface name");
+	why = ifname_invalid(argv[1], true);
+	if (why)
+		return err_word(AT(argv + 1), "not a valid interface name or pattern: %s", why);
 	attr = mnl_nlmsg_get_payload_tail(req->nlh);
 	mnl_attr_put_strz(req->nlh, type, argv[1]);
 	mmb_req_token(req, attr, AT(argv + 1));
@@ -76,20 +79,55 @@ void print_dev_counts(const struct attrs *st)
 	print_u64("malformed", " malformed %llu", attr_u64(st->tb[MMB_STATS_A_MALFORMED]));
 }
 
+/* An enabled name or pattern: how many devices it attached, how many it could not. */
+static void enabled_show(const struct attrs *a)
+{
+	uint32_t n = attr_u32(a->tb[MMB_A_ATTACHED]), failed = attr_u32(a->tb[MMB_A_ATTACH_FAILED]);
+
+	print_open_object(NULL);
+	print_string("enabled", "enabled %s:", mnl_attr_get_str(a->tb[MMB_A_ENABLED]));
+	if (!n)
+		print_text(" waiting");
+	print_u64("attached", n ? " attached %llu" : NULL, n);
+	print_u64("failed", failed ? " failed %llu" : NULL, failed);
+	print_close_object();
+	print_text("\n");
+}
+
+/*
+ * A device ("3: eth0: packets ...", "7: ppp0 (ppp*): packets ..." when a
+ * pattern enabled it); then, after the devices, each enabled name.
+ */
 int show_dev_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct attrs a, st = {};
+	const char *ifname, *by = NULL;
 
 	attrs_parse(nlh, &a);
-	if (!a.tb[MMB_A_IFINDEX] || !a.tb[MMB_A_IFNAME] ||
-	    mnl_attr_validate(a.tb[MMB_A_IFNAME], MNL_TYPE_NUL_STRING))
+	if (a.tb[MMB_A_ENABLED] && mnl_attr_validate(a.tb[MMB_A_ENABLED], MNL_TYPE_NUL_STRING))
+		return MNL_CB_OK;
+	if (a.tb[MMB_A_ENABLED])
+		by = mnl_attr_get_str(a.tb[MMB_A_ENABLED]);
+	if (!a.tb[MMB_A_IFINDEX]) {
+		if (by)
+			enabled_show(&a);
+		return MNL_CB_OK;
+	}
+	if (!a.tb[MMB_A_IFNAME] || mnl_attr_validate(a.tb[MMB_A_IFNAME], MNL_TYPE_NUL_STRING))
 		return MNL_CB_OK;
 	if (a.tb[MMB_A_DEV_STATS])
 		attrs_nested(a.tb[MMB_A_DEV_STATS], &st);
+	ifname = mnl_attr_get_str(a.tb[MMB_A_IFNAME]);
 
 	print_open_object(NULL);
 	print_u64("ifindex", "%llu: ", attr_u32(a.tb[MMB_A_IFINDEX]));
-	print_string("ifname", "%s:", mnl_attr_get_str(a.tb[MMB_A_IFNAME]));
+	print_string("ifname", "%s", ifname);
+	/* Enabled by a pattern, or as a device (by an index): said. */
+	if (by && strcmp(by, ifname))
+		print_string("enabled", " (%s)", by);
+	else if (by)
+		print_string("enabled", NULL, by);
+	print_text(":");
 	print_open_object("stats");
 	print_dev_counts(&st);
 	print_close_object();

@@ -63,6 +63,8 @@ int field_bits(int field);
 int field_flags(int field);
 /* 1 for a dotted quad (as inet_pton(AF_INET) reads it), else 0. */
 int ipv4_parse(const char *s, uint8_t *out);
+/* What is wrong with an interface name (or, with @pattern, a pattern); NULL if nothing. */
+const char *ifname_invalid(const char *s, bool pattern);
 /* 0, or -1 with a message in @err. */
 int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen);

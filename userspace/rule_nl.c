@@ -22,7 +22,11 @@ static void match_put(struct mmb_req *req, const struct umatch *m, int index)
 		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_KIND, m->kind);
 	if (m->vlen) {
 		a = mnl_nlmsg_get_payload_tail(req->nlh);
-		mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);
+		/* "in": the name, which the kernel keeps; any other value as bytes. */
+		if (m->field == MMB_FIELD_IN)
+			mnl_attr_put_strz(req->nlh, MMB_MATCH_A_IFNAME, (const char *)m->value);
+		else
+			mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);
 		mmb_req_token(req, a, m->vargi);
 	}
 	if (m->plen != field_bits(m->field))
@@ -84,7 +88,13 @@ static int match_decode(const struct nlattr *n, struct umatch *m)
 	m->plen = ma.tb[MMB_MATCH_A_PREFIX] ?
 		  mnl_attr_get_u8(ma.tb[MMB_MATCH_A_PREFIX]) : field_bits(m->field);
 	m->kind = ma.tb[MMB_MATCH_A_KIND] ? mnl_attr_get_u8(ma.tb[MMB_MATCH_A_KIND]) : 0;
-	if (ma.tb[MMB_MATCH_A_VALUE]) {
+	if (ma.tb[MMB_MATCH_A_IFNAME]) {
+		if (mnl_attr_validate(ma.tb[MMB_MATCH_A_IFNAME], MNL_TYPE_NUL_STRING) ||
+		    mnl_attr_get_payload_len(ma.tb[MMB_MATCH_A_IFNAME]) > MMB_PAYLOAD_MAX)
+			return -1;
+		m->vlen = strlen(mnl_attr_get_str(ma.tb[MMB_MATCH_A_IFNAME])) + 1;
+		memcpy(m->value, mnl_attr_get_str(ma.tb[MMB_MATCH_A_IFNAME]), m->vlen);
+	} else if (ma.tb[MMB_MATCH_A_VALUE]) {
 		m->vlen = mnl_attr_get_payload_len(ma.tb[MMB_MATCH_A_VALUE]);
 		if (m->vlen > MMB_PAYLOAD_MAX)
 			return -1;

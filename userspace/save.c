@@ -54,13 +54,22 @@ static int save_settings_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * The enabled names and patterns (the messages without a device), whether
+ * a device has them or not: a name is what is enabled. Devices enabled
+ * as devices, by an index (no mmbctl does), are not saved.
+ */
 static int save_dev_cb(const struct nlmsghdr *nlh, void *data)
 {
+	char quoted[64];
 	struct attrs a;
 
 	attrs_parse(nlh, &a);
-	if (a.tb[MMB_A_IFNAME] && !mnl_attr_validate(a.tb[MMB_A_IFNAME], MNL_TYPE_NUL_STRING))
-		fprintf(out, "enable %s\n", mnl_attr_get_str(a.tb[MMB_A_IFNAME]));
+	if (!a.tb[MMB_A_IFINDEX] && a.tb[MMB_A_ENABLED] &&
+	    !mnl_attr_validate(a.tb[MMB_A_ENABLED], MNL_TYPE_NUL_STRING)) {
+		words_quote(mnl_attr_get_str(a.tb[MMB_A_ENABLED]), quoted, sizeof(quoted));
+		fprintf(out, "enable %s\n", quoted);
+	}
 	return MNL_CB_OK;
 }
 

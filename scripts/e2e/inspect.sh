@@ -153,7 +153,9 @@ keys() { jq -c "$1" 2>&1; }
 check "schema: show stats" test "$(stats | keys keys_unsorted)" = \
 	'["interfaces","packets","bytes","dropped","drops","rewritten","not_ip","malformed","connections"]'
 check "schema: show interfaces" test "$(in_r mmbctl -j show interfaces | keys '.[0] | [keys_unsorted, (.stats | keys_unsorted)]')" = \
-	'[["ifindex","ifname","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed"]]'
+	'[["ifindex","ifname","enabled","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed"]]'
+check "schema: show interfaces, an enabled name" test "$(in_r mmbctl -j show interfaces | keys '.[-1] | keys_unsorted')" = \
+	'["enabled","attached","failed"]'
 check "schema: list" test "$(in_r mmbctl -j list | keys '.[0] | keys_unsorted')" = \
 	'["handle","rule","stateful","priority","stats","matches","targets"]'
 check "schema: trace" test "$(in_r mmbctl -j trace ip-saddr 10.0.2.2 ip-daddr 10.0.1.2 udp-sport 7003 udp-dport 40003 | keys keys_unsorted)" = \

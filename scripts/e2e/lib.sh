@@ -241,9 +241,11 @@ kernel_at_least() {
 	printf '%s\n%s\n' "$1" "$(uname -r | cut -d- -f1)" | sort -V -C
 }
 
-# Enabled devices of a namespace, sorted, as one line: "r0 r1"
+# Attached devices of a namespace, sorted, as one line: "r0 r1" (show
+# interfaces also lists the enabled names, without an ifindex)
 enabled_in() {
-	ip netns exec "$1" mmbctl -j show interfaces | jq -r '[.[].ifname] | sort | join(" ")'
+	ip netns exec "$1" mmbctl -j show interfaces |
+		jq -r '[.[] | select(.ifindex) | .ifname] | sort | join(" ")'
 }
 
 topology_up() {

@@ -15,30 +15,46 @@
  * refused with an extended ACK that names the attribute.
  *
  * MMB_CMD_DEV_ENABLE
- *	Attach mmb to the ingress of one device. The device is named by
- *	MMB_A_IFINDEX or MMB_A_IFNAME (exactly one of them). Any device that
+ *	Enable mmb on the devices of a name, or of a pattern, MMB_A_IFNAME:
+ *	1 to IFNAMSIZ - 1 bytes, no '/', ':' or white space; a pattern ends
+ *	in '*' (a '*' anywhere else is refused) and stands for every name
+ *	that begins with what is before it ("ppp*"; "*" alone: every
+ *	device). The namespace remembers it: every device of the name that
+ *	exists is attached now, and one that appears later (created, renamed
+ *	to it, moved into the namespace) is attached as it is registered or
+ *	renamed, before it can pass a packet. A device that cannot be
+ *	attached then (another rx_handler took it) is counted in
+ *	MMB_A_ATTACH_FAILED and logged. MMB_A_IFINDEX (an older mmbctl) is
+ *	still taken: the name of that device is remembered. Any device that
  *	hands IP packets to the stack will do: Ethernet, veth, a VLAN, and
  *	devices without a link-layer header (tun, WireGuard, IP tunnels).
- *	Errors:
- *	ENODEV   no such device in this namespace;
- *	EEXIST   mmb is already enabled on the device;
- *	EBUSY    the device already has an rx_handler (bridge, bond, team,
- *	         macvlan, ipvlan, Open vSwitch port, ...);
- *	EINVAL   the device never sees its packets at ingress: loopback, or
- *	         a VRF device (its packets arrive on its member devices,
- *	         where mmb can be enabled).
- *	The device is detached automatically when it is unregistered or
- *	moved to another namespace.
+ *	Errors (nothing is remembered):
+ *	EINVAL   not a valid name or pattern; or a device of the name never
+ *	         sees its packets at ingress: loopback, or a VRF device
+ *	         (its packets arrive on its member devices) -- a pattern
+ *	         passes over those;
+ *	ENODEV   no device of that MMB_A_IFINDEX;
+ *	EEXIST   the name or pattern is enabled already;
+ *	EBUSY    a device of the name already has an rx_handler (bridge,
+ *	         bond, team, macvlan, ipvlan, Open vSwitch port, ...).
  *
  * MMB_CMD_DEV_DISABLE
- *	Detach mmb from a device, named as for MMB_CMD_DEV_ENABLE.
- *	ENOENT if mmb is not enabled on it.
+ *	Forget a name or pattern given to MMB_CMD_DEV_ENABLE, exactly as
+ *	given, and detach the devices no other enabled name or pattern
+ *	covers. With MMB_A_IFINDEX: the name of that device. ENOENT if it
+ *	is not enabled.
  *
  * MMB_CMD_DEV_GET (dump only)
- *	One message per enabled device:
+ *	One message per attached device:
  *	  MMB_A_IFINDEX     u32
  *	  MMB_A_IFNAME      string
+ *	  MMB_A_ENABLED     string: the name or pattern that enabled it
  *	  MMB_A_DEV_STATS   nest of enum mmb_stats_attr, summed over CPUs
+ *	then one per enabled name or pattern, in the order they were given:
+ *	  MMB_A_ENABLED       string
+ *	  MMB_A_ATTACHED      u32: devices it attached (0: waiting)
+ *	  MMB_A_ATTACH_FAILED u32: devices of the name that appeared and
+ *	                      could not be attached
  *
  * Rules
  * -----
@@ -116,7 +132,8 @@
  *	192.0.2.2 (2001:db8::2), TTL 64, no payload; TCP a SYN from port 1024
  *	to 80 with window 64240, UDP from 1024 to 53, an ICMP or ICMPv6 echo
  *	request of identifier 1. MMB_TRACE_A_IFINDEX names the device it
- *	arrives on (default: none, which no "in" matches). The answer, an
+ *	arrives on, which "in" rules match by its name (default: none, which
+ *	no "in" matches). The answer, an
  *	MMB_CMD_TRACE message, holds MMB_A_TRACE with the packet traced,
  *	the parse, each rule that applies and how, the verdict, and the
  *	packet after rewriting if it was; and MMB_A_CONN, the connection it
@@ -132,6 +149,12 @@
  * restrict a rule to that family; fields of an L4 protocol restrict it to
  * packets of that protocol that carry the whole L4 header (not later
  * fragments). Target fields restrict the rule the same way.
+ *
+ * MMB_FIELD_IN (== or !=) takes the name of the device a packet arrives
+ * on, MMB_MATCH_A_IFNAME, with no value: a name, no pattern, as for
+ * MMB_CMD_DEV_ENABLE. The device need not exist: the rule matches once a
+ * device of that name is enabled. (A 4-byte MMB_MATCH_A_VALUE, an
+ * ifindex, is taken as the name of that device now.) Dumps give the name.
  */
 #ifndef _UAPI_LINUX_MMB_H
 #define _UAPI_LINUX_MMB_H
@@ -179,6 +202,9 @@ enum mmb_attr {
 	MMB_A_DEVICES,		/* u32: enabled devices */
 	MMB_A_TRACE,		/* nest of enum mmb_trace_attr */
 	MMB_A_CHECK,		/* flag, of MMB_CMD_RULE_BATCH: check, apply nothing */
+	MMB_A_ENABLED,		/* string: an enabled name or pattern */
+	MMB_A_ATTACHED,		/* u32 */
+	MMB_A_ATTACH_FAILED,	/* u32 */
 	__MMB_A_MAX
 };
 
@@ -278,6 +304,7 @@ enum mmb_match_attr {
 	MMB_MATCH_A_VALUE,	/* binary, see above; absent for MMB_FIELD_ALL */
 	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
 	MMB_MATCH_A_KIND,	/* u8, option kind of MMB_FIELD_TCP_OPT (2..255) */
+	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN: an interface's name */
 	__MMB_MATCH_A_MAX
 };
 

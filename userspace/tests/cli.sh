@@ -38,9 +38,21 @@ mmbctl frob x
 t "enable without IFACE points past the end" 2 'Error: missing IFACE
 mmbctl enable
               ^' -- enable
-t "enable with a name too long points at it" 2 'Error: not a valid interface name
+t "enable with a name too long points at it" 2 'Error: not a valid interface name or pattern: an interface name is at most 15 bytes
 mmbctl enable abcdefghijklmnopq
               ^~~~~~~~~~~~~~~~~' -- enable abcdefghijklmnopq
+t "enable with a '*' before the end points at it" 2 "Error: not a valid interface name or pattern: a '*' may only end a pattern (\"ppp*\")
+mmbctl enable p*p
+              ^~~" -- enable 'p*p'
+t "disable with an empty name points at it" 2 'Error: not a valid interface name or pattern: an interface name is not empty
+mmbctl disable 
+               ^' -- disable ''
+t "a rule names one interface, not a pattern" 2 "Error: a rule names one interface: no '*' pattern
+mmbctl add in eth* drop
+              ^~~~" -- add in 'eth*' drop
+t "a rule's interface name with a space" 2 "Error: an interface name has no '/', ':' or white space
+mmbctl add in a b drop
+              ^~~" -- add in 'a b' drop
 t "enable with an extra word points at it" 2 'Error: unexpected word after IFACE
 mmbctl enable eth0 eth1
                    ^~~~' -- enable eth0 eth1
@@ -124,7 +136,7 @@ t "-f: enable takes one interface" 2 "Error: unexpected word after IFACE
 $tmp/enable:2: enable eth0 eth1
 $(printf '%*s' $((${#tmp} + 23)) '')^~~~" -- -f "$tmp/enable"
 printf 'enable ../x\n' > "$tmp/enable2"
-t "-f: enable of a name no interface can have" 2 "Error: not a valid interface name
+t "-f: enable of a name no interface can have" 2 "Error: not a valid interface name or pattern: an interface name has no '/', ':' or white space
 $tmp/enable2:1: enable ../x
 $(printf '%*s' $((${#tmp} + 19)) '')^~~~" -- -f "$tmp/enable2"
 printf 'flush\nset timeout udp-replied 0\n' > "$tmp/set"
