@@ -770,30 +770,9 @@ static int pr_ct_send(struct pr_ct *c, u8 from, u16 sport, u8 to, u16 dport, u8 
 		.tcp_flags = flags, .saddr = { 10, 0, 0, from }, .daddr = { 10, 0, 0, to },
 	};
 	struct sk_buff *skb = mmbt_pkt_build(c->dev, &d);
-	const struct mmb_ruleset *rs;
-	struct mmb_verdict v;
-	struct mmb_pkt pkt;
-	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(c->test, skb);
-	rcu_read_lock();
-	local_bh_disable();
-	rs = mmb_rules_get(c->r);
-	ret = mmb_parse(skb, &pkt);
-	if (!ret) {
-		mmb_verdict_init(&v);
-		if (mmb_ruleset_stateful(rs))
-			mmb_conn_lookup(&c->mc, &pkt, skb, &v);
-		mmb_classify_rules(rs, &pkt, skb, &v);
-		if (v.conn || v.nsf)
-			ret = mmb_conn_verdict(&c->mc, &pkt, skb, &v);
-		if (!ret)
-			ret = !(v.drop && !v.accept);
-	}
-	local_bh_enable();
-	rcu_read_unlock();
-	kfree_skb(skb);
-	return ret;
+	return mmbt_judge(c->r, &c->mc, skb);
 }
 
 static struct mmb_rule *pr_stateful(struct kunit *test, struct mmb_rules *r, u32 prio,

@@ -176,30 +176,9 @@ static struct mmbt_pkt_desc rpf_pkt(bool v6, const u8 *src, u16 sport, const u8 
 static int rpf_send(struct rpf *f, struct net_device *dev, const struct mmbt_pkt_desc *d)
 {
 	struct sk_buff *skb = mmbt_pkt_build(dev, d);
-	const struct mmb_ruleset *rs;
-	struct mmb_verdict v;
-	struct mmb_pkt pkt;
-	int ret;
 
 	KUNIT_ASSERT_NOT_NULL(f->test, skb);
-	rcu_read_lock();
-	local_bh_disable();
-	rs = mmb_rules_get(f->r);
-	ret = mmb_parse(skb, &pkt);
-	if (!ret) {
-		mmb_verdict_init(&v);
-		if (mmb_ruleset_stateful(rs))
-			mmb_conn_lookup(&f->mc, &pkt, skb, &v);
-		mmb_classify_rules(rs, &pkt, skb, &v);
-		if (v.conn || v.nsf)
-			ret = mmb_conn_verdict(&f->mc, &pkt, skb, &v);
-		if (!ret)
-			ret = !(v.drop && !v.accept);
-	}
-	local_bh_enable();
-	rcu_read_unlock();
-	kfree_skb(skb);
-	return ret;
+	return mmbt_judge(f->r, &f->mc, skb);
 }
 
 /* Would the reverse-path check refuse a connection to @d's packet, in on @dev? */

@@ -381,3 +381,35 @@ void mmbt_conn_cap(struct kunit *test, unsigned int n)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmbt_conn_cap_restore,
 							(void *)old), 0);
 }
+
+/*
+ * The rx_handler's steps on @skb (parse, connection, rules, connection
+ * verdict), without a device: 1 if it passes, 0 if dropped, a negative
+ * errno if the hook would drop it for that. Consumes @skb.
+ */
+int mmbt_judge(struct mmb_rules *r, struct mmb_conns *mc, struct sk_buff *skb)
+{
+	const struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	int ret;
+
+	rcu_read_lock();
+	local_bh_disable();
+	rs = mmb_rules_get(r);
+	ret = mmb_parse(skb, &pkt);
+	if (!ret) {
+		mmb_verdict_init(&v);
+		if (mmb_ruleset_stateful(rs))
+			mmb_conn_lookup(mc, &pkt, skb, &v);
+		mmb_classify_rules(rs, &pkt, skb, &v);
+		if (v.conn || v.nsf)
+			ret = mmb_conn_verdict(mc, &pkt, skb, &v);
+		if (!ret)
+			ret = !(v.drop && !v.accept);
+	}
+	local_bh_enable();
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return ret;
+}

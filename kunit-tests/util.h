@@ -80,6 +80,8 @@ struct mmb_rule *mmbt_rule_targets(struct kunit *test, struct mmb_rules *r, bool
 				   const struct mmb_match_spec *m, unsigned int nm,
 				   const struct mmbt_target *t, unsigned int nt);
 int mmbt_remove(struct mmb_rules *r, const struct mmb_rule *rule);
+struct mmb_conns;
+int mmbt_judge(struct mmb_rules *r, struct mmb_conns *mc, struct sk_buff *skb);
 int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
 void mmbt_conn_cap(struct kunit *test, unsigned int n);
 
