@@ -410,7 +410,10 @@ static struct sk_buff *mmb_trace_packet(struct nlattr **tb, struct net_device *d
 	if (!tb[MMB_TRACE_A_FIELDS])
 		return skb;
 	nla_for_each_nested(attr, tb[MMB_TRACE_A_FIELDS], rem) {
+		/* Only to find the headers: the device's name id goes unread. */
+		rcu_read_lock();
 		err = mmb_parse(skb, &pkt);
+		rcu_read_unlock();
 		if (!err)
 			err = mmb_trace_field(skb, &pkt, attr, family, proto, extack);
 		if (err) {
