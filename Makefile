@@ -4,6 +4,8 @@
 #
 #   make run      install what is needed, boot a VM, load mmb, show it working
 #   make check    install what is needed, run every test; ends "N passed, N failed"
+#   make check-full   every stage on both kernels: every end-to-end script
+#                 and the newcomer's install on 6.1 too (about 80 min here)
 #   make check-debug  the debug kernel's long run: 10^7 fuzzed packets,
 #                 10^6 netlink messages, every end-to-end script (about 1 h)
 #   make          build mmb.ko for every installed kernel and userspace/mmbctl
@@ -32,6 +34,10 @@ mmbctl:
 
 check: setup
 	scripts/check
+
+check-full: setup
+	MMB_CHECK_BUDGET=9000 scripts/check userspace style build kunit \
+		"debug,e2e-uml,e2e-6.1,newcomer-6.1|e2e-6.12,newcomer-6.12"
 
 check-debug: setup
 	scripts/check debug-full
@@ -112,5 +118,5 @@ clean:
 	$(MAKE) -C userspace clean
 	rm -rf build/mod build/check build/vm build/install
 
-.PHONY: all setup modules mmbctl check check-debug run kunit bench perf clean \
+.PHONY: all setup modules mmbctl check check-full check-debug run kunit bench perf clean \
 	install install-tools install-module install-dkms uninstall
