@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: attacks on devices by name and on priorities, each a defect
+ * found (or a case that held) and kept as a test.
+ */
+#include <linux/etherdevice.h>
+#include <linux/rtnetlink.h>
+
+#include "../kmod/mmb.h"
+#include "util.h"
+
+static netdev_tx_t atk3_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops atk3_ops = {
+	.ndo_start_xmit = atk3_xmit,
+};
+
+static void atk3_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &atk3_ops;
+	eth_hw_addr_random(dev);
+}
+
+/*
+ * A device called @name (or a template with %d) in init_net; with
+ * @no_rx_handler, one that refuses every rx_handler, as an ipvlan device
+ * does (IFF_NO_RX_HANDLER, set before it registers).
+ */
+static struct net_device *atk3_dev(struct kunit *test, const char *name, bool no_rx_handler)
+{
+	struct net_device *dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, atk3_setup);
+
+	KUNIT_ASSERT_NOT_NULL(test, dev);
+	if (no_rx_handler)
+		dev->priv_flags |= IFF_NO_RX_HANDLER;
+	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);
+	return dev;
+}
+
+/* Enable @name in init_net as MMB_CMD_DEV_ENABLE does. */
+static int atk3_enable(const char *name)
+{
+	struct mmb_dev_plan plan;
+	int err;
+
+	rtnl_lock();
+	mmb_dev_plan_init(&plan, &init_net);
+	err = mmb_dev_plan_name(&plan, name, false, NULL);
+	if (err)
+		mmb_dev_plan_abort(&plan);
+	else
+		mmb_dev_plan_commit(&plan);
+	rtnl_unlock();
+	return err;
+}
+
+static void atk3_forget_all(void *unused)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct mmb_enabled *e, *tmp;
+
+	rtnl_lock();
+	list_for_each_entry_safe(e, tmp, &mn->enabled, list)
+		mmb_dev_forget(&init_net, e->name, NULL);
+	rtnl_unlock();
+}
+
+static const struct mmb_enabled *atk3_entry(const char *name)
+{
+	const struct mmb_enabled *e;
+
+	rtnl_lock();
+	e = mmb_dev_enabled_find(mmb_pernet(&init_net), name);
+	rtnl_unlock();
+	return e;
+}
+
+/*
+ * A device that takes no rx_handler (ipvlan): enabling its name or a
+ * pattern of it was "done" (0, the name remembered) while the attach at
+ * commit failed, with a WARN, and the device passed every packet
+ * unfiltered. It must be refused like a busy device, and counted as
+ * failed when it appears under an enabled name.
+ */
+static void atk3_no_rx_handler_test(struct kunit *test)
+{
+	struct net_device *dev, *later;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, atk3_forget_all, NULL), 0);
+	dev = atk3_dev(test, "atk3v0", true);
+	KUNIT_EXPECT_EQ(test, atk3_enable("atk3v0"), -EINVAL);
+	KUNIT_EXPECT_NULL(test, atk3_entry("atk3v0"));
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_EQ(test, atk3_enable("atk3v*"), -EINVAL);
+	KUNIT_EXPECT_NULL(test, atk3_entry("atk3v*"));
+	/* A pattern waiting for it: it appears, cannot be attached, is counted. */
+	KUNIT_ASSERT_EQ(test, atk3_enable("atk3w*"), 0);
+	later = atk3_dev(test, "atk3w%d", true);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(later));
+	KUNIT_EXPECT_EQ(test, atk3_entry("atk3w*")->failed, 1);
+	mmbt_netdev_destroy(later);
+	mmbt_netdev_destroy(dev);
+}
+
+static struct kunit_case atk3_cases[] = {
+	KUNIT_CASE(atk3_no_rx_handler_test),
+	{}
+};
+
+static struct kunit_suite atk3_suite = {
+	.name = "mmb-atk3",
+	.test_cases = atk3_cases,
+};
+
+kunit_test_suite(atk3_suite);
