@@ -107,8 +107,39 @@ static void atk3_no_rx_handler_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
+/*
+ * Ids past the wrap: the counter came back to an id a name still holds
+ * (a device renamed back and forth burns one id per rename; 2^32 of them
+ * is a day) and gave it to a second name, whose "in" rules then matched
+ * the first name's packets. An id held is skipped.
+ */
+static void atk3_ifid_wrap_test(struct kunit *test)
+{
+	u32 saved = mmb_ifname_next, held, fresh, again;
+
+	held = mmb_ifname_get("atk3-held");
+	KUNIT_ASSERT_NE(test, held, 0);
+	/* Just before the held id, as after 2^32 more ids. */
+	mmb_ifname_next = held - 1;
+	fresh = mmb_ifname_get("atk3-fresh");
+	KUNIT_EXPECT_NE(test, fresh, 0);
+	KUNIT_EXPECT_NE(test, fresh, held);
+	KUNIT_EXPECT_EQ(test, mmb_ifname_find("atk3-held"), held);
+	/* And at the very end of the range: 0 is no name's id. */
+	mmb_ifname_next = U32_MAX;
+	again = mmb_ifname_get("atk3-again");
+	KUNIT_EXPECT_NE(test, again, 0);
+	KUNIT_EXPECT_NE(test, again, held);
+	KUNIT_EXPECT_NE(test, again, fresh);
+	mmb_ifname_put("atk3-again");
+	mmb_ifname_put("atk3-fresh");
+	mmb_ifname_put("atk3-held");
+	mmb_ifname_next = max(saved, mmb_ifname_next);
+}
+
 static struct kunit_case atk3_cases[] = {
 	KUNIT_CASE(atk3_no_rx_handler_test),
+	KUNIT_CASE(atk3_ifid_wrap_test),
 	{}
 };
 
