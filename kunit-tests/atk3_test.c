@@ -7,6 +7,7 @@
 #include <linux/rtnetlink.h>
 
 #include "../kmod/mmb.h"
+#include "nlt.h"
 #include "util.h"
 
 static netdev_tx_t atk3_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -137,9 +138,114 @@ static void atk3_ifid_wrap_test(struct kunit *test)
 	mmb_ifname_next = max(saved, mmb_ifname_next);
 }
 
+/* A batch op: add in @name drop. */
+static void atk3_op_in_rule(struct nlt *t, const char *name)
+{
+	unsigned int op, rule, list, nest;
+
+	op = nlt_nest(t, MMB_A_OP);
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_BATCH_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IN);
+	nlt_put(t, MMB_MATCH_A_IFNAME, name, strlen(name) + 1);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+	nlt_nest_end(t, op);
+}
+
+/* A batch op: enable @name; its offset. */
+static unsigned int atk3_op_enable(struct nlt *t, const char *name)
+{
+	unsigned int op = nlt_nest(t, MMB_A_OP), off;
+
+	nlt_u8(t, MMB_BATCH_A_CMD, MMB_CMD_DEV_ENABLE);
+	off = nlt_put(t, MMB_BATCH_A_IFNAME, name, strlen(name) + 1);
+	nlt_nest_end(t, op);
+	return off;
+}
+
+/* Names interned once the rules freed meanwhile are. */
+static unsigned int atk3_names(void)
+{
+	mmb_rules_barrier();
+	return mmb_ifname_count();
+}
+
+/*
+ * The references of names across batches that fail early (a bad name),
+ * fail late (a device refused after the rules were built), are only
+ * checked (-c), apply, and are flushed: each gives back what it took.
+ */
+static void atk3_batch_refs_test(struct kunit *test)
+{
+	struct net_device *dev, *norx;
+	unsigned int n0, off;
+	struct nlt t;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, atk3_forget_all, NULL), 0);
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	dev = atk3_dev(test, "atk3bd", false);
+	norx = atk3_dev(test, "atk3bn", true);
+	n0 = atk3_names();
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	atk3_op_in_rule(&t, "atk3-bq");
+	atk3_op_enable(&t, "atk3bd");
+	off = atk3_op_enable(&t, "atk3*b*");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0);
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	atk3_op_in_rule(&t, "atk3-bq");
+	atk3_op_enable(&t, "atk3bd");
+	off = atk3_op_enable(&t, "atk3bn");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_NULL(test, atk3_entry("atk3bd"));
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0);
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	nlt_put(&t, MMB_A_CHECK, NULL, 0);
+	atk3_op_in_rule(&t, "atk3-bq");
+	atk3_op_enable(&t, "atk3bd");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_NULL(test, atk3_entry("atk3bd"));
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0);
+
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	atk3_op_in_rule(&t, "atk3-bq");
+	atk3_op_enable(&t, "atk3bd");
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_TRUE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_NE(test, mmb_ifname_find("atk3-bq"), 0);
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0 + 2);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0 + 1);
+	atk3_forget_all(NULL);
+	KUNIT_EXPECT_FALSE(test, mmbt_enabled(dev));
+	KUNIT_EXPECT_EQ(test, atk3_names(), n0);
+	nlt_close(&t);
+	mmbt_netdev_destroy(norx);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case atk3_cases[] = {
 	KUNIT_CASE(atk3_no_rx_handler_test),
 	KUNIT_CASE(atk3_ifid_wrap_test),
+	KUNIT_CASE(atk3_batch_refs_test),
 	{}
 };
 
