@@ -557,6 +557,8 @@ static unsigned int pr_probe_pkt(struct kunit *test, struct mmb_rules *r, u8 net
 		.saddr = { 10, 0, net, host }, .daddr = { 10, 9, 9, 9 },
 	};
 	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	/* Read under the rules' mutex: not within the RCU section. */
+	struct mmb_ruleset *rs = mmbt_rs(r);
 	struct mmb_pkt pkt;
 
 	KUNIT_ASSERT_NOT_NULL(test, skb);
@@ -564,7 +566,7 @@ static unsigned int pr_probe_pkt(struct kunit *test, struct mmb_rules *r, u8 net
 	pr_probes = 0;
 	/* Not in softirq: no flow cache, every lookup probes. */
 	rcu_read_lock();
-	mmb_classify(mmbt_rs(r), &pkt, skb, v);
+	mmb_classify(rs, &pkt, skb, v);
 	mmb_verdict_settle(v);
 	rcu_read_unlock();
 	kfree_skb(skb);
