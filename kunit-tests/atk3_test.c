@@ -7,6 +7,7 @@
 #include <linux/rtnetlink.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/tables.h"
 #include "nlt.h"
 #include "util.h"
 
@@ -242,10 +243,125 @@ static void atk3_batch_refs_test(struct kunit *test)
 	mmbt_netdev_destroy(dev);
 }
 
+/* --- priorities at the edges of u32 ------------------------------------------ */
+
+static struct mmb_rule *atk3_prio_rule(struct kunit *test, struct mmb_rules *r, u32 prio,
+				       const struct mmb_match_spec *m, unsigned int nm,
+				       u8 target)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	memcpy(s->m, m, nm * sizeof(*m));
+	s->nmatches = nm;
+	s->ntargets = 1;
+	s->t[0].type = target;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->prio = prio;
+	s->conn_prio = prio;
+	rule = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	return rule;
+}
+
+/*
+ * The verdict of UDP 10.0.0.@host -> 10.9.9.9:@dport, three times: once
+ * outside softirq (no flow cache), twice within (a fill, then a hit);
+ * the three must agree. 1 accept, 0 drop, 2 neither; *@prio its priority.
+ */
+static int atk3_verdict(struct kunit *test, struct mmb_rules *r, u8 host, u16 dport, u32 *prio)
+{
+	struct mmbt_pkt_desc d = {
+		.proto = IPPROTO_UDP, .ttl = 64, .sport = 1000, .dport = dport,
+		.saddr = { 10, 0, 0, host }, .daddr = { 10, 9, 9, 9 },
+	};
+	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	struct mmb_ruleset *rs = mmbt_rs(r);	/* takes a mutex: before the RCU section */
+	struct mmb_verdict v[3];
+	struct mmb_pkt pkt;
+	int i, got[3];
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	rcu_read_lock();
+	for (i = 0; i < 3; i++) {
+		if (i)
+			local_bh_disable();
+		mmb_classify(rs, &pkt, skb, &v[i]);
+		mmb_verdict_settle(&v[i]);
+		if (i)
+			local_bh_enable();
+		got[i] = v[i].drop && !v[i].accept ? 0 : v[i].accept ? 1 : 2;
+	}
+	rcu_read_unlock();
+	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, got[1], got[0]);
+	KUNIT_EXPECT_EQ(test, got[2], got[0]);
+	KUNIT_EXPECT_EQ(test, v[1].prio, v[0].prio);
+	KUNIT_EXPECT_EQ(test, v[2].prio, v[0].prio);
+	*prio = v[0].prio;
+	return got[0];
+}
+
+/*
+ * Priorities 0 and 2^32 - 1: the early stop's bound (priority + 1, in 64
+ * bits) at the top; accept beats drop at the top across tables; a bound
+ * left by a deleted top rule stops nothing wrongly; the flow cache agrees.
+ */
+static void atk3_prio_extremes_test(struct kunit *test)
+{
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_table_info info;
+	struct mmb_match_spec m[2];
+	struct mmb_rule *top;
+	unsigned int i;
+	u32 prio;
+
+	m[0] = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000001);
+	top = atk3_prio_rule(test, r, U32_MAX, m, 1, MMB_TARGET_DROP);
+	m[0] = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	m[1] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	atk3_prio_rule(test, r, U32_MAX, m, 2, MMB_TARGET_ACCEPT);
+	atk3_prio_rule(test, r, 0, m, 1, MMB_TARGET_DROP);
+	/* More masks, for a flow cache. */
+	for (i = 0; i < 4; i++) {
+		m[1] = mmbt_match(MMB_FIELD_IP_DADDR, MMB_OP_EQ, 0xc0000200 + i);
+		m[1].plen = 24 + 2 * i;
+		atk3_prio_rule(test, r, 7, m, 2, MMB_TARGET_ACCEPT);
+	}
+	KUNIT_EXPECT_NOT_NULL(test, mmbt_rs(r)->cache);
+
+	/* Equal at the top, in two tables: accept beats drop. */
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 1, 53, &prio), 1);
+	KUNIT_EXPECT_EQ(test, prio, U32_MAX);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 1, 54, &prio), 0);
+	KUNIT_EXPECT_EQ(test, prio, U32_MAX);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 2, 54, &prio), 0);
+	KUNIT_EXPECT_EQ(test, prio, 0U);
+	/* Just below the top, in the top rule's table. */
+	m[0] = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ, 0x0a000002);
+	atk3_prio_rule(test, r, U32_MAX - 1, m, 1, MMB_TARGET_ACCEPT);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 2, 54, &prio), 1);
+	KUNIT_EXPECT_EQ(test, prio, U32_MAX - 1);
+	/* The top rule goes; its table keeps its bound, the verdicts are right. */
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, top), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_table(r, 0, &info), 0);
+	KUNIT_EXPECT_EQ(test, info.prio, U32_MAX);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 1, 54, &prio), 0);
+	KUNIT_EXPECT_EQ(test, prio, 0U);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 1, 53, &prio), 1);
+	KUNIT_EXPECT_EQ(test, prio, U32_MAX);
+	KUNIT_EXPECT_EQ(test, atk3_verdict(test, r, 2, 54, &prio), 1);
+	KUNIT_EXPECT_EQ(test, prio, U32_MAX - 1);
+}
+
 static struct kunit_case atk3_cases[] = {
 	KUNIT_CASE(atk3_no_rx_handler_test),
 	KUNIT_CASE(atk3_ifid_wrap_test),
 	KUNIT_CASE(atk3_batch_refs_test),
+	KUNIT_CASE(atk3_prio_extremes_test),
 	{}
 };
 
