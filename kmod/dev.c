@@ -55,6 +55,15 @@ struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *
 			       "device already has an rx_handler (bridge, bond, team, macvlan or OVS port?)");
 		return ERR_PTR(-EBUSY);
 	}
+	/*
+	 * netdev_rx_handler_register() refuses it (an ipvlan device): found
+	 * here, or a batch would fail to attach it after it committed.
+	 */
+	if (dev->priv_flags & IFF_NO_RX_HANDLER) {
+		NL_SET_ERR_MSG(extack,
+			       "device takes no rx_handler (an ipvlan device?)");
+		return ERR_PTR(-EINVAL);
+	}
 
 	md = kzalloc(sizeof(*md), GFP_KERNEL_ACCOUNT);
 	if (!md)
@@ -315,6 +324,7 @@ static void mmb_dev_appears(struct mmb_net *mn, struct net_device *dev)
 {
 	struct mmb_enabled *e = mmb_dev_enabled_for(mn, dev->name, NULL);
 	struct mmb_dev *md;
+	int err;
 
 	if (!e)
 		return;
@@ -324,11 +334,12 @@ static void mmb_dev_appears(struct mmb_net *mn, struct net_device *dev)
 	md = mmb_dev_prepare(dev, NULL);
 	if (!IS_ERR(md)) {
 		md->by = e;
-		if (!mmb_dev_attach(md, NULL)) {
+		err = mmb_dev_attach(md, NULL);
+		if (!err) {
 			mn->dev_gen++;
 			return;
 		}
-		md = ERR_PTR(-EBUSY);
+		md = ERR_PTR(err);
 	}
 	e->failed++;
 	mn->dev_gen++;

@@ -7,9 +7,10 @@
  * device's name (mmb_dev_ifid()), a rule's key the id of the name it
  * gives. The same name has the same id while anything uses it; ids are
  * handed out in sequence, so one that is freed is not given to another
- * name again (before 2^32 more). The table is the module's, not a
- * namespace's: two namespaces that use one name share its id, which is
- * harmless, as a namespace's packets only meet its own rules.
+ * name again (before 2^32 more), and past the wrap an id that a name
+ * still holds is skipped: two names never share one. The table is the
+ * module's, not a namespace's: two namespaces that use one name share its
+ * id, which is harmless, as a namespace's packets only meet its own rules.
  *
  * Also the rules of what a name, or a pattern (a trailing '*'), may be.
  */
@@ -22,6 +23,7 @@
 
 struct mmb_ifname {
 	struct hlist_node node;
+	struct hlist_node id_node;	/* in mmb_ifids */
 	u32 id;
 	unsigned int ref;		/* rules' matches and attached devices */
 	char name[IFNAMSIZ];
@@ -30,7 +32,9 @@ struct mmb_ifname {
 /* Rules are freed after a grace period, in softirq: a _bh lock. */
 static DEFINE_SPINLOCK(mmb_ifname_lock);
 static DEFINE_HASHTABLE(mmb_ifnames, 8);
-static u32 mmb_ifname_next;
+static DEFINE_HASHTABLE(mmb_ifids, 8);
+/* The last id handed out; the KUnit suites move it to the wrap. */
+u32 mmb_ifname_next;
 
 static u32 mmb_ifname_hash(const char *name)
 {
@@ -48,21 +52,43 @@ static struct mmb_ifname *mmb_ifname_lookup(const char *name, u32 hash)
 	return NULL;
 }
 
+/* Does a name hold @id? */
+static bool mmb_ifid_used(u32 id)
+{
+	struct mmb_ifname *e;
+
+	lockdep_assert_held(&mmb_ifname_lock);
+	hash_for_each_possible(mmb_ifids, e, id_node, id)
+		if (e->id == id)
+			return true;
+	return false;
+}
+
+/* The next id in sequence that no name holds (not 0). */
+static u32 mmb_ifid_next(void)
+{
+	do
+		mmb_ifname_next = mmb_ifname_next + 1 ?: 1;
+	while (mmb_ifid_used(mmb_ifname_next));
+	return mmb_ifname_next;
+}
+
 /* The id of @name, with a reference; 0 if there is no memory for it. */
 u32 mmb_ifname_get(const char *name)
 {
 	u32 hash = mmb_ifname_hash(name), id;
 	struct mmb_ifname *e, *fresh;
 
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL);
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
 	spin_lock_bh(&mmb_ifname_lock);
 	e = mmb_ifname_lookup(name, hash);
 	if (!e && fresh) {
 		e = fresh;
 		fresh = NULL;
 		strscpy(e->name, name, IFNAMSIZ);
-		e->id = ++mmb_ifname_next ?: ++mmb_ifname_next;
+		e->id = mmb_ifid_next();
 		hash_add(mmb_ifnames, &e->node, hash);
+		hash_add(mmb_ifids, &e->id_node, e->id);
 	}
 	if (e)
 		e->ref++;
@@ -81,6 +107,7 @@ void mmb_ifname_put(const char *name)
 	e = mmb_ifname_lookup(name, mmb_ifname_hash(name));
 	if (!WARN_ON_ONCE(!e) && !--e->ref) {
 		hash_del(&e->node);
+		hash_del(&e->id_node);
 		kfree(e);
 	}
 	spin_unlock_bh(&mmb_ifname_lock);

@@ -40,6 +40,7 @@ struct mmb_match_spec {
 #define MMB_IN_VLEN		(4 + IFNAMSIZ)
 
 /* ifname.c: interface names and their ids */
+extern u32 mmb_ifname_next;
 u32 mmb_ifname_get(const char *name);
 void mmb_ifname_put(const char *name);
 u32 mmb_ifname_find(const char *name);

@@ -557,6 +557,7 @@ static unsigned int pr_probe_pkt(struct kunit *test, struct mmb_rules *r, u8 net
 		.saddr = { 10, 0, net, host }, .daddr = { 10, 9, 9, 9 },
 	};
 	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	/* Read under the rules' mutex: not within the RCU section. */
 	struct mmb_ruleset *rs = mmbt_rs(r);
 	struct mmb_pkt pkt;
 	int err;
