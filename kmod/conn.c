@@ -564,7 +564,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	c = mmb_conn_find_pkt(mc, pkt, skb, &dir, &related);
 	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
 		return;
-	if (unlikely(mmb_conn_wrong_iif(c, dir, skb->dev))) {
+	/* Leaving by the device the original came in on is what replies do. */
+	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
 		return;
 	}
@@ -802,7 +803,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0 || !mmb_conn_csum_ok(pkt, skb))
 		return 0;
-	if (mmb_conn_forged(mc, &t, skb->dev)) {
+	/* A leaving packet has no reverse path to check: routing chose its way. */
+	if (!v->out && mmb_conn_forged(mc, &t, skb->dev)) {
 		mmb_conn_stat(mc, MMB_CSTAT_SPOOFED);
 		return -EXDEV;
 	}
@@ -816,7 +818,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return -ENOMEM;
 	}
 	mmb_conn_init_state(mc, c, pkt, now);
-	c->iif = mmb_conn_iif(mc, c, skb->dev);
+	c->iif = v->out ? 0 : mmb_conn_iif(mc, c, skb->dev);
 	if (nat) {
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
@@ -888,6 +890,9 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!c)
 		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
+	/* Its rules judged it, and it moved the state, as it arrived. */
+	if (v->out && v->seen)
+		return 0;
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
 		mmb_stats_count(rule->stats, skb);

@@ -136,7 +136,8 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 			      i, err);
 	if (ret)
 		return ret;
-	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
+	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN ||
+	     m->field == MMB_FIELD_OUT) &&
 	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
 		mmb_rule_err(err, MMB_ERR_MATCH, i,
 			     "only == and != apply to payloads, prefixes and interfaces");
@@ -294,8 +295,51 @@ static int mmb_check_nat(const struct mmb_rule_spec *spec, struct mmb_rule_err *
 	return 0;
 }
 
-/* All of @spec; the family and L4 protocol it pins the rule to. */
-static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
+/*
+ * Which way @spec judges (uapi: MMB_FIELD_LEAVING): *@out for leaving
+ * packets. "leaving" is a plain == flag; "in" names the arriving device,
+ * which a leaving packet's image does not hold (its "out" is there).
+ */
+static int mmb_check_dir(const struct mmb_rule_spec *spec, bool *out, struct mmb_rule_err *err)
+{
+	int in = -1, arriving = -1, leaving = -1, dev = -1;
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatches; i++) {
+		const struct mmb_match_spec *m = &spec->m[i];
+
+		if (m->field == MMB_FIELD_IN)
+			in = i;
+		else if (m->field == MMB_FIELD_OUT)
+			dev = i;
+		else if (m->field != MMB_FIELD_LEAVING)
+			continue;
+		else if (m->op != MMB_OP_EQ)
+			goto op;
+		else if (m->value[0])
+			leaving = i;
+		else
+			arriving = i;
+	}
+	*out = leaving >= 0 || dev >= 0;
+	if (*out && arriving >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, arriving,
+			     "a rule with out or leaving judges leaving packets, not arriving ones");
+		return -EINVAL;
+	}
+	if (*out && in >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, in,
+			     "a leaving rule cannot match the arriving device: use out");
+		return -EINVAL;
+	}
+	return 0;
+op:
+	mmb_rule_err(err, MMB_ERR_MATCH, i, "leaving takes no operator but ==");
+	return -EINVAL;
+}
+
+/* All of @spec; the family and L4 protocol it pins the rule to, its way. */
+static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, bool *out,
 			  struct mmb_rule_err *err)
 {
 	unsigned int i;
@@ -320,7 +364,8 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
 		if (ret)
 			return ret;
 	}
-	return mmb_check_nat(spec, err);
+	ret = mmb_check_nat(spec, err);
+	return ret ?: mmb_check_dir(spec, out, err);
 }
 
 static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
@@ -430,6 +475,8 @@ u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_k
 		mmb_set(mask, key, MMB_IMG_L4PROTO, 0xff, rule->l4);
 		mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
 	}
+	/* Every rule says which way it judges: arriving is a 0 there. */
+	mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_OUT, rule->out ? MMB_KF_OUT : 0);
 	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
 	     value += m->vlen, m++)
 		if (m->field != MMB_FIELD_ALL && !mmb_compile_eq(mask, key, m, value))
@@ -616,13 +663,14 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	struct mmb_stats_pool one = { .want = 1 };
 	struct mmb_rule *rule;
 	u8 family = 0, l4 = 0;
+	bool out = false;
 	int ret;
 
 	/* A match keeps its field in a byte. */
 	BUILD_BUG_ON(MMB_FIELD_MAX > U8_MAX);
 	/* The count of options not added, aligned in the rule as in its size. */
 	BUILD_BUG_ON(__alignof__(struct mmb_rule) < __alignof__(atomic64_t));
-	ret = mmb_check_spec(spec, &family, &l4, err);
+	ret = mmb_check_spec(spec, &family, &l4, &out, err);
 	if (ret)
 		return ERR_PTR(ret);
 	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
@@ -637,6 +685,7 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	refcount_set(&rule->ref, 1);
 	rule->family = family;
 	rule->l4 = l4;
+	rule->out = out;
 	mmb_rule_fill(rule, spec);
 	return rule;
 }

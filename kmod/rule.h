@@ -116,6 +116,7 @@ struct mmb_rule {
 	bool nat:1;		/* rewrites its connections' packets (map, shuffle) */
 	bool stateful:1;	/* its matches create connections */
 	bool opts:1;		/* has option targets that may change a list's length */
+	bool out:1;		/* judges leaving packets (MMB_FIELD_LEAVING) */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	struct mmb_pcpu_stats __percpu *stats;

@@ -85,6 +85,7 @@ struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
 unsigned int mmb_ruleset_stateful(const struct mmb_ruleset *rs);
+unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs);
 unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
 
 /* What "show tables" reports of one mask (table.c). */
@@ -118,6 +119,8 @@ struct mmb_verdict {
 	bool drop;
 	bool related;
 	bool trace;		/* a trace's: counts nothing */
+	bool out;		/* a leaving packet's, in the egress hook */
+	bool seen;		/* ...that mmb judged as it arrived (forwarded) */
 	u8 dir;
 	u8 nsf;
 	bool sf_lost;		/* more stateful rules matched than @sf holds */
@@ -134,6 +137,8 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->drop = false;
 	v->related = false;
 	v->trace = false;
+	v->out = false;
+	v->seen = false;
 	v->nsf = 0;
 	v->sf_lost = false;
 	v->nrw = 0;

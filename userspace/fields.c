@@ -313,7 +313,7 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		}
 		return 0;
 	}
-	if (field == MMB_FIELD_IN) {
+	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
 		unsigned int idx = if_nametoindex(s);
 
 		if (!idx) {
@@ -376,7 +376,7 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 		name = NAME_OF(protos, v);
 	else if (field == MMB_FIELD_NET_PROTO)
 		name = NAME_OF(net_protos, v);
-	else if (field == MMB_FIELD_IN)
+	else if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT)
 		name = if_indextoname(v, ifname);
 	if (name)
 		snprintf(buf, len, "%s", name);

@@ -427,6 +427,16 @@ enum mmb_field {
 	MMB_FIELD_TCP_OPT_FAST_OPEN,
 	MMB_FIELD_TCP_OPT_MPTCP,
 	MMB_FIELD_TCP_OPT,
+	/*
+	 * Which way a rule judges. A rule judges arriving packets (mmb's
+	 * rx_handler, before the stack) unless it has MMB_FIELD_LEAVING == 1
+	 * or a match on MMB_FIELD_OUT: then it judges leaving packets (the
+	 * netdev egress hook of the device they leave by, after routing).
+	 * MMB_FIELD_OUT is that device's ifindex, as MMB_FIELD_IN is the
+	 * arriving one's; a leaving rule cannot match MMB_FIELD_IN.
+	 */
+	MMB_FIELD_OUT,
+	MMB_FIELD_LEAVING,
 	__MMB_FIELD_MAX
 };
 
