@@ -19,6 +19,7 @@
 #include <net/l3mdev.h>
 
 #include "conn.h"
+#include "mmb.h"
 #include "nat.h"
 #include "test.h"
 
@@ -478,6 +479,70 @@ static bool mmb_route_via(const struct net_device *dev, u8 family, const void *a
 }
 
 /*
+ * Does the route from @net to @addr go out of a device mmb is enabled on
+ * (a unicast route; its first next hop's device)? Under RCU.
+ */
+static bool mmb_route_filtered(struct net *net, u8 family, const void *addr)
+{
+	if (family == 4) {
+		struct flowi4 fl4 = {
+			.daddr = *(const __be32 *)addr,
+			.flowi4_iif = LOOPBACK_IFINDEX,
+			.flowi4_scope = RT_SCOPE_UNIVERSE,
+		};
+		struct fib_result res;
+
+		if (fib_lookup(net, &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
+			return false;
+		return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.daddr = *(const struct in6_addr *)addr,
+			.flowi6_iif = LOOPBACK_IFINDEX,
+		};
+		struct dst_entry *dst = ip6_route_lookup(net, &fl6, NULL, 0);
+		const struct rt6_info *rt = dst_rt6_info(dst);
+		bool via = !dst->error &&
+			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
+			   mmb_dev_filtered(dst->dev);
+
+		dst_release(dst);
+		return via;
+	}
+#else
+	return false;
+#endif
+}
+
+/*
+ * Where the packets of mapped connection @c leave: by an enabled device,
+ * whose egress hook then maps their source after routing (nat.c,
+ * mmb_nat_manip()), or not, and their source is mapped as they arrive.
+ * Found once, by its first packet @skb, leaving if @out: the original
+ * direction goes where the route to its mapped destination goes (for a
+ * first packet that leaves, by its device); replies go where the route
+ * to its source goes, and a connection of the host's own has none that
+ * leave.
+ */
+static void mmb_conn_snat_where(struct mmb_conn *c, const struct sk_buff *skb, bool out)
+{
+	struct net *net = dev_net(skb->dev);
+	u8 family = c->orig.t.family;
+	bool reply;
+
+	if (out || mmb_route_filtered(net, family, &c->reply.t.src))
+		__set_bit(MMB_CONN_SNAT_ORIG, &c->status);
+	if (out)
+		reply = skb->skb_iif && mmb_route_filtered(net, family, &c->orig.t.src);
+	else
+		reply = mmb_route_filtered(net, family, &c->orig.t.src);
+	if (reply)
+		__set_bit(MMB_CONN_SNAT_REPLY, &c->status);
+}
+
+/*
  * May @t, which came in on @dev, start a connection? Not with rp-filter on
  * if the route back to its source goes out of another device: its source
  * is forged (a packet from an inside address on the outside device), and
@@ -823,6 +888,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
 			return err;
+		if (test_bit(MMB_CONN_MAPPED, &c->status))
+			mmb_conn_snat_where(c, skb, v->out);
 	}
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)

@@ -89,6 +89,8 @@ enum {
 	MMB_CONN_EXT,		/* a struct mmb_conn_ext, with offsets (nat.h) */
 	MMB_CONN_CONFIRMED,	/* in the table both ways: whoever ends it unlinks it */
 	MMB_CONN_UNLINKED,	/* taken out of the table (once), freed after a grace period */
+	MMB_CONN_SNAT_ORIG,	/* NAT: the original direction leaves by an enabled device... */
+	MMB_CONN_SNAT_REPLY,	/* ...the reply one too: its egress hook maps the source */
 };
 
 /*

@@ -11,6 +11,7 @@
 
 #include "conn.h"
 #include "mmb.h"
+#include "nat.h"
 #include "rewrite.h"
 
 /* What drop monitors see of each cause (uapi/linux/mmb.h lists them). */
@@ -44,7 +45,7 @@ static bool mmb_judged_in(const struct sk_buff *skb)
 	if (!skb->skb_iif)
 		return false;
 	in = dev_get_by_index_rcu(dev_net(skb->dev), skb->skb_iif);
-	return in && rcu_access_pointer(in->rx_handler) == mmb_hook;
+	return mmb_dev_filtered(in);
 }
 
 /*
@@ -95,7 +96,9 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 	}
 	if (out && v.conn)
 		v.seen = mmb_judged_in(skb);
-	mmb_classify_rules(rs, &pkt, skb, &v);
+	/* Leaving, only its connection's source mapping may be left to do. */
+	if (!out || mmb_ruleset_out(rs))
+		mmb_classify_rules(rs, &pkt, skb, &v);
 	if (v.conn || v.nsf) {
 		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
 		if (unlikely(err))
@@ -107,10 +110,10 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
 		     MMB_KF_FRAG))
 		mmb_frag_note(&md->mn->frags, &pkt, &v);
-	/* A connection's own rewrites were made as it arrived. */
-	if (v.seen)
-		v.conn = NULL;
-	if (!v.nrw && !mmb_conn_rewrites(v.conn))
+	/* Destination before routing, source after (nat.c). */
+	if (mmb_conn_rewrites(v.conn))
+		v.manip = mmb_nat_manip(v.conn, v.dir, v.related, out, v.seen);
+	if (!v.nrw && !(mmb_conn_rewrites(v.conn) && v.manip))
 		return -1;
 
 	/* skb_share_check(), with the drop counted and its reason given. */
@@ -157,9 +160,8 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 /*
  * The netdev egress hook of every enabled device (dev.c): the packets
  * that leave by it, after routing, the host's own among them, before tc's
- * egress and the qdisc. With no rule for leaving packets and no rule of
- * connections (whose packets are judged where they first meet mmb), it is
- * one load and a test.
+ * egress and the qdisc. With no rule for leaving packets and no NAT rule
+ * (whose connections' sources are mapped here), it is two loads and a test.
  */
 unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
 {
@@ -168,7 +170,7 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 	int nh, why;
 
 	rs = mmb_rules_get(&md->mn->rules);
-	if (!rs || !mmb_ruleset_out(rs))
+	if (!rs || !(mmb_ruleset_out(rs) | mmb_ruleset_nat(rs)))
 		return NF_ACCEPT;
 	/* The link layer's header is built: the network header goes first. */
 	nh = skb_network_offset(skb);

@@ -72,6 +72,12 @@ void mmb_dev_notifier_unregister(void);
 rx_handler_result_t mmb_hook(struct sk_buff **pskb);
 unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_state *state);
 
+/* Is mmb enabled on @dev (NULL: no)? Under RCU or RTNL. */
+static inline bool mmb_dev_filtered(const struct net_device *dev)
+{
+	return dev && rcu_access_pointer(dev->rx_handler) == mmb_hook;
+}
+
 /* netlink.c: the generic netlink family */
 int __init mmb_genl_register(void);
 void mmb_genl_unregister(void);

@@ -237,28 +237,64 @@ static int mmb_nat_port(struct sk_buff *skb, const struct mmb_pkt *pkt, bool src
 	return mmb_rewrite_info(skb, pkt, f, (const u8 *)&port, 2, 16);
 }
 
-/* Rewrite a packet of tuple @cur to look like @o inverted. */
+/*
+ * Rewrite a packet of tuple @cur to look like @o inverted: its source,
+ * its destination, or both (@manip).
+ */
 static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
-			 const struct mmb_tuple *cur, const struct mmb_tuple *o)
+			 const struct mmb_tuple *cur, const struct mmb_tuple *o, u8 manip)
 {
-	bool v4 = cur->family == 4;
+	bool v4 = cur->family == 4, later = pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER;
 	unsigned int alen = v4 ? 4 : 16;
 	int err = 0;
 
-	if (memcmp(&cur->src, &o->dst, alen))
+	if ((manip & MMB_MANIP_SRC) && memcmp(&cur->src, &o->dst, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
 					(const u8 *)&o->dst, alen, alen * 8);
-	if (!err && memcmp(&cur->dst, &o->src, alen))
+	if (!err && (manip & MMB_MANIP_DST) && memcmp(&cur->dst, &o->src, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
 					(const u8 *)&o->src, alen, alen * 8);
 	/* A later fragment's addresses only: its ports are in the first. */
-	if (err || (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))
+	if (err || later)
 		return err;
-	if (cur->sport != o->dport)
+	if ((manip & MMB_MANIP_SRC) && cur->sport != o->dport)
 		err = mmb_nat_port(skb, pkt, true, o->dport);
-	if (!err && cur->dport != o->sport)
+	if (!err && (manip & MMB_MANIP_DST) && cur->dport != o->sport)
 		err = mmb_nat_port(skb, pkt, false, o->sport);
 	return err;
+}
+
+/* Does a packet of @cur keep its destination, going where @o says? */
+static bool mmb_nat_dst_kept(const struct mmb_tuple *cur, const struct mmb_tuple *o)
+{
+	return !memcmp(&cur->dst, &o->src, cur->family == 4 ? 4 : 16) && cur->dport == o->sport;
+}
+
+/*
+ * What a packet of @c going @dir gets at this hook: the egress hook if
+ * @out, where @seen says that mmb saw it arrive. As it arrives, its
+ * destination and offsets; its source too unless it leaves by an enabled
+ * device whose egress hook will map it (MMB_CONN_SNAT_ORIG, _REPLY: known
+ * when the connection started) and its destination stays (the egress hook
+ * finds it by the tuple it then has). As it leaves, what was left; all of
+ * it for a packet mmb did not see arrive (the host's own). An ICMP error
+ * about @c is translated whole where mmb first meets it.
+ */
+u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen)
+{
+	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
+	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
+	bool later;
+
+	if (out && !seen)
+		return MMB_MANIP_ALL;
+	if (related)
+		return out ? 0 : MMB_MANIP_ALL;
+	later = test_bit(dir == MMB_DIR_ORIG ? MMB_CONN_SNAT_ORIG : MMB_CONN_SNAT_REPLY,
+			 &c->status) && mmb_nat_dst_kept(cur, o);
+	if (out)
+		return later ? MMB_MANIP_SRC : 0;
+	return later ? MMB_MANIP_DST : MMB_MANIP_ALL;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */
@@ -352,10 +388,11 @@ static int mmb_nat_offsets(struct sk_buff *skb, const struct mmb_pkt *pkt,
 
 /*
  * A packet of @c going @dir (found by its tuple): its mapping, then its
- * offsets. @skb is not shared; every checksum is kept.
+ * offsets, those of @manip (mmb_nat_manip()). @skb is not shared; every
+ * checksum is kept.
  */
 int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
-		   u8 dir)
+		   u8 dir, u8 manip)
 {
 	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
 	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
@@ -363,8 +400,8 @@ int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct 
 	int err = 0;
 
 	if (status & BIT(MMB_CONN_MAPPED))
-		err = mmb_nat_tuple(skb, pkt, cur, o);
-	if (!err && (status & BIT(MMB_CONN_EXT)))
+		err = mmb_nat_tuple(skb, pkt, cur, o, manip);
+	if (!err && (status & BIT(MMB_CONN_EXT)) && (manip & MMB_MANIP_DST))
 		err = mmb_nat_offsets(skb, pkt, mmb_conn_ext(c), dir);
 	return err;
 }

@@ -284,9 +284,9 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 	int err;
 
 	*delta = 0;
-	if (mmb_conn_rewrites(v->conn)) {
+	if (mmb_conn_rewrites(v->conn) && v->manip) {
 		err = v->related ? mmb_nat_icmp(skb, pkt, v->conn, v->dir) :
-				   mmb_nat_packet(skb, pkt, v->conn, v->dir);
+				   mmb_nat_packet(skb, pkt, v->conn, v->dir, v->manip);
 		if (err)
 			return err;
 	}

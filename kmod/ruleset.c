@@ -150,6 +150,8 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		WRITE_ONCE(rs->nstateful, rs->nstateful + 1);
 	if (rule->out)
 		WRITE_ONCE(rs->nout, rs->nout + 1);
+	if (rule->nat)
+		WRITE_ONCE(rs->nnat, rs->nnat + 1);
 	mmb_ruleset_changed(rs);
 	return 0;
 }
@@ -170,6 +172,8 @@ static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		WRITE_ONCE(rs->nstateful, rs->nstateful - 1);
 	if (rule->out)
 		WRITE_ONCE(rs->nout, rs->nout - 1);
+	if (rule->nat)
+		WRITE_ONCE(rs->nnat, rs->nnat - 1);
 	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
@@ -322,6 +326,12 @@ unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
 unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs)
 {
 	return READ_ONCE(rs->nout);
+}
+
+/* How many of its rules map connections (NAT); readers may call it without the lock. */
+unsigned int mmb_ruleset_nat(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->nnat);
 }
 
 /* How many of its rules are stateful; readers may call it without the lock. */
