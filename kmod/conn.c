@@ -6,6 +6,7 @@
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/memcontrol.h>
@@ -13,6 +14,7 @@
 #include <linux/sched/mm.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ip_fib.h>
@@ -864,7 +866,10 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
 		return 0;	/* not tracked: its rules applied to it alone */
-	nat = mmb_nat_plan(v, &t, &plan);
+	err = mmb_nat_plan(v, &t, v->out ? skb->dev : NULL, &plan);
+	if (err < 0)
+		return mmb_conn_nat_full(mc);
+	nat = err;
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0 || !mmb_conn_csum_ok(pkt, skb))
 		return 0;
@@ -890,6 +895,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			return err;
 		if (test_bit(MMB_CONN_MAPPED, &c->status))
 			mmb_conn_snat_where(c, skb, v->out);
+		if (plan.masq)
+			__set_bit(MMB_CONN_MASQ, &c->status);
 	}
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)
@@ -979,6 +986,20 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 /* --- the table's life, flush and GC ---------------------------------------- */
 
 /* End the connections that are expired or lost a rule, or, with @all, every one. */
+/* Is the mapped source of masqueraded @c still an address of the host? */
+static bool mmb_conn_masq_ok(struct mmb_conns *mc, const struct mmb_conn *c)
+{
+	const struct mmb_tuple *r = &c->reply.t;
+
+	if (r->family == 4)
+		return inet_addr_type(mc->net, r->dst.ip) == RTN_LOCAL;
+#if IS_REACHABLE(CONFIG_IPV6)
+	return ipv6_chk_addr(mc->net, &r->dst.in6, NULL, 0);
+#else
+	return false;
+#endif
+}
+
 static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 {
 	struct rhashtable_iter iter;
@@ -995,6 +1016,9 @@ static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 			if (!n)
 				break;
 			if (all)
+				mmb_conn_kill(mc, mmb_conn_of(n), MMB_CSTAT_ENDED);
+			else if (test_bit(MMB_CONN_MASQ, &mmb_conn_of(n)->status) &&
+				 !mmb_conn_masq_ok(mc, mmb_conn_of(n)))
 				mmb_conn_kill(mc, mmb_conn_of(n), MMB_CSTAT_ENDED);
 			else
 				mmb_conn_alive(mc, mmb_conn_of(n), mmb_conn_now());
@@ -1014,6 +1038,65 @@ void mmb_conns_flush(struct mmb_conns *mc)
 void mmb_conns_kick(struct mmb_conns *mc)
 {
 	mmb_conns_sweep(mc, false);
+}
+
+static void mmb_conns_masq_work(struct work_struct *work)
+{
+	mmb_conns_kick(container_of(work, struct mmb_conns, masq));
+}
+
+/*
+ * An address left a device of some namespace: its masqueraded connections
+ * end (as nf_nat_masquerade's notifiers have it), in a walk of the
+ * namespace's table, which also ends what expired. The inet6addr chain is
+ * atomic: the walk is a work item either way.
+ */
+static void mmb_masq_lost(struct net_device *dev, unsigned long event)
+{
+	struct mmb_net *mn;
+
+	if (event != NETDEV_DOWN)
+		return;
+	mn = mmb_pernet(dev_net(dev));
+	if (mn && mn->conns.stats)
+		schedule_work(&mn->conns.masq);
+}
+
+static int mmb_inetaddr_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	mmb_masq_lost(((struct in_ifaddr *)ptr)->ifa_dev->dev, event);
+	return NOTIFY_DONE;
+}
+
+static int mmb_inet6addr_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	mmb_masq_lost(((struct inet6_ifaddr *)ptr)->idev->dev, event);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mmb_inetaddr_nb = { .notifier_call = mmb_inetaddr_event };
+static struct notifier_block mmb_inet6addr_nb = { .notifier_call = mmb_inet6addr_event };
+
+int mmb_masq_notifiers_register(void)
+{
+	int err = register_inetaddr_notifier(&mmb_inetaddr_nb);
+
+	if (err)
+		return err;
+#if IS_REACHABLE(CONFIG_IPV6)
+	err = register_inet6addr_notifier(&mmb_inet6addr_nb);
+	if (err)
+		unregister_inetaddr_notifier(&mmb_inetaddr_nb);
+#endif
+	return err;
+}
+
+void mmb_masq_notifiers_unregister(void)
+{
+#if IS_REACHABLE(CONFIG_IPV6)
+	unregister_inet6addr_notifier(&mmb_inet6addr_nb);
+#endif
+	unregister_inetaddr_notifier(&mmb_inetaddr_nb);
 }
 
 /*
@@ -1129,6 +1212,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 {
 	int err;
 
+	/* First: an address notifier may queue it once @stats is set. */
+	INIT_WORK(&mc->masq, mmb_conns_masq_work);
 	mc->stats = alloc_percpu(struct mmb_conn_stats);
 	if (!mc->stats)
 		return -ENOMEM;
@@ -1157,6 +1242,7 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 void mmb_conns_exit(struct mmb_conns *mc)
 {
 	cancel_delayed_work_sync(&mc->gc);
+	cancel_work_sync(&mc->masq);
 	mmb_conns_flush(mc);
 	rhashtable_destroy(&mc->ht);
 	mem_cgroup_put(mc->memcg);

@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/checksum.h>
 #include <net/tcp.h>
 
@@ -104,14 +106,34 @@ static void mmb_nat_shuffle(struct mmb_nat_plan *p, const struct mmb_rule *rule,
 }
 
 /*
- * What the stateful rules of @v ask of a connection of tuple @t, in @p:
- * false if nothing (no mapping, no offset). Rules apply in handle order.
+ * masquerade: the primary address of @dev, the device the first packet of
+ * @m leaves by, for its destination (nf_nat_masquerade's choice), into
+ * @m's source. Under RCU; false if the device has none.
+ */
+static bool mmb_nat_masq(struct mmb_tuple *m, const struct net_device *dev)
+{
+	if (m->family == 4) {
+		m->src.ip = inet_select_addr(dev, m->dst.ip, RT_SCOPE_UNIVERSE);
+		return m->src.ip;
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	return !ipv6_dev_get_saddr(dev_net(dev), dev, &m->dst.in6, 0, &m->src.in6);
+#else
+	return false;
+#endif
+}
+
+/*
+ * What the stateful rules of @v ask of a connection of tuple @t, whose
+ * first packet leaves by @dev (NULL: it arrives), in @p: 1 if something
+ * (a mapping, an offset), 0 if nothing, -EADDRNOTAVAIL if it is to be
+ * masqueraded and the device has no address. Rules apply in handle order.
  * A source address mapped with its port left alone keeps the port unless
  * another connection's reply tuple has it already; then, as nf_nat does,
  * another is picked (an echo's identifier likewise).
  */
-bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
-		  struct mmb_nat_plan *p)
+int mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
+		 const struct net_device *dev, struct mmb_nat_plan *p)
 {
 	bool sport = false, any = false;
 	unsigned int i, j;
@@ -134,12 +156,16 @@ bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
 				 tg[j].field == MMB_FIELD_UDP_SPORT;
 			if (tg[j].type == MMB_TARGET_SHUFFLE)
 				mmb_nat_shuffle(p, rule, &tg[j]);
+			else if (tg[j].type == MMB_TARGET_MASQUERADE)
+				p->masq = true;
 			else
 				mmb_nat_map(&p->m, rule, &tg[j]);
 		}
 	}
 	if (!any)
-		return false;
+		return 0;
+	if (p->masq && (!dev || !mmb_nat_masq(&p->m, dev)))
+		return -EADDRNOTAVAIL;
 	/* An echo reply starts no pick: its identifier is its destination port. */
 	if (!p->hi && !sport && memcmp(&p->m.src, &t->src, sizeof(t->src)) &&
 	    (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP || !t->dport)) {

@@ -224,9 +224,10 @@ static int mmb_check_shuffle(const struct mmb_target_spec *t, unsigned int i,
 static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
 			    bool stateful, u8 *family, u8 *l4, struct mmb_rule_err *err)
 {
-	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE) && !stateful) {
+	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	     t->type == MMB_TARGET_MASQUERADE) && !stateful) {
 		mmb_rule_err(err, MMB_ERR_TARGET, i,
-			     "map and shuffle are per connection: for stateful rules only");
+			     "map, shuffle and masquerade are per connection: for stateful rules only");
 		return -EINVAL;
 	}
 	switch (t->type) {
@@ -259,6 +260,8 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 		return mmb_check_mod(t, i, family, l4, err);
 	case MMB_TARGET_SHUFFLE:
 		return mmb_check_shuffle(t, i, family, l4, err);
+	case MMB_TARGET_MASQUERADE:
+		return 0;
 	}
 	mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown target");
 	return -EINVAL;
@@ -268,6 +271,7 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful)
 {
 	return t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	       t->type == MMB_TARGET_MASQUERADE ||
 	       (stateful && t->type == MMB_TARGET_MOD && mmb_field_is_endpoint(t->field));
 }
 
@@ -365,7 +369,23 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, 
 			return ret;
 	}
 	ret = mmb_check_nat(spec, err);
-	return ret ?: mmb_check_dir(spec, out, err);
+	if (!ret)
+		ret = mmb_check_dir(spec, out, err);
+	for (i = 0; !ret && !*out && i < spec->ntargets; i++) {
+		const struct mmb_target_spec *t = &spec->t[i];
+
+		if (t->type == MMB_TARGET_MASQUERADE) {
+			mmb_rule_err(err, MMB_ERR_TARGET, i,
+				     "masquerade maps to the address of the device a packet leaves by: for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+		if (mmb_target_mss_pmtu(t->type, t->field, t->value, t->vlen)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i,
+				     "an MSS from the route (pmtu, 0) is for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+	}
+	return ret;
 }
 
 static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,

@@ -193,6 +193,13 @@ static inline atomic64_t *mmb_rule_nofit(const struct mmb_rule *rule)
 				       __alignof__(atomic64_t));
 }
 
+/* Is a target "mod tcp-opt-mss pmtu" (0: from the route, leaving rules only)? */
+static inline bool mmb_target_mss_pmtu(u8 type, u16 field, const u8 *value, u8 vlen)
+{
+	return type == MMB_TARGET_MOD && field == MMB_FIELD_TCP_OPT_MSS && vlen == 2 &&
+	       !value[0] && !value[1];
+}
+
 /* Does @rule keep no target, accepting or dropping? */
 static inline bool mmb_rule_verdict_only(const struct mmb_rule *rule)
 {

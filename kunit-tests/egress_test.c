@@ -220,6 +220,22 @@ static void egress_rule_way_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
 	s->m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_LT, 7);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
+
+	/* masquerade: stateful, leaving. */
+	s->t[0].type = MMB_TARGET_MASQUERADE;
+	s->m[0] = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	s->stateful = true;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.part, MMB_ERR_TARGET);
+	s->m[0] = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 1);
+	s->stateful = false;
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
+	s->stateful = true;
+	rule = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_EXPECT_TRUE(test, rule->nat);
+	KUNIT_EXPECT_TRUE(test, rule->out);
+	mmb_rule_free(rule);
 }
 
 /* Enabling registers the egress hook; disabling takes it away again. */

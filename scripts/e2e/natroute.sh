@@ -10,7 +10,9 @@
 # alone (no MSS clamping), and a TTL-expired probe gets "time exceeded"
 # from the router. Through destination NAT: the time-exceeded error quotes
 # what the client sent; and a port forwarded to a service on the router
-# itself works both ways. No accept_local, no martians. Prints TAP.
+# itself works both ways. masquerade: the leaving device's primary address,
+# and its connections end with it. mod tcp-opt-mss pmtu on leaving SYNs.
+# No accept_local, no martians. Prints TAP.
 set -u
 
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +82,49 @@ in_r mmbctl add-stateful in r0 ip-daddr "$PUB4" tcp-dport 80 map ip-daddr 10.0.1
 start_server "$R" python3 "$TRAFFIC" tcp-echo-server 8080
 check "dnat to the router's own service: 100 kB both ways" \
 	in_c timeout 60 python3 "$TRAFFIC" tcp-client "$PUB4" 80 100000
+in_r mmbctl flush
+
+# --- the MSS of leaving SYNs from the route's MTU (nft: set rt mtu) -------------------
+in_r mmbctl add out r1 tcp-syn mod tcp-opt-mss pmtu
+check "mss pmtu: list shows it as given" \
+	bash -c "ip netns exec $R mmbctl list | grep -q '^add out r1 tcp-syn mod tcp-opt-mss pmtu #'"
+for dst in 10.0.2.2 fd00:2::2; do
+	want=0550	# 1400 - 40
+	[ "$dst" = 10.0.2.2 ] || want=053c	# 1400 - 60
+	capture_on "$S" s0 6 1
+	in_c python3 "$TRAFFIC" tcp-client "$dst" 8000 1000
+	check_jq "mss pmtu ($dst): the client's SYN reaches the server with MSS 0x$want" \
+		".[0].flags == 2 and .[0].tcp_opts[\"2\"] == \"$want\"" \
+		"$(capture_wait s0)"
+done
+in_r mmbctl flush
+
+# --- masquerade ----------------------------------------------------------------------
+in_r ip addr add 10.0.2.9/24 dev r1
+in_r mmbctl add-stateful out r1 ip-saddr 10.0.1.0/24 masquerade
+in_r mmbctl add-stateful out r1 ip6-saddr fd00:1::/64 masquerade
+refused "masquerade on an arriving rule is refused" 1 "for a leaving rule" \
+	in_r mmbctl add-stateful in r0 masquerade
+check "masquerade: list shows it as given" \
+	bash -c "ip netns exec $R mmbctl list | grep -q '^add-stateful out r1 ip-saddr 10.0.1.0/24 masquerade #'"
+start_server "$S" python3 "$TRAFFIC" peer-server udp 9100 1
+seen=$(in_c python3 "$TRAFFIC" peer-ask udp 10.0.2.2 9100 45000)
+check "masquerade v4: the server sees r1's primary address, the port kept" \
+	test "$seen" = "10.0.2.1 45000"
+seen=$(in_c python3 "$TRAFFIC" peer-ask udp fd00:2::2 9100 45000)
+check "masquerade v6: the server sees r1's address" test "${seen% *}" = fd00:2::1
+check "masquerade: 1 MB through TCP" \
+	in_c timeout 60 python3 "$TRAFFIC" tcp-client 10.0.2.2 8000 1000000
+masq_conns() {
+	in_r mmbctl -j show connections | jq '[.[] | select(.reply.dst == "10.0.2.1")] | length'
+}
+masq_none() {
+	test "$(masq_conns)" -eq 0
+}
+check "masquerade: connections to 10.0.2.1 are listed" test "$(masq_conns)" -ge 2
+in_r sysctl -qw net.ipv4.conf.r1.promote_secondaries=1
+in_r ip addr del 10.0.2.1/24 dev r1
+check "masquerade: removing the address ends its connections" wait_for "$CEILING" masq_none
 in_r mmbctl flush
 
 check "no martian source was seen" test "$(martians)" -eq "$before_martians"

@@ -326,6 +326,20 @@ enum mmb_target_type {
 	 */
 	MMB_TARGET_STRIP,
 	MMB_TARGET_ADD,
+	/*
+	 * (MMB_TARGET_MOD of MMB_FIELD_TCP_OPT_MSS to 0, in a leaving rule
+	 * only, lowers the MSS of a segment to what the route it leaves by
+	 * takes: its MTU less the IP and TCP headers, as nft's "tcp option
+	 * maxseg size set rt mtu" with the clamping check.)
+	 *
+	 * Stateful leaving rules only (MMB_FIELD_OUT or MMB_FIELD_LEAVING):
+	 * a new connection's source address is mapped to the primary address
+	 * of the device its first packet leaves by, for that destination (as
+	 * nft's masquerade); its port is kept unless another connection has
+	 * it. No field, no value. Its connections end when that address is
+	 * removed from the host.
+	 */
+	MMB_TARGET_MASQUERADE,
 	__MMB_TARGET_MAX
 };
 

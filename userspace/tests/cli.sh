@@ -151,7 +151,7 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\"
 # help TOPIC: the words of one kind, one per line.
 n=$((n + 1))
 if [ "$("$MMBCTL" help fields | wc -l)" -eq 73 ] && "$MMBCTL" help fields | grep -qx tcp-opt-mss &&
-	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle " ] &&
+	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle masquerade " ] &&
 	"$MMBCTL" help states | grep -qx udp-unreplied; then
 	echo "ok $n - cli: help fields, targets, states list their words"
 else

@@ -315,6 +315,7 @@ int main(void)
 	good("out lo drop", NULL);
 	good("leaving udp-dport 53 accept", NULL);
 	good("leaving 1 tcp-syn mod tcp-opt-mss 1400", "leaving tcp-syn mod tcp-opt-mss 1400");
+	good("leaving tcp-syn mod tcp-opt-mss pmtu", NULL);
 	good("udp-sport 1 udp-dport 2 mod udp-sport 3 mod udp-dport 4", NULL);
 	good("ip-saddr 10.1.1.1 mod ip-saddr 10.2.2.2 mod ip-ttl 1", NULL);
 	good("ip6-saddr ::1 mod ip6-saddr fd00::2", NULL);
@@ -400,6 +401,8 @@ int main(void)
 	wire("all drop", true);
 	wire("out lo udp-dport 53 accept", true);
 	wire("leaving tcp-dport 22 drop", false);
+	wire("out lo ip-saddr 10.0.0.0/8 masquerade", true);
+	wire("leaving tcp-syn mod tcp-opt-mss pmtu", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);
