@@ -150,7 +150,8 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		if (ret)
 			return ret;
 	}
-	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
+	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN ||
+	     m->field == MMB_FIELD_OUT) &&
 	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
 		mmb_rule_err(err, MMB_ERR_MATCH, i,
 			     "only == and != apply to payloads, prefixes and interfaces");
@@ -237,9 +238,10 @@ static int mmb_check_shuffle(const struct mmb_target_spec *t, unsigned int i,
 static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
 			    bool stateful, u8 *family, u8 *l4, struct mmb_rule_err *err)
 {
-	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE) && !stateful) {
+	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	     t->type == MMB_TARGET_MASQUERADE) && !stateful) {
 		mmb_rule_err(err, MMB_ERR_TARGET, i,
-			     "map and shuffle are per connection: for stateful rules only");
+			     "map, shuffle and masquerade are per connection: for stateful rules only");
 		return -EINVAL;
 	}
 	switch (t->type) {
@@ -272,6 +274,8 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 		return mmb_check_mod(t, i, family, l4, err);
 	case MMB_TARGET_SHUFFLE:
 		return mmb_check_shuffle(t, i, family, l4, err);
+	case MMB_TARGET_MASQUERADE:
+		return 0;
 	}
 	mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown target");
 	return -EINVAL;
@@ -281,6 +285,7 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful)
 {
 	return t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	       t->type == MMB_TARGET_MASQUERADE ||
 	       (stateful && t->type == MMB_TARGET_MOD && mmb_field_is_endpoint(t->field));
 }
 
@@ -308,8 +313,51 @@ static int mmb_check_nat(const struct mmb_rule_spec *spec, struct mmb_rule_err *
 	return 0;
 }
 
-/* All of @spec; the family and L4 protocol it pins the rule to. */
-static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
+/*
+ * Which way @spec judges (uapi: MMB_FIELD_LEAVING): *@out for leaving
+ * packets. "leaving" is a plain == flag; "in" names the arriving device,
+ * which a leaving packet's image does not hold (its "out" is there).
+ */
+static int mmb_check_dir(const struct mmb_rule_spec *spec, bool *out, struct mmb_rule_err *err)
+{
+	int in = -1, arriving = -1, leaving = -1, dev = -1;
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatches; i++) {
+		const struct mmb_match_spec *m = &spec->m[i];
+
+		if (m->field == MMB_FIELD_IN)
+			in = i;
+		else if (m->field == MMB_FIELD_OUT)
+			dev = i;
+		else if (m->field != MMB_FIELD_LEAVING)
+			continue;
+		else if (m->op != MMB_OP_EQ)
+			goto op;
+		else if (m->value[0])
+			leaving = i;
+		else
+			arriving = i;
+	}
+	*out = leaving >= 0 || dev >= 0;
+	if (*out && arriving >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, arriving,
+			     "a rule with out or leaving judges leaving packets, not arriving ones");
+		return -EINVAL;
+	}
+	if (*out && in >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, in,
+			     "a leaving rule cannot match the arriving device: use out");
+		return -EINVAL;
+	}
+	return 0;
+op:
+	mmb_rule_err(err, MMB_ERR_MATCH, i, "leaving takes no operator but ==");
+	return -EINVAL;
+}
+
+/* All of @spec; the family and L4 protocol it pins the rule to, its way. */
+static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, bool *out,
 			  struct mmb_rule_err *err)
 {
 	unsigned int i;
@@ -334,7 +382,24 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
 		if (ret)
 			return ret;
 	}
-	return mmb_check_nat(spec, err);
+	ret = mmb_check_nat(spec, err);
+	if (!ret)
+		ret = mmb_check_dir(spec, out, err);
+	for (i = 0; !ret && !*out && i < spec->ntargets; i++) {
+		const struct mmb_target_spec *t = &spec->t[i];
+
+		if (t->type == MMB_TARGET_MASQUERADE) {
+			mmb_rule_err(err, MMB_ERR_TARGET, i,
+				     "masquerade maps to the address of the device a packet leaves by: for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+		if (mmb_target_mss_pmtu(t->type, t->field, t->value, t->vlen)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i,
+				     "an MSS from the route (pmtu, 0) is for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+	}
+	return ret;
 }
 
 static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
@@ -444,6 +509,8 @@ u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_k
 		mmb_set(mask, key, MMB_IMG_L4PROTO, 0xff, rule->l4);
 		mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
 	}
+	/* Every rule says which way it judges: arriving is a 0 there. */
+	mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_OUT, rule->out ? MMB_KF_OUT : 0);
 	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
 	     value += m->vlen, m++)
 		if (m->field != MMB_FIELD_ALL && !mmb_compile_eq(mask, key, m, value))
@@ -667,13 +734,14 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	struct mmb_stats_pool one = { .want = 1 };
 	struct mmb_rule *rule;
 	u8 family = 0, l4 = 0;
+	bool out = false;
 	int ret;
 
 	/* A match keeps its field in a byte. */
 	BUILD_BUG_ON(MMB_FIELD_MAX > U8_MAX);
 	/* The count of options not added, aligned in the rule as in its size. */
 	BUILD_BUG_ON(__alignof__(struct mmb_rule) < __alignof__(atomic64_t));
-	ret = mmb_check_spec(spec, &family, &l4, err);
+	ret = mmb_check_spec(spec, &family, &l4, &out, err);
 	if (ret)
 		return ERR_PTR(ret);
 	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
@@ -695,6 +763,7 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	rule->l4 = l4;
 	rule->prio = spec->prio;
 	rule->conn_prio = spec->stateful ? spec->conn_prio : spec->prio;
+	rule->out = out;
 	mmb_rule_fill(rule, spec);
 	return rule;
 }

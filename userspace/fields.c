@@ -350,7 +350,7 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		}
 		return 0;
 	}
-	if (field == MMB_FIELD_IN) {
+	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
 		/* A name, which need not exist yet: the kernel keeps it. */
 		const char *why = ifname_invalid(s, false);
 

@@ -369,6 +369,20 @@ enum mmb_target_type {
 	 */
 	MMB_TARGET_STRIP,
 	MMB_TARGET_ADD,
+	/*
+	 * (MMB_TARGET_MOD of MMB_FIELD_TCP_OPT_MSS to 0, in a leaving rule
+	 * only, lowers the MSS of a segment to what the route it leaves by
+	 * takes: its MTU less the IP and TCP headers, as nft's "tcp option
+	 * maxseg size set rt mtu" with the clamping check.)
+	 *
+	 * Stateful leaving rules only (MMB_FIELD_OUT or MMB_FIELD_LEAVING):
+	 * a new connection's source address is mapped to the primary address
+	 * of the device its first packet leaves by, for that destination (as
+	 * nft's masquerade); its port is kept unless another connection has
+	 * it. No field, no value. Its connections end when that address is
+	 * removed from the host.
+	 */
+	MMB_TARGET_MASQUERADE,
 	__MMB_TARGET_MAX
 };
 
@@ -470,6 +484,16 @@ enum mmb_field {
 	MMB_FIELD_TCP_OPT_FAST_OPEN,
 	MMB_FIELD_TCP_OPT_MPTCP,
 	MMB_FIELD_TCP_OPT,
+	/*
+	 * Which way a rule judges. A rule judges arriving packets (mmb's
+	 * rx_handler, before the stack) unless it has MMB_FIELD_LEAVING == 1
+	 * or a match on MMB_FIELD_OUT: then it judges leaving packets (the
+	 * netdev egress hook of the device they leave by, after routing).
+	 * MMB_FIELD_OUT is that device's ifindex, as MMB_FIELD_IN is the
+	 * arriving one's; a leaving rule cannot match MMB_FIELD_IN.
+	 */
+	MMB_FIELD_OUT,
+	MMB_FIELD_LEAVING,
 	__MMB_FIELD_MAX
 };
 
