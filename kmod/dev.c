@@ -378,7 +378,7 @@ static void mmb_dev_renamed(struct mmb_dev *md)
 	}
 	id = mmb_ifname_get(dev->name);
 	if (!id)
-		net_warn_ratelimited("mmb: no memory for the new name of %s: no \"in\" rule matches it\n",
+		net_warn_ratelimited("mmb: no memory for the new name of %s: no \"in\" or \"out\" rule matches it\n",
 				     dev->name);
 	/* Packets of the device meanwhile, if any, match its old name or none. */
 	old = md->ifid;

@@ -132,11 +132,13 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		}
 		return 0;
 	}
-	if (m->field == MMB_FIELD_IN) {
+	if (mmb_field_is_dev(m->field)) {
 		const char *why;
 
 		if (m->vlen != MMB_IN_VLEN || m->value[MMB_IN_VLEN - 1]) {
-			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i, "\"in\" takes an interface name");
+			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i,
+				     m->field == MMB_FIELD_IN ? "\"in\" takes an interface name" :
+				     "\"out\" takes an interface name");
 			return -EINVAL;
 		}
 		why = mmb_ifname_invalid((const char *)m->value + 4, false);
@@ -150,8 +152,7 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		if (ret)
 			return ret;
 	}
-	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN ||
-	     m->field == MMB_FIELD_OUT) &&
+	if ((!f->bits || m->plen != f->bits || mmb_field_is_dev(m->field)) &&
 	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
 		mmb_rule_err(err, MMB_ERR_MATCH, i,
 			     "only == and != apply to payloads, prefixes and interfaces");
@@ -687,8 +688,8 @@ static struct mmb_rule *mmb_rule_alloc(size_t size, bool stateful)
 }
 
 /*
- * The ids of the names of @spec's "in" matches, put before each name, with
- * the references its rule holds. 0, or -ENOMEM with none taken.
+ * The ids of the names of @spec's "in" and "out" matches, put before each
+ * name, with the references its rule holds. 0, or -ENOMEM with none taken.
  */
 static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 {
@@ -698,12 +699,12 @@ static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 	for (i = 0; i < spec->nmatches; i++) {
 		struct mmb_match_spec *m = &spec->m[i];
 
-		if (m->field != MMB_FIELD_IN)
+		if (!mmb_field_is_dev(m->field))
 			continue;
 		id = mmb_ifname_get((const char *)m->value + 4);
 		if (!id) {
 			for (j = 0; j < i; j++)
-				if (spec->m[j].field == MMB_FIELD_IN)
+				if (mmb_field_is_dev(spec->m[j].field))
 					mmb_ifname_put((const char *)spec->m[j].value + 4);
 			return -ENOMEM;
 		}
@@ -712,14 +713,14 @@ static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 	return 0;
 }
 
-/* Drop the references of @rule's "in" matches to their names. */
+/* Drop the references of @rule's "in" and "out" matches to their names. */
 static void mmb_rule_ifnames_put(const struct mmb_rule *rule)
 {
 	const u8 *value = mmb_rule_values(rule);
 	unsigned int i;
 
 	for (i = 0; i < rule->nmatches; value += rule->m[i].vlen, i++)
-		if (rule->m[i].field == MMB_FIELD_IN)
+		if (mmb_field_is_dev(rule->m[i].field))
 			mmb_ifname_put((const char *)value + 4);
 }
 

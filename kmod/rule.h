@@ -33,11 +33,18 @@ struct mmb_match_spec {
 };
 
 /*
- * The value of an "in" match: the id of the name (be32, ifname.c), then
- * the name, NUL-padded. The spec carries the name; rule creation puts the
- * id, which the key holds, and the rule holds the name's reference.
+ * The value of an "in" or "out" match: the id of the name (be32,
+ * ifname.c), then the name, NUL-padded. The spec carries the name; rule
+ * creation puts the id, which the key holds, and the rule holds the name's
+ * reference.
  */
 #define MMB_IN_VLEN		(4 + IFNAMSIZ)
+
+/* Does a match on @field name a device ("in", "out")? */
+static inline bool mmb_field_is_dev(unsigned int field)
+{
+	return field == MMB_FIELD_IN || field == MMB_FIELD_OUT;
+}
 
 /* ifname.c: interface names and their ids */
 u32 mmb_ifname_get(const char *name);

@@ -64,7 +64,17 @@ static void egt_free(void *data)
 	free_netdev(e->dev);
 }
 
-static struct egt *egt_new(struct kunit *test)
+/* "out @name" (or "out != @name"), as netlink gives it. */
+static struct mmb_match_spec egt_out(u8 op, const char *name)
+{
+	struct mmb_match_spec m = mmbt_match_in(op, name);
+
+	m.field = MMB_FIELD_OUT;
+	return m;
+}
+
+/* A device of the test's own called @name ("mmbe%d": the next free one), enabled. */
+static struct egt *egt_new_named(struct kunit *test, const char *name)
 {
 	struct egt *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
 	int err;
@@ -72,7 +82,7 @@ static struct egt *egt_new(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->test = test;
 	e->mn = mmb_pernet(&init_net);
-	e->dev = alloc_netdev(0, "mmbe%d", NET_NAME_UNKNOWN, egt_setup);
+	e->dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, egt_setup);
 	KUNIT_ASSERT_NOT_NULL(test, e->dev);
 	KUNIT_ASSERT_EQ(test, register_netdev(e->dev), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, egt_free, e), 0);
@@ -86,6 +96,11 @@ static struct egt *egt_new(struct kunit *test)
 	e->mn->conns.rpf = false;
 	sent.n = 0;
 	return e;
+}
+
+static struct egt *egt_new(struct kunit *test)
+{
+	return egt_new_named(test, "mmbe%d");
 }
 
 static struct mmbt_pkt_desc egt_pkt(bool v6, u8 proto, u16 sport, u16 dport, bool back)
@@ -176,16 +191,30 @@ static void egress_rule_way_test(struct kunit *test)
 	s->ntargets = 1;
 	s->t[0].type = MMB_TARGET_ACCEPT;
 
-	/* out 7: leaving, with the device in the image's ifindex slot. */
+	/*
+	 * out mmbe-w: leaving, with the id of the device's name in the image's
+	 * ifindex slot; the rule holds the name while it lives.
+	 */
 	s->nmatches = 1;
-	s->m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, 7);
+	s->m[0] = egt_out(MMB_OP_EQ, "mmbe-w");
 	rule = mmb_rule_create(s, NULL, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_EXPECT_TRUE(test, rule->out);
 	KUNIT_EXPECT_EQ(test, s->img.mask.b[MMB_IMG_FLAGS] & MMB_KF_OUT, MMB_KF_OUT);
 	KUNIT_EXPECT_EQ(test, s->img.key.b[MMB_IMG_FLAGS] & MMB_KF_OUT, MMB_KF_OUT);
-	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&s->img.key.b[MMB_IMG_IFINDEX]), 7);
+	KUNIT_EXPECT_NE(test, mmb_ifname_find("mmbe-w"), 0);
+	KUNIT_EXPECT_EQ(test, get_unaligned_be32(&s->img.key.b[MMB_IMG_IFINDEX]),
+			mmb_ifname_find("mmbe-w"));
 	mmb_rule_free(rule);
+	KUNIT_EXPECT_EQ(test, mmb_ifname_find("mmbe-w"), 0);
+
+	/* "out" takes a name, not an ifindex; a valid one. */
+	s->m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, 7);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.part, MMB_ERR_MATCH_VALUE);
+	s->m[0] = egt_out(MMB_OP_EQ, "a/b");
+	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
+	KUNIT_EXPECT_EQ(test, err.part, MMB_ERR_MATCH_VALUE);
 
 	/* all: arriving, and says so in its key. */
 	s->m[0] = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
@@ -207,18 +236,18 @@ static void egress_rule_way_test(struct kunit *test)
 	/* Refused, each at the match at fault. */
 	s->nmatches = 2;
 	s->m[0] = mmbt_match_in(MMB_OP_EQ, "eth0");
-	s->m[1] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, 7);
+	s->m[1] = egt_out(MMB_OP_EQ, "mmbe-w");
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, err.part, MMB_ERR_MATCH);
 	KUNIT_EXPECT_EQ(test, err.index, 0);
-	s->m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_NE, 7);
+	s->m[0] = egt_out(MMB_OP_NE, "mmbe-w");
 	s->m[1] = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 0);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
 	KUNIT_EXPECT_EQ(test, err.index, 1);
 	s->nmatches = 1;
 	s->m[0] = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_NE, 1);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
-	s->m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_LT, 7);
+	s->m[0] = egt_out(MMB_OP_LT, "mmbe-w");
 	KUNIT_EXPECT_EQ(test, PTR_ERR(mmb_rule_create(s, NULL, &err)), -EINVAL);
 
 	/* masquerade: stateful, leaving. */
@@ -266,7 +295,7 @@ static void egress_drop_way_test(struct kunit *test)
 	struct mmbt_pkt_desc d;
 	int v6;
 
-	m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, e->dev->ifindex);
+	m[0] = egt_out(MMB_OP_EQ, e->dev->name);
 	m[1] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
 	out = egt_rule(e, false, MMB_TARGET_DROP, m, 2);
 	m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
@@ -290,7 +319,7 @@ static void egress_drop_way_test(struct kunit *test)
 
 	/* "out" of another device matches nothing here. */
 	mmbt_remove(&e->mn->rules, out);
-	m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, e->dev->ifindex + 1000);
+	m[0] = egt_out(MMB_OP_EQ, "mmbe-other");
 	m[1] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
 	egt_rule(e, false, MMB_TARGET_DROP, m, 2);
 	d = egt_pkt(false, IPPROTO_UDP, 40000, 53, false);
@@ -333,7 +362,7 @@ static void egress_own_connection_test(struct kunit *test)
 
 	m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
 	egt_rule(e, false, MMB_TARGET_DROP, m, 1);
-	m[0] = mmbt_match(MMB_FIELD_OUT, MMB_OP_EQ, e->dev->ifindex);
+	m[0] = egt_out(MMB_OP_EQ, e->dev->name);
 	egt_rule(e, true, MMB_TARGET_ACCEPT, m, 1);
 
 	for (v6 = 0; v6 < 2; v6++) {
@@ -393,6 +422,37 @@ static void egress_no_second_connection_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&e->mn->conns.count), 1);
 }
 
+/*
+ * "out" names a device: a rule may name one that does not exist yet, and
+ * judges what leaves by it from its first packet once it is made.
+ */
+static void egress_out_later_test(struct kunit *test)
+{
+	struct mmb_rules *rules = &mmb_pernet(&init_net)->rules;
+	struct mmb_match_spec m[2];
+	struct mmbt_pkt_desc d;
+	struct mmb_rule *rule;
+	struct egt *e;
+	int v6;
+
+	m[0] = egt_out(MMB_OP_EQ, "mmbe-late");
+	m[1] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	rule = mmbt_rule_add(test, rules, false, MMB_TARGET_DROP, m, 2);
+	/* No such device yet: it is made and enabled now. */
+	e = egt_new_named(test, "mmbe-late");
+	for (v6 = 0; v6 < 2; v6++) {
+		d = egt_pkt(v6, IPPROTO_UDP, 40000, 53, false);
+		KUNIT_EXPECT_EQ(test, egt_send(e, &d), 0);
+		d = egt_pkt(v6, IPPROTO_UDP, 40000, 80, false);
+		KUNIT_EXPECT_EQ(test, egt_send(e, &d), 1);
+		/* Arriving, it is no leaving rule's. */
+		d = egt_pkt(v6, IPPROTO_UDP, 40000, 53, false);
+		KUNIT_EXPECT_EQ(test, egt_receive(e, &d), 1);
+	}
+	KUNIT_EXPECT_EQ(test, egt_rule_packets(rule), 2);
+	KUNIT_EXPECT_EQ(test, egt_count(e, MMB_DROP_RULE), 2);
+}
+
 static struct kunit_case egress_cases[] = {
 	KUNIT_CASE(egress_rule_way_test),
 	KUNIT_CASE(egress_hook_registered_test),
@@ -400,6 +460,7 @@ static struct kunit_case egress_cases[] = {
 	KUNIT_CASE(egress_rewrite_test),
 	KUNIT_CASE(egress_own_connection_test),
 	KUNIT_CASE(egress_no_second_connection_test),
+	KUNIT_CASE(egress_out_later_test),
 	{}
 };
 

@@ -5,7 +5,8 @@
 # (out IFACE, leaving) in the egress hook of an enabled device, for
 # forwarded packets and the router's own; the router's own connections
 # under a default-drop policy on its outside device (r1): a stateful
-# leaving rule lets their replies in, and nothing else. IPv4 and IPv6.
+# leaving rule lets their replies in, and nothing else; an out rule that
+# names a device made later judges it from its first packet. IPv4 and IPv6.
 # Prints TAP.
 set -u
 
@@ -73,6 +74,25 @@ check "...as it arrives on r1" wait_for "$CEILING" drops_reached r1 rule $((befo
 # The rule is about what leaves by r1: forwarded connections' replies come in too.
 check "a forwarded connection leaving by r1 gets its replies too" \
 	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 8000 100000
+in_r mmbctl flush
+
+# --- out names a device: one made later is judged from its first packet --------
+check "out may name a device that does not exist yet" in_r mmbctl add out r1.60 udp-dport 7 drop
+check "list gives the name" \
+	bash -c "ip netns exec $R mmbctl list | grep -q '^add out r1.60 udp-dport 7 drop #'"
+in_r mmbctl enable r1.60
+in_s ip link add link s0 name s0.60 type vlan id 60
+in_s ip addr add 10.0.60.2/24 dev s0.60
+in_s ip addr add fd00:60::2/64 dev s0.60 nodad
+in_s ip link set s0.60 up
+in_r ip link add link r1 name r1.60 type vlan id 60
+in_r ip addr add 10.0.60.1/24 dev r1.60
+in_r ip addr add fd00:60::1/64 dev r1.60 nodad
+in_r ip link set r1.60 up
+asks "v4: r1.60 made, the router's datagram leaving by it is dropped" "$R" 10.0.60.2 7 timeout 1
+asks "v6: ...and its IPv6 one" "$R" fd00:60::2 7 timeout 1
+check "...by the out rule, both" wait_for "$CEILING" rule_reached "out r1.60" 2
+asks "what leaves by r1 is not the rule's" "$R" 10.0.2.2 7 reply
 in_r mmbctl flush
 
 kernel_log_clean > "$TMP/klog" && ok "kernel log clean" || { not_ok "kernel log clean"; diag < "$TMP/klog"; }

@@ -151,10 +151,11 @@
  * fragments). Target fields restrict the rule the same way.
  *
  * MMB_FIELD_IN (== or !=) takes the name of the device a packet arrives
- * on, MMB_MATCH_A_IFNAME, with no value: a name, no pattern, as for
- * MMB_CMD_DEV_ENABLE. The device need not exist: the rule matches once a
- * device of that name is enabled. (A 4-byte MMB_MATCH_A_VALUE, an
- * ifindex, is taken as the name of that device now.) Dumps give the name.
+ * on, MMB_FIELD_OUT that of the device it leaves by, MMB_MATCH_A_IFNAME,
+ * with no value: a name, no pattern, as for MMB_CMD_DEV_ENABLE. The
+ * device need not exist: the rule matches once a device of that name is
+ * enabled. (A 4-byte MMB_MATCH_A_VALUE, an ifindex, is taken as the name
+ * of that device now.) Dumps give the name.
  */
 #ifndef _UAPI_LINUX_MMB_H
 #define _UAPI_LINUX_MMB_H
@@ -304,7 +305,7 @@ enum mmb_match_attr {
 	MMB_MATCH_A_VALUE,	/* binary, see above; absent for MMB_FIELD_ALL */
 	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
 	MMB_MATCH_A_KIND,	/* u8, option kind of MMB_FIELD_TCP_OPT (2..255) */
-	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN: an interface's name */
+	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN, _OUT: an interface's name */
 	__MMB_MATCH_A_MAX
 };
 
@@ -489,7 +490,7 @@ enum mmb_field {
 	 * rx_handler, before the stack) unless it has MMB_FIELD_LEAVING == 1
 	 * or a match on MMB_FIELD_OUT: then it judges leaving packets (the
 	 * netdev egress hook of the device they leave by, after routing).
-	 * MMB_FIELD_OUT is that device's ifindex, as MMB_FIELD_IN is the
+	 * MMB_FIELD_OUT is that device's name, as MMB_FIELD_IN is the
 	 * arriving one's; a leaving rule cannot match MMB_FIELD_IN.
 	 */
 	MMB_FIELD_OUT,
