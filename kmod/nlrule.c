@@ -136,7 +136,8 @@ static int mmb_nl_parse_dev(struct mmb_match_spec *m, struct nlattr **tb,
 	m->vlen = MMB_IN_VLEN;
 	if (tb[MMB_MATCH_A_IFNAME]) {
 		if (v) {
-			NL_SET_ERR_MSG_ATTR(extack, v, "a device's match takes a name, not a value too");
+			NL_SET_ERR_MSG_ATTR(extack, v,
+					    "a device's match takes a name, not a value too");
 			return -EINVAL;
 		}
 		r->at.mv[i] = tb[MMB_MATCH_A_IFNAME];
