@@ -71,9 +71,14 @@ check_jq "the router's connections are listed, from its own address" \
 before=$(dev_drops r1 rule)
 asks "v4: a datagram the server starts is dropped" "$S" 10.0.2.1 7 timeout 1
 check "...as it arrives on r1" wait_for "$CEILING" drops_reached r1 rule $((before + 1))
-# The rule is about what leaves by r1: forwarded connections' replies come in too.
+# The rule is about what leaves by r1: forwarded connections' replies come in
+# too, masqueraded by a second leaving rule of the same connection.
+in_r mmbctl add-stateful out r1 ip-saddr 10.0.1.0/24 masquerade
 check "a forwarded connection leaving by r1 gets its replies too" \
 	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 8000 100000
+check "...and is masqueraded to r1's address" \
+	test "$(in_r mmbctl -j show connections |
+		jq '[.[] | select(.orig.src == "10.0.1.2" and .reply.dst == "10.0.2.1")] | length')" -ge 1
 in_r mmbctl flush
 
 # --- out names a device: one made later is judged from its first packet --------
