@@ -6,6 +6,7 @@
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/memcontrol.h>
@@ -13,12 +14,14 @@
 #include <linux/sched/mm.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
 #include <net/ip_fib.h>
 #include <net/l3mdev.h>
 
 #include "conn.h"
+#include "mmb.h"
 #include "nat.h"
 #include "test.h"
 
@@ -478,6 +481,70 @@ static bool mmb_route_via(const struct net_device *dev, u8 family, const void *a
 }
 
 /*
+ * Does the route from @net to @addr go out of a device mmb is enabled on
+ * (a unicast route; its first next hop's device)? Under RCU.
+ */
+static bool mmb_route_filtered(struct net *net, u8 family, const void *addr)
+{
+	if (family == 4) {
+		struct flowi4 fl4 = {
+			.daddr = *(const __be32 *)addr,
+			.flowi4_iif = LOOPBACK_IFINDEX,
+			.flowi4_scope = RT_SCOPE_UNIVERSE,
+		};
+		struct fib_result res;
+
+		if (fib_lookup(net, &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
+			return false;
+		return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.daddr = *(const struct in6_addr *)addr,
+			.flowi6_iif = LOOPBACK_IFINDEX,
+		};
+		struct dst_entry *dst = ip6_route_lookup(net, &fl6, NULL, 0);
+		const struct rt6_info *rt = dst_rt6_info(dst);
+		bool via = !dst->error &&
+			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
+			   mmb_dev_filtered(dst->dev);
+
+		dst_release(dst);
+		return via;
+	}
+#else
+	return false;
+#endif
+}
+
+/*
+ * Where the packets of mapped connection @c leave: by an enabled device,
+ * whose egress hook then maps their source after routing (nat.c,
+ * mmb_nat_manip()), or not, and their source is mapped as they arrive.
+ * Found once, by its first packet @skb, leaving if @out: the original
+ * direction goes where the route to its mapped destination goes (for a
+ * first packet that leaves, by its device); replies go where the route
+ * to its source goes, and a connection of the host's own has none that
+ * leave.
+ */
+static void mmb_conn_snat_where(struct mmb_conn *c, const struct sk_buff *skb, bool out)
+{
+	struct net *net = dev_net(skb->dev);
+	u8 family = c->orig.t.family;
+	bool reply;
+
+	if (out || mmb_route_filtered(net, family, &c->reply.t.src))
+		__set_bit(MMB_CONN_SNAT_ORIG, &c->status);
+	if (out)
+		reply = skb->skb_iif && mmb_route_filtered(net, family, &c->orig.t.src);
+	else
+		reply = mmb_route_filtered(net, family, &c->orig.t.src);
+	if (reply)
+		__set_bit(MMB_CONN_SNAT_REPLY, &c->status);
+}
+
+/*
  * May @t, which came in on @dev, start a connection? Not with rp-filter on
  * if the route back to its source goes out of another device: its source
  * is forged (a packet from an inside address on the outside device), and
@@ -564,7 +631,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	c = mmb_conn_find_pkt(mc, pkt, skb, &dir, &related);
 	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
 		return;
-	if (unlikely(mmb_conn_wrong_iif(c, dir, skb->dev))) {
+	/* Leaving by the device the original came in on is what replies do. */
+	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
 		return;
 	}
@@ -798,11 +866,15 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
 		return 0;	/* not tracked: its rules applied to it alone */
-	nat = mmb_nat_plan(v, &t, &plan);
+	err = mmb_nat_plan(v, &t, v->out ? skb->dev : NULL, &plan);
+	if (err < 0)
+		return mmb_conn_nat_full(mc);
+	nat = err;
 	state = mmb_conn_first_state(pkt, READ_ONCE(mc->tcp_loose), &fin);
 	if (state < 0 || !mmb_conn_csum_ok(pkt, skb))
 		return 0;
-	if (mmb_conn_forged(mc, &t, skb->dev)) {
+	/* A leaving packet has no reverse path to check: routing chose its way. */
+	if (!v->out && mmb_conn_forged(mc, &t, skb->dev)) {
 		mmb_conn_stat(mc, MMB_CSTAT_SPOOFED);
 		return -EXDEV;
 	}
@@ -816,11 +888,15 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return -ENOMEM;
 	}
 	mmb_conn_init_state(mc, c, pkt, now);
-	c->iif = mmb_conn_iif(mc, c, skb->dev);
+	c->iif = v->out ? 0 : mmb_conn_iif(mc, c, skb->dev);
 	if (nat) {
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
 			return err;
+		if (test_bit(MMB_CONN_MAPPED, &c->status))
+			mmb_conn_snat_where(c, skb, v->out);
+		if (plan.masq)
+			__set_bit(MMB_CONN_MASQ, &c->status);
 	}
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)
@@ -897,6 +973,9 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!c)
 		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
+	/* Its rules judged it, and it moved the state, as it arrived. */
+	if (v->out && v->seen)
+		return 0;
 	/* At their connection priority, which cuts off as any other. */
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));
@@ -918,6 +997,20 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 /* --- the table's life, flush and GC ---------------------------------------- */
 
 /* End the connections that are expired or lost a rule, or, with @all, every one. */
+/* Is the mapped source of masqueraded @c still an address of the host? */
+static bool mmb_conn_masq_ok(struct mmb_conns *mc, const struct mmb_conn *c)
+{
+	const struct mmb_tuple *r = &c->reply.t;
+
+	if (r->family == 4)
+		return inet_addr_type(mc->net, r->dst.ip) == RTN_LOCAL;
+#if IS_REACHABLE(CONFIG_IPV6)
+	return ipv6_chk_addr(mc->net, &r->dst.in6, NULL, 0);
+#else
+	return false;
+#endif
+}
+
 static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 {
 	struct rhashtable_iter iter;
@@ -934,6 +1027,9 @@ static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 			if (!n)
 				break;
 			if (all)
+				mmb_conn_kill(mc, mmb_conn_of(n), MMB_CSTAT_ENDED);
+			else if (test_bit(MMB_CONN_MASQ, &mmb_conn_of(n)->status) &&
+				 !mmb_conn_masq_ok(mc, mmb_conn_of(n)))
 				mmb_conn_kill(mc, mmb_conn_of(n), MMB_CSTAT_ENDED);
 			else
 				mmb_conn_alive(mc, mmb_conn_of(n), mmb_conn_now());
@@ -953,6 +1049,65 @@ void mmb_conns_flush(struct mmb_conns *mc)
 void mmb_conns_kick(struct mmb_conns *mc)
 {
 	mmb_conns_sweep(mc, false);
+}
+
+static void mmb_conns_masq_work(struct work_struct *work)
+{
+	mmb_conns_kick(container_of(work, struct mmb_conns, masq));
+}
+
+/*
+ * An address left a device of some namespace: its masqueraded connections
+ * end (as nf_nat_masquerade's notifiers have it), in a walk of the
+ * namespace's table, which also ends what expired. The inet6addr chain is
+ * atomic: the walk is a work item either way.
+ */
+static void mmb_masq_lost(struct net_device *dev, unsigned long event)
+{
+	struct mmb_net *mn;
+
+	if (event != NETDEV_DOWN)
+		return;
+	mn = mmb_pernet(dev_net(dev));
+	if (mn && mn->conns.stats)
+		schedule_work(&mn->conns.masq);
+}
+
+static int mmb_inetaddr_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	mmb_masq_lost(((struct in_ifaddr *)ptr)->ifa_dev->dev, event);
+	return NOTIFY_DONE;
+}
+
+static int mmb_inet6addr_event(struct notifier_block *nb, unsigned long event, void *ptr)
+{
+	mmb_masq_lost(((struct inet6_ifaddr *)ptr)->idev->dev, event);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block mmb_inetaddr_nb = { .notifier_call = mmb_inetaddr_event };
+static struct notifier_block mmb_inet6addr_nb = { .notifier_call = mmb_inet6addr_event };
+
+int mmb_masq_notifiers_register(void)
+{
+	int err = register_inetaddr_notifier(&mmb_inetaddr_nb);
+
+	if (err)
+		return err;
+#if IS_REACHABLE(CONFIG_IPV6)
+	err = register_inet6addr_notifier(&mmb_inet6addr_nb);
+	if (err)
+		unregister_inetaddr_notifier(&mmb_inetaddr_nb);
+#endif
+	return err;
+}
+
+void mmb_masq_notifiers_unregister(void)
+{
+#if IS_REACHABLE(CONFIG_IPV6)
+	unregister_inet6addr_notifier(&mmb_inet6addr_nb);
+#endif
+	unregister_inetaddr_notifier(&mmb_inetaddr_nb);
 }
 
 /*
@@ -1068,6 +1223,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 {
 	int err;
 
+	/* First: an address notifier may queue it once @stats is set. */
+	INIT_WORK(&mc->masq, mmb_conns_masq_work);
 	mc->stats = alloc_percpu(struct mmb_conn_stats);
 	if (!mc->stats)
 		return -ENOMEM;
@@ -1096,6 +1253,7 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net)
 void mmb_conns_exit(struct mmb_conns *mc)
 {
 	cancel_delayed_work_sync(&mc->gc);
+	cancel_work_sync(&mc->masq);
 	mmb_conns_flush(mc);
 	rhashtable_destroy(&mc->ht);
 	mem_cgroup_put(mc->memcg);

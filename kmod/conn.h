@@ -89,6 +89,9 @@ enum {
 	MMB_CONN_EXT,		/* a struct mmb_conn_ext, with offsets (nat.h) */
 	MMB_CONN_CONFIRMED,	/* in the table both ways: whoever ends it unlinks it */
 	MMB_CONN_UNLINKED,	/* taken out of the table (once), freed after a grace period */
+	MMB_CONN_SNAT_ORIG,	/* NAT: the original direction leaves by an enabled device... */
+	MMB_CONN_SNAT_REPLY,	/* ...the reply one too: its egress hook maps the source */
+	MMB_CONN_MASQ,		/* masquerade: ends when its address leaves the host */
 };
 
 /*
@@ -181,6 +184,7 @@ struct mmb_conns {
 	struct net *net;
 	struct mutex lock;		/* settings, flush, GC's walk */
 	struct delayed_work gc;
+	struct work_struct masq;	/* ends masqueraded connections of a lost address */
 	unsigned int gc_slot;		/* the GC's next bucket, of a table of... */
 	unsigned int gc_size;		/* ...this many */
 	struct mem_cgroup *memcg;	/* charged for the connections, or NULL */
@@ -198,6 +202,8 @@ int mmb_conns_init(struct mmb_conns *mc, struct net *net);
 void mmb_conns_exit(struct mmb_conns *mc);
 void mmb_conns_flush(struct mmb_conns *mc);
 void mmb_conns_kick(struct mmb_conns *mc);
+int mmb_masq_notifiers_register(void);
+void mmb_masq_notifiers_unregister(void);
 void mmb_conns_gc(struct mmb_conns *mc, unsigned int budget);
 bool mmb_conns_gc_run(struct mmb_conns *mc, unsigned int budget);
 void mmb_conns_stats(struct mmb_conns *mc, u64 *n);

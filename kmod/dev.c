@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmb: attaching the rx_handler to devices, and letting go of them when
- * they are unregistered or leave the namespace; the names and patterns a
- * namespace has enabled, whose devices are attached as they appear.
+ * mmb: attaching the rx_handler and the netdev egress hook to devices, and
+ * letting go of them when they are unregistered or leave the namespace;
+ * the names and patterns a namespace has enabled, whose devices are
+ * attached as they appear.
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -83,6 +84,20 @@ struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *
 		mmb_dev_free(md);
 		return ERR_PTR(-ENOMEM);
 	}
+	/*
+	 * Leaving packets: after routing and postrouting, before tc's egress
+	 * (nf_hook_egress() runs first in __dev_queue_xmit()). Of the netdev
+	 * family's hooks, mmb's runs after nft's netdev egress chains of
+	 * priority 0 and below.
+	 */
+	md->out = (struct nf_hook_ops){
+		.hook = mmb_hook_out,
+		.priv = md,
+		.dev = dev,
+		.pf = NFPROTO_NETDEV,
+		.hooknum = NF_NETDEV_EGRESS,
+		.priority = 0,
+	};
 	return md;
 }
 
@@ -102,14 +117,24 @@ int mmb_dev_attach(struct mmb_dev *md, struct netlink_ext_ack *extack)
 	err = netdev_rx_handler_register(dev, mmb_hook, md);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "device does not accept an rx_handler");
-		mmb_dev_free(md);
-		return err;
+		goto free;
+	}
+	err = nf_register_net_hook(dev_net(dev), &md->out);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "device does not accept a netdev egress hook");
+		goto rx_handler;
 	}
 	netdev_hold(dev, &md->dev_tracker, GFP_KERNEL);
 	dev_disable_lro(dev);
 	list_add_tail_rcu(&md->list, &md->mn->devs);
 	md->mn->dev_gen++;
 	return 0;
+
+rx_handler:
+	netdev_rx_handler_unregister(dev);
+free:
+	mmb_dev_free(md);
+	return err;
 }
 
 int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
@@ -127,7 +152,8 @@ static void mmb_dev_detach(struct mmb_dev *md)
 
 	list_del_rcu(&md->list);
 	md->mn->dev_gen++;
-	/* Waits until no CPU runs the handler on this device any more. */
+	nf_unregister_net_hook(dev_net(dev), &md->out);
+	/* Waits until no CPU runs either hook on this device any more. */
 	netdev_rx_handler_unregister(dev);
 	netdev_put(dev, &md->dev_tracker);
 	mmb_dev_free(md);
@@ -363,7 +389,7 @@ static void mmb_dev_renamed(struct mmb_dev *md)
 	}
 	id = mmb_ifname_get(dev->name);
 	if (!id)
-		net_warn_ratelimited("mmb: no memory for the new name of %s: no \"in\" rule matches it\n",
+		net_warn_ratelimited("mmb: no memory for the new name of %s: no \"in\" or \"out\" rule matches it\n",
 				     dev->name);
 	/* Packets of the device meanwhile, if any, match its old name or none. */
 	old = md->ifid;

@@ -96,6 +96,8 @@ static const struct mmb_layout mmb_layout[__MMB_FIELD_MAX] __initconst = {
 	[MMB_FIELD_TCP_OPT_FAST_OPEN]	= { OPT(TCPOPT_FASTOPEN) },
 	[MMB_FIELD_TCP_OPT_MPTCP]	= { OPT(TCPOPT_MPTCP) },
 	[MMB_FIELD_TCP_OPT]		= { OPT(0) },
+	[MMB_FIELD_OUT]			= { META(MMB_IMG_IFINDEX, 4, 0xffffffff) },
+	[MMB_FIELD_LEAVING]		= { META(MMB_IMG_FLAGS, 1, MMB_KF_OUT) },
 };
 
 /* Image offset of a header field's first byte. */

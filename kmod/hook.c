@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmb: the datapath. Runs in softirq under RCU for every frame received on
- * an enabled device, before the protocol handlers (ip_rcv, ipv6_rcv):
- * parse, classify, then drop, or rewrite and pass on to the stack.
+ * an enabled device, before the protocol handlers (ip_rcv, ipv6_rcv), and
+ * for every packet that leaves by one (its netdev egress hook): parse,
+ * classify, then drop, or rewrite and pass on.
  */
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <linux/skbuff.h>
 
 #include "conn.h"
 #include "mmb.h"
+#include "nat.h"
 #include "rewrite.h"
 
 /* What drop monitors see of each cause (uapi/linux/mmb.h lists them). */
@@ -30,10 +33,33 @@ static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
 	return RX_HANDLER_CONSUMED;
 }
 
-rx_handler_result_t mmb_hook(struct sk_buff **pskb)
+/*
+ * Did mmb judge @skb as it arrived? A forwarded packet came in on a device
+ * (skb_iif); those the host sends have none. Asked only of a leaving
+ * packet of a known connection.
+ */
+static bool mmb_judged_in(const struct sk_buff *skb)
+{
+	const struct net_device *in;
+
+	if (!skb->skb_iif)
+		return false;
+	in = dev_get_by_index_rcu(dev_net(skb->dev), skb->skb_iif);
+	return mmb_dev_filtered(in);
+}
+
+/*
+ * Judge @skb, arriving on @md's device or, @out, leaving by it; its
+ * network header at skb->data. Returns -1 to let it go on, or the cause
+ * to drop it for (the caller drops it). An arriving shared skb that is to
+ * be rewritten is replaced by a clone (*@pskb); a leaving one cannot be,
+ * and is dropped (no sender of this kind is known to share skbs with a
+ * device it does not own: pktgen owns its device).
+ */
+static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_ruleset *rs,
+				     struct sk_buff **pskb, bool out)
 {
 	struct sk_buff *skb = *pskb;
-	const struct mmb_ruleset *rs;
 	/*
 	 * Written before they are read; without this, the kernels' automatic
 	 * zeroing of stack variables spent two "rep stos" of 352 bytes on
@@ -41,9 +67,80 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	 */
 	struct mmb_verdict v __uninitialized;
 	struct mmb_pkt pkt __uninitialized;
-	struct mmb_dev *md;
 	bool stateful;
 	int err;
+
+	err = mmb_parse(skb, &pkt);
+	if (unlikely(err)) {
+		if (err == -EBADMSG)
+			return MMB_DROP_FRAGMENT;
+		if (err == -E2BIG)
+			return MMB_DROP_HEADER;
+		/* Not IP, or malformed: the stack's to judge. */
+		mmb_counts_add(md->counts, err == -EAFNOSUPPORT ? MMB_COUNT_NOT_IP :
+				MMB_COUNT_MALFORMED, skb);
+		return -1;
+	}
+	mmb_verdict_init(&v);
+	if (out) {
+		mmb_img_dev(&pkt, READ_ONCE(md->ifid), true);
+		v.out = true;
+	}
+	stateful = mmb_ruleset_stateful(rs);
+	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))) {
+		/* Its first fragment's connection, or no connection. */
+		if (mmb_frag_lookup(&md->mn->frags, &md->mn->conns, &pkt, &v))
+			return MMB_DROP_UNMAPPED;
+	} else if (stateful) {
+		mmb_conn_lookup(&md->mn->conns, &pkt, skb, &v);
+	}
+	if (out && v.conn)
+		v.seen = mmb_judged_in(skb);
+	/* Leaving, only its connection's source mapping may be left to do. */
+	if (!out || mmb_ruleset_out(rs))
+		mmb_classify_rules(rs, &pkt, skb, &v);
+	if (v.conn || v.nsf) {
+		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
+		if (unlikely(err))
+			return err == -ENOSPC ? MMB_DROP_CONN : MMB_DROP_NOMEM;
+	}
+	if (v.drop && !v.accept)
+		return MMB_DROP_RULE;
+	mmb_verdict_settle(&v);
+	/* A first fragment: what its datagram's later ones are to get. */
+	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
+		     MMB_KF_FRAG))
+		mmb_frag_note(&md->mn->frags, &pkt, &v);
+	/* Destination before routing, source after (nat.c). */
+	if (mmb_conn_rewrites(v.conn))
+		v.manip = mmb_nat_manip(v.conn, v.dir, v.related, out, v.seen);
+	if (!v.nrw && !(mmb_conn_rewrites(v.conn) && v.manip))
+		return -1;
+
+	/* skb_share_check(), with the drop counted and its reason given. */
+	if (skb_shared(skb)) {
+		struct sk_buff *nskb;
+
+		if (out)
+			return MMB_DROP_NOMEM;
+		nskb = skb_clone(skb, GFP_ATOMIC);
+		if (unlikely(!nskb))
+			return MMB_DROP_NOMEM;
+		consume_skb(skb);
+		*pskb = skb = nskb;
+	}
+	if (mmb_rewrite(skb, &pkt, &v))
+		return MMB_DROP_NOMEM;
+	mmb_counts_add(md->counts, MMB_COUNT_REWRITTEN, skb);
+	return -1;
+}
+
+rx_handler_result_t mmb_hook(struct sk_buff **pskb)
+{
+	struct sk_buff *skb = *pskb;
+	const struct mmb_ruleset *rs;
+	struct mmb_dev *md;
+	int why;
 
 	/* Frames we sent to ourselves (dev_loopback_xmit) are not ingress. */
 	if (unlikely(skb->pkt_type == PACKET_LOOPBACK))
@@ -51,58 +148,41 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 
 	md = rcu_dereference(skb->dev->rx_handler_data);
 	rs = mmb_rules_get(&md->mn->rules);
-	if (!rs || !mmb_ruleset_count(rs))
-		goto pass;
-	err = mmb_parse(skb, &pkt);
-	if (unlikely(err)) {
-		if (err == -EBADMSG)
-			return mmb_drop(md, skb, MMB_DROP_FRAGMENT);
-		if (err == -E2BIG)
-			return mmb_drop(md, skb, MMB_DROP_HEADER);
-		/* Not IP, or malformed: the stack's to judge. */
-		mmb_counts_add(md->counts, err == -EAFNOSUPPORT ? MMB_COUNT_NOT_IP :
-				MMB_COUNT_MALFORMED, skb);
-		goto pass;
+	if (rs && mmb_ruleset_count(rs)) {
+		why = mmb_judge(md, rs, pskb, false);
+		skb = *pskb;
+		if (why >= 0)
+			return mmb_drop(md, skb, why);
 	}
-
-	mmb_verdict_init(&v);
-	stateful = mmb_ruleset_stateful(rs);
-	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))) {
-		/* Its first fragment's connection, or no connection. */
-		if (mmb_frag_lookup(&md->mn->frags, &md->mn->conns, &pkt, &v))
-			return mmb_drop(md, skb, MMB_DROP_UNMAPPED);
-	} else if (stateful) {
-		mmb_conn_lookup(&md->mn->conns, &pkt, skb, &v);
-	}
-	mmb_classify_rules(rs, &pkt, skb, &v);
-	if (v.conn || v.nsf) {
-		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
-		if (unlikely(err))
-			return mmb_drop(md, skb, err == -ENOSPC ? MMB_DROP_CONN : MMB_DROP_NOMEM);
-	}
-	if (v.drop && !v.accept)
-		return mmb_drop(md, skb, MMB_DROP_RULE);
-	mmb_verdict_settle(&v);
-	/* A first fragment: what its datagram's later ones are to get. */
-	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
-		     MMB_KF_FRAG))
-		mmb_frag_note(&md->mn->frags, &pkt, &v);
-	if (!v.nrw && !mmb_conn_rewrites(v.conn))
-		goto pass;
-
-	/* skb_share_check(), with the drop counted and its reason given. */
-	if (skb_shared(skb)) {
-		struct sk_buff *nskb = skb_clone(skb, GFP_ATOMIC);
-
-		if (unlikely(!nskb))
-			return mmb_drop(md, skb, MMB_DROP_NOMEM);
-		consume_skb(skb);
-		*pskb = skb = nskb;
-	}
-	if (mmb_rewrite(skb, &pkt, &v))
-		return mmb_drop(md, skb, MMB_DROP_NOMEM);
-	mmb_counts_add(md->counts, MMB_COUNT_REWRITTEN, skb);
-pass:
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;
+}
+
+/*
+ * The netdev egress hook of every enabled device (dev.c): the packets
+ * that leave by it, after routing, the host's own among them, before tc's
+ * egress and the qdisc. With no rule for leaving packets and no NAT rule
+ * (whose connections' sources are mapped here), it is two loads and a test.
+ */
+unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_state *state)
+{
+	struct mmb_dev *md = priv;
+	const struct mmb_ruleset *rs;
+	int nh, why;
+
+	rs = mmb_rules_get(&md->mn->rules);
+	if (!rs || !(mmb_ruleset_out(rs) | mmb_ruleset_nat(rs)))
+		return NF_ACCEPT;
+	/* The link layer's header is built: the network header goes first. */
+	nh = skb_network_offset(skb);
+	if (unlikely(nh < 0 || nh > skb_headlen(skb)))
+		return NF_ACCEPT;
+	__skb_pull(skb, nh);
+	why = mmb_judge(md, rs, &skb, true);
+	__skb_push(skb, nh);
+	if (why >= 0) {
+		mmb_counts_add(md->counts, why, skb);
+		return NF_DROP;
+	}
+	return NF_ACCEPT;
 }

@@ -118,11 +118,16 @@ static int __init mmb_init(void)
 	err = mmb_dev_notifier_register();
 	if (err)
 		goto err_pernet;
-	err = mmb_genl_register();
+	err = mmb_masq_notifiers_register();
 	if (err)
 		goto err_notifier;
+	err = mmb_genl_register();
+	if (err)
+		goto err_masq;
 	return 0;
 
+err_masq:
+	mmb_masq_notifiers_unregister();
 err_notifier:
 	mmb_dev_notifier_unregister();
 err_pernet:
@@ -144,6 +149,7 @@ err_classify:
 static void __exit mmb_exit(void)
 {
 	mmb_genl_unregister();
+	mmb_masq_notifiers_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
 	/* Replaced rulesets queued to their worker, which frees them. */

@@ -15,6 +15,7 @@
 
 #include <linux/list.h>
 #include <linux/netdevice.h>
+#include <linux/netfilter.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 
@@ -26,8 +27,9 @@
 #include "../uapi/linux/mmb.h"
 
 /*
- * One device mmb is enabled on. It is the device's rx_handler_data; the
- * datapath reaches it under RCU, the control path under RTNL.
+ * One device mmb is enabled on. It is the device's rx_handler_data and
+ * its egress hook's private data; the datapath reaches it under RCU, the
+ * control path under RTNL.
  */
 struct mmb_dev {
 	struct net_device *dev;
@@ -39,6 +41,7 @@ struct mmb_dev {
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;	/* every packet */
 	struct mmb_pcpu_counts __percpu *counts; /* drops by cause, rewrites, ... */
+	struct nf_hook_ops out;		/* the device's egress hook, mmb_hook_out() */
 };
 
 /*
@@ -99,6 +102,13 @@ void mmb_dev_notifier_unregister(void);
 
 /* hook.c: the datapath */
 rx_handler_result_t mmb_hook(struct sk_buff **pskb);
+unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_state *state);
+
+/* Is mmb enabled on @dev (NULL: no)? Under RCU or RTNL. */
+static inline bool mmb_dev_filtered(const struct net_device *dev)
+{
+	return dev && rcu_access_pointer(dev->rx_handler) == mmb_hook;
+}
 
 /*
  * The id of the name of @dev, which "in" (and "out") rules match, for the

@@ -13,6 +13,8 @@
 #include <linux/random.h>
 #include <linux/tcp.h>
 #include <linux/udp.h>
+#include <linux/inetdevice.h>
+#include <net/addrconf.h>
 #include <net/checksum.h>
 #include <net/tcp.h>
 
@@ -104,14 +106,34 @@ static void mmb_nat_shuffle(struct mmb_nat_plan *p, const struct mmb_rule *rule,
 }
 
 /*
- * What the stateful rules of @v ask of a connection of tuple @t, in @p:
- * false if nothing (no mapping, no offset). Rules apply in handle order.
+ * masquerade: the primary address of @dev, the device the first packet of
+ * @m leaves by, for its destination (nf_nat_masquerade's choice), into
+ * @m's source. Under RCU; false if the device has none.
+ */
+static bool mmb_nat_masq(struct mmb_tuple *m, const struct net_device *dev)
+{
+	if (m->family == 4) {
+		m->src.ip = inet_select_addr(dev, m->dst.ip, RT_SCOPE_UNIVERSE);
+		return m->src.ip;
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	return !ipv6_dev_get_saddr(dev_net(dev), dev, &m->dst.in6, 0, &m->src.in6);
+#else
+	return false;
+#endif
+}
+
+/*
+ * What the stateful rules of @v ask of a connection of tuple @t, whose
+ * first packet leaves by @dev (NULL: it arrives), in @p: 1 if something
+ * (a mapping, an offset), 0 if nothing, -EADDRNOTAVAIL if it is to be
+ * masqueraded and the device has no address. Rules apply in handle order.
  * A source address mapped with its port left alone keeps the port unless
  * another connection's reply tuple has it already; then, as nf_nat does,
  * another is picked (an echo's identifier likewise).
  */
-bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
-		  struct mmb_nat_plan *p)
+int mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
+		 const struct net_device *dev, struct mmb_nat_plan *p)
 {
 	bool sport = false, any = false;
 	unsigned int i, j;
@@ -134,12 +156,16 @@ bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
 				 tg[j].field == MMB_FIELD_UDP_SPORT;
 			if (tg[j].type == MMB_TARGET_SHUFFLE)
 				mmb_nat_shuffle(p, rule, &tg[j]);
+			else if (tg[j].type == MMB_TARGET_MASQUERADE)
+				p->masq = true;
 			else
 				mmb_nat_map(&p->m, rule, &tg[j]);
 		}
 	}
 	if (!any)
-		return false;
+		return 0;
+	if (p->masq && (!dev || !mmb_nat_masq(&p->m, dev)))
+		return -EADDRNOTAVAIL;
 	/* An echo reply starts no pick: its identifier is its destination port. */
 	if (!p->hi && !sport && memcmp(&p->m.src, &t->src, sizeof(t->src)) &&
 	    (t->proto == IPPROTO_TCP || t->proto == IPPROTO_UDP || !t->dport)) {
@@ -237,28 +263,64 @@ static int mmb_nat_port(struct sk_buff *skb, const struct mmb_pkt *pkt, bool src
 	return mmb_rewrite_info(skb, pkt, f, (const u8 *)&port, 2, 16);
 }
 
-/* Rewrite a packet of tuple @cur to look like @o inverted. */
+/*
+ * Rewrite a packet of tuple @cur to look like @o inverted: its source,
+ * its destination, or both (@manip).
+ */
 static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
-			 const struct mmb_tuple *cur, const struct mmb_tuple *o)
+			 const struct mmb_tuple *cur, const struct mmb_tuple *o, u8 manip)
 {
-	bool v4 = cur->family == 4;
+	bool v4 = cur->family == 4, later = pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER;
 	unsigned int alen = v4 ? 4 : 16;
 	int err = 0;
 
-	if (memcmp(&cur->src, &o->dst, alen))
+	if ((manip & MMB_MANIP_SRC) && memcmp(&cur->src, &o->dst, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
 					(const u8 *)&o->dst, alen, alen * 8);
-	if (!err && memcmp(&cur->dst, &o->src, alen))
+	if (!err && (manip & MMB_MANIP_DST) && memcmp(&cur->dst, &o->src, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
 					(const u8 *)&o->src, alen, alen * 8);
 	/* A later fragment's addresses only: its ports are in the first. */
-	if (err || (pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))
+	if (err || later)
 		return err;
-	if (cur->sport != o->dport)
+	if ((manip & MMB_MANIP_SRC) && cur->sport != o->dport)
 		err = mmb_nat_port(skb, pkt, true, o->dport);
-	if (!err && cur->dport != o->sport)
+	if (!err && (manip & MMB_MANIP_DST) && cur->dport != o->sport)
 		err = mmb_nat_port(skb, pkt, false, o->sport);
 	return err;
+}
+
+/* Does a packet of @cur keep its destination, going where @o says? */
+static bool mmb_nat_dst_kept(const struct mmb_tuple *cur, const struct mmb_tuple *o)
+{
+	return !memcmp(&cur->dst, &o->src, cur->family == 4 ? 4 : 16) && cur->dport == o->sport;
+}
+
+/*
+ * What a packet of @c going @dir gets at this hook: the egress hook if
+ * @out, where @seen says that mmb saw it arrive. As it arrives, its
+ * destination and offsets; its source too unless it leaves by an enabled
+ * device whose egress hook will map it (MMB_CONN_SNAT_ORIG, _REPLY: known
+ * when the connection started) and its destination stays (the egress hook
+ * finds it by the tuple it then has). As it leaves, what was left; all of
+ * it for a packet mmb did not see arrive (the host's own). An ICMP error
+ * about @c is translated whole where mmb first meets it.
+ */
+u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen)
+{
+	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
+	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
+	bool later;
+
+	if (out && !seen)
+		return MMB_MANIP_ALL;
+	if (related)
+		return out ? 0 : MMB_MANIP_ALL;
+	later = test_bit(dir == MMB_DIR_ORIG ? MMB_CONN_SNAT_ORIG : MMB_CONN_SNAT_REPLY,
+			 &c->status) && mmb_nat_dst_kept(cur, o);
+	if (out)
+		return later ? MMB_MANIP_SRC : 0;
+	return later ? MMB_MANIP_DST : MMB_MANIP_ALL;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */
@@ -352,10 +414,11 @@ static int mmb_nat_offsets(struct sk_buff *skb, const struct mmb_pkt *pkt,
 
 /*
  * A packet of @c going @dir (found by its tuple): its mapping, then its
- * offsets. @skb is not shared; every checksum is kept.
+ * offsets, those of @manip (mmb_nat_manip()). @skb is not shared; every
+ * checksum is kept.
  */
 int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
-		   u8 dir)
+		   u8 dir, u8 manip)
 {
 	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
 	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
@@ -363,8 +426,8 @@ int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct 
 	int err = 0;
 
 	if (status & BIT(MMB_CONN_MAPPED))
-		err = mmb_nat_tuple(skb, pkt, cur, o);
-	if (!err && (status & BIT(MMB_CONN_EXT)))
+		err = mmb_nat_tuple(skb, pkt, cur, o, manip);
+	if (!err && (status & BIT(MMB_CONN_EXT)) && (manip & MMB_MANIP_DST))
 		err = mmb_nat_offsets(skb, pkt, mmb_conn_ext(c), dir);
 	return err;
 }

@@ -42,6 +42,7 @@ struct mmb_nat_plan {
 	u16 lo, hi;		/* the range of a port to pick; hi 0: none */
 	bool src;		/* the source port is picked, else the destination's */
 	bool keep;		/* m's own port, unless another connection has it */
+	bool masq;		/* m's source is the leaving device's address */
 	u8 what;		/* MMB_NAT_* */
 };
 
@@ -50,12 +51,13 @@ static inline struct mmb_conn_ext *mmb_conn_ext(const struct mmb_conn *c)
 	return container_of((struct mmb_conn *)c, struct mmb_conn_ext, c);
 }
 
-bool mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
-		  struct mmb_nat_plan *p);
+int mmb_nat_plan(const struct mmb_verdict *v, const struct mmb_tuple *t,
+		 const struct net_device *dev, struct mmb_nat_plan *p);
 void mmb_nat_ext_init(struct mmb_conn_ext *x, u8 what);
 int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_plan *p);
 int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
-		   u8 dir);
+		   u8 dir, u8 manip);
+u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen);
 int mmb_nat_icmp(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
 		 u8 dir);
 

@@ -121,20 +121,23 @@ static void mmb_nl_rule_err(struct netlink_ext_ack *extack, const struct mmb_nl_
 }
 
 /*
- * An "in" match: MMB_MATCH_A_IFNAME, the name (rule.c checks it), or an
- * older mmbctl's ifindex in a 4-byte value, taken as that device's name.
+ * An "in" or "out" match: MMB_MATCH_A_IFNAME, the name (rule.c checks
+ * it), or an older mmbctl's ifindex in a 4-byte value, taken as that
+ * device's name.
  */
-static int mmb_nl_parse_in(struct mmb_match_spec *m, struct nlattr **tb,
-			   const struct nlattr *attr, struct mmb_nl_rule *r,
-			   unsigned int i, struct netlink_ext_ack *extack)
+static int mmb_nl_parse_dev(struct mmb_match_spec *m, struct nlattr **tb,
+			    const struct nlattr *attr, struct mmb_nl_rule *r,
+			    unsigned int i, struct netlink_ext_ack *extack)
 {
 	const struct nlattr *v = tb[MMB_MATCH_A_VALUE];
+	bool in = m->field == MMB_FIELD_IN;
 	struct net_device *dev;
 
 	m->vlen = MMB_IN_VLEN;
 	if (tb[MMB_MATCH_A_IFNAME]) {
 		if (v) {
-			NL_SET_ERR_MSG_ATTR(extack, v, "\"in\" takes a name, not a value too");
+			NL_SET_ERR_MSG_ATTR(extack, v,
+					    "a device's match takes a name, not a value too");
 			return -EINVAL;
 		}
 		r->at.mv[i] = tb[MMB_MATCH_A_IFNAME];
@@ -142,8 +145,12 @@ static int mmb_nl_parse_in(struct mmb_match_spec *m, struct nlattr **tb,
 		return 0;
 	}
 	if (!v || nla_len(v) != 4) {
-		NL_SET_ERR_MSG_ATTR(extack, v ?: attr,
-				    "\"in\" takes an interface name (MMB_MATCH_A_IFNAME)");
+		if (in)
+			NL_SET_ERR_MSG_ATTR(extack, v ?: attr,
+					    "\"in\" takes an interface name (MMB_MATCH_A_IFNAME)");
+		else
+			NL_SET_ERR_MSG_ATTR(extack, v ?: attr,
+					    "\"out\" takes an interface name (MMB_MATCH_A_IFNAME)");
 		return -EINVAL;
 	}
 	rcu_read_lock();
@@ -186,11 +193,11 @@ static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
 		}
 		m->kind = nla_get_u8(tb[MMB_MATCH_A_KIND]);
 	}
-	if (m->field == MMB_FIELD_IN)
-		return mmb_nl_parse_in(m, tb, attr, r, i, extack);
+	if (mmb_field_is_dev(m->field))
+		return mmb_nl_parse_dev(m, tb, attr, r, i, extack);
 	if (tb[MMB_MATCH_A_IFNAME]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_IFNAME],
-				    "an interface name is for \"in\" only");
+				    "an interface name is for \"in\" and \"out\" only");
 		return -EINVAL;
 	}
 	if (tb[MMB_MATCH_A_VALUE]) {
@@ -698,7 +705,7 @@ static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 		if (!nest ||
 		    nla_put_u16(skb, MMB_MATCH_A_FIELD, m->field) ||
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
-		    (m->field == MMB_FIELD_IN ?
+		    (mmb_field_is_dev(m->field) ?
 		     nla_put_string(skb, MMB_MATCH_A_IFNAME, (const char *)value + 4) :
 		     mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, value, m->vlen)) ||
 		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||

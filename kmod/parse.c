@@ -232,7 +232,7 @@ int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt)
 		pkt->key.c[i].w[0] = 0;
 		pkt->key.c[i].w[1] = 0;
 	}
-	put_unaligned_be32(mmb_dev_ifid(skb->dev), &pkt->key.b[MMB_IMG_IFINDEX]);
+	mmb_img_dev(pkt, mmb_dev_ifid(skb->dev), false);
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
 		return mmb_parse_ipv4(skb, pkt);

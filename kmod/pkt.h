@@ -6,6 +6,7 @@
 #ifndef _MMB_PKT_H
 #define _MMB_PKT_H
 
+#include <linux/netdevice.h>
 #include <linux/skbuff.h>
 
 #include "compat.h"
@@ -20,8 +21,8 @@
  *   3  TCP window scale (its option's value, if of its size)
  *   4  L4 header bytes 0-3 (ports; ICMP type, code, checksum)
  *   8  IPv4 source address    12  IPv4 destination address
- *  16  the id of the name of the device it arrives on (mmb_dev_ifid()),
- *      big endian
+ *  16  the id of the name (mmb_dev_ifid(), big endian) of the arriving
+ *      device, or, MMB_KF_OUT, of the leaving one (mmb_img_dev())
  *  20  TCP options present: bit (field - MMB_FIELD_TCP_OPT_MSS) for each
  *      named one, the last bit for any option at all
  *  21  MMB_OPTV_* (which option values of 3 and 22 are there)
@@ -58,6 +59,7 @@
 #define MMB_KF_L4		0x01	/* the whole fixed L4 header is there */
 #define MMB_KF_FRAG		0x02	/* an IP fragment */
 #define MMB_KF_LATER		0x04	/* a fragment other than the first */
+#define MMB_KF_OUT		0x08	/* leaving: judged by the egress hook */
 
 #define MMB_OPTV_MSS		0x01	/* the MSS option has its 2 bytes */
 #define MMB_OPTV_WSCALE		0x02	/* the window scale its byte */
@@ -89,6 +91,17 @@ struct mmb_pkt {
 };
 
 int mmb_parse(struct sk_buff *skb, struct mmb_pkt *pkt);
+
+/*
+ * The device a packet is judged on, and which way, into the image: the
+ * one place that says how "in" and "out" values look there.
+ */
+static inline void mmb_img_dev(struct mmb_pkt *pkt, u32 ifid, bool out)
+{
+	put_unaligned_be32(ifid, &pkt->key.b[MMB_IMG_IFINDEX]);
+	if (out)
+		pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_OUT;
+}
 
 /* Where a field lives: in the header (for rewrites) and in the image. */
 /* MMB_HDR_TCPOPT: an option's data; hoff is its kind. */

@@ -251,6 +251,29 @@ int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned i
 }
 
 /* The in-place targets of @rule on @skb, one skb, which is not shared. */
+/*
+ * mod tcp-opt-mss pmtu: a leaving segment's MSS lowered to what its route
+ * takes (the route's MTU less the IP and TCP headers); one without the
+ * option, or with a smaller MSS, or without a route, is left alone.
+ */
+static int mmb_rewrite_mss_pmtu(struct sk_buff *skb, struct mmb_pkt *pkt)
+{
+	const struct dst_entry *dst = skb_dst(skb);
+	const u8 *b = pkt->key.b;
+	unsigned int hdrs, mtu;
+	__be16 mss;
+
+	if (!dst || !(b[MMB_IMG_OPTV] & MMB_OPTV_MSS))
+		return 0;
+	hdrs = sizeof(struct tcphdr) +
+	       (b[MMB_IMG_FAMILY] == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
+	mtu = dst_mtu(dst);
+	if (mtu <= hdrs || get_unaligned_be16(&b[MMB_IMG_MSS]) <= mtu - hdrs)
+		return 0;
+	mss = htons(mtu - hdrs);
+	return mmb_rewrite_field(skb, pkt, MMB_FIELD_TCP_OPT_MSS, (const u8 *)&mss, 2, 16);
+}
+
 int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_rule *rule)
 {
 	const struct mmb_target *t = mmb_rule_targets(rule);
@@ -258,11 +281,15 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 	int err;
 
 	for (i = 0; i < rule->ntargets; i++) {
+		const u8 *value = mmb_target_value(rule, &t[i]);
+
 		if (t[i].type != MMB_TARGET_MOD || (rule->nat && mmb_target_is_nat(&t[i], true)) ||
 		    mmb_target_is_opts(t[i].type, t[i].field))
 			continue;
-		err = mmb_rewrite_field(skb, pkt, t[i].field, mmb_target_value(rule, &t[i]),
-					t[i].vlen, t[i].plen);
+		if (mmb_target_mss_pmtu(t[i].type, t[i].field, value, t[i].vlen))
+			err = mmb_rewrite_mss_pmtu(skb, pkt);
+		else
+			err = mmb_rewrite_field(skb, pkt, t[i].field, value, t[i].vlen, t[i].plen);
 		if (err)
 			return err;
 	}
@@ -284,9 +311,9 @@ static int mmb_rewrite_one(struct sk_buff *skb, struct mmb_pkt *pkt,
 	int err;
 
 	*delta = 0;
-	if (mmb_conn_rewrites(v->conn)) {
+	if (mmb_conn_rewrites(v->conn) && v->manip) {
 		err = v->related ? mmb_nat_icmp(skb, pkt, v->conn, v->dir) :
-				   mmb_nat_packet(skb, pkt, v->conn, v->dir);
+				   mmb_nat_packet(skb, pkt, v->conn, v->dir, v->manip);
 		if (err)
 			return err;
 	}

@@ -132,11 +132,13 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		}
 		return 0;
 	}
-	if (m->field == MMB_FIELD_IN) {
+	if (mmb_field_is_dev(m->field)) {
 		const char *why;
 
 		if (m->vlen != MMB_IN_VLEN || m->value[MMB_IN_VLEN - 1]) {
-			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i, "\"in\" takes an interface name");
+			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i,
+				     m->field == MMB_FIELD_IN ? "\"in\" takes an interface name" :
+				     "\"out\" takes an interface name");
 			return -EINVAL;
 		}
 		why = mmb_ifname_invalid((const char *)m->value + 4, false);
@@ -150,7 +152,7 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		if (ret)
 			return ret;
 	}
-	if ((!f->bits || m->plen != f->bits || m->field == MMB_FIELD_IN) &&
+	if ((!f->bits || m->plen != f->bits || mmb_field_is_dev(m->field)) &&
 	    m->op != MMB_OP_EQ && m->op != MMB_OP_NE) {
 		mmb_rule_err(err, MMB_ERR_MATCH, i,
 			     "only == and != apply to payloads, prefixes and interfaces");
@@ -237,9 +239,10 @@ static int mmb_check_shuffle(const struct mmb_target_spec *t, unsigned int i,
 static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
 			    bool stateful, u8 *family, u8 *l4, struct mmb_rule_err *err)
 {
-	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE) && !stateful) {
+	if ((t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	     t->type == MMB_TARGET_MASQUERADE) && !stateful) {
 		mmb_rule_err(err, MMB_ERR_TARGET, i,
-			     "map and shuffle are per connection: for stateful rules only");
+			     "map, shuffle and masquerade are per connection: for stateful rules only");
 		return -EINVAL;
 	}
 	switch (t->type) {
@@ -272,6 +275,8 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 		return mmb_check_mod(t, i, family, l4, err);
 	case MMB_TARGET_SHUFFLE:
 		return mmb_check_shuffle(t, i, family, l4, err);
+	case MMB_TARGET_MASQUERADE:
+		return 0;
 	}
 	mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown target");
 	return -EINVAL;
@@ -281,6 +286,7 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 bool mmb_target_is_nat(const struct mmb_target *t, bool stateful)
 {
 	return t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+	       t->type == MMB_TARGET_MASQUERADE ||
 	       (stateful && t->type == MMB_TARGET_MOD && mmb_field_is_endpoint(t->field));
 }
 
@@ -308,8 +314,51 @@ static int mmb_check_nat(const struct mmb_rule_spec *spec, struct mmb_rule_err *
 	return 0;
 }
 
-/* All of @spec; the family and L4 protocol it pins the rule to. */
-static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
+/*
+ * Which way @spec judges (uapi: MMB_FIELD_LEAVING): *@out for leaving
+ * packets. "leaving" is a plain == flag; "in" names the arriving device,
+ * which a leaving packet's image does not hold (its "out" is there).
+ */
+static int mmb_check_dir(const struct mmb_rule_spec *spec, bool *out, struct mmb_rule_err *err)
+{
+	int in = -1, arriving = -1, leaving = -1, dev = -1;
+	unsigned int i;
+
+	for (i = 0; i < spec->nmatches; i++) {
+		const struct mmb_match_spec *m = &spec->m[i];
+
+		if (m->field == MMB_FIELD_IN)
+			in = i;
+		else if (m->field == MMB_FIELD_OUT)
+			dev = i;
+		else if (m->field != MMB_FIELD_LEAVING)
+			continue;
+		else if (m->op != MMB_OP_EQ)
+			goto op;
+		else if (m->value[0])
+			leaving = i;
+		else
+			arriving = i;
+	}
+	*out = leaving >= 0 || dev >= 0;
+	if (*out && arriving >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, arriving,
+			     "a rule with out or leaving judges leaving packets, not arriving ones");
+		return -EINVAL;
+	}
+	if (*out && in >= 0) {
+		mmb_rule_err(err, MMB_ERR_MATCH, in,
+			     "a leaving rule cannot match the arriving device: use out");
+		return -EINVAL;
+	}
+	return 0;
+op:
+	mmb_rule_err(err, MMB_ERR_MATCH, i, "leaving takes no operator but ==");
+	return -EINVAL;
+}
+
+/* All of @spec; the family and L4 protocol it pins the rule to, its way. */
+static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, bool *out,
 			  struct mmb_rule_err *err)
 {
 	unsigned int i;
@@ -334,7 +383,24 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4,
 		if (ret)
 			return ret;
 	}
-	return mmb_check_nat(spec, err);
+	ret = mmb_check_nat(spec, err);
+	if (!ret)
+		ret = mmb_check_dir(spec, out, err);
+	for (i = 0; !ret && !*out && i < spec->ntargets; i++) {
+		const struct mmb_target_spec *t = &spec->t[i];
+
+		if (t->type == MMB_TARGET_MASQUERADE) {
+			mmb_rule_err(err, MMB_ERR_TARGET, i,
+				     "masquerade maps to the address of the device a packet leaves by: for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+		if (mmb_target_mss_pmtu(t->type, t->field, t->value, t->vlen)) {
+			mmb_rule_err(err, MMB_ERR_TARGET_VALUE, i,
+				     "an MSS from the route (pmtu, 0) is for a leaving rule (out or leaving)");
+			return -EINVAL;
+		}
+	}
+	return ret;
 }
 
 static void mmb_set(struct mmb_key *mask, struct mmb_key *key, unsigned int off,
@@ -444,6 +510,8 @@ u32 mmb_rule_key(const struct mmb_rule *rule, struct mmb_key *mask, struct mmb_k
 		mmb_set(mask, key, MMB_IMG_L4PROTO, 0xff, rule->l4);
 		mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_L4, MMB_KF_L4);
 	}
+	/* Every rule says which way it judges: arriving is a 0 there. */
+	mmb_set(mask, key, MMB_IMG_FLAGS, MMB_KF_OUT, rule->out ? MMB_KF_OUT : 0);
 	for (m = rule->m, value = mmb_rule_values(rule); m < rule->m + rule->nmatches;
 	     value += m->vlen, m++)
 		if (m->field != MMB_FIELD_ALL && !mmb_compile_eq(mask, key, m, value))
@@ -620,8 +688,8 @@ static struct mmb_rule *mmb_rule_alloc(size_t size, bool stateful)
 }
 
 /*
- * The ids of the names of @spec's "in" matches, put before each name, with
- * the references its rule holds. 0, or -ENOMEM with none taken.
+ * The ids of the names of @spec's "in" and "out" matches, put before each
+ * name, with the references its rule holds. 0, or -ENOMEM with none taken.
  */
 static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 {
@@ -631,12 +699,12 @@ static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 	for (i = 0; i < spec->nmatches; i++) {
 		struct mmb_match_spec *m = &spec->m[i];
 
-		if (m->field != MMB_FIELD_IN)
+		if (!mmb_field_is_dev(m->field))
 			continue;
 		id = mmb_ifname_get((const char *)m->value + 4);
 		if (!id) {
 			for (j = 0; j < i; j++)
-				if (spec->m[j].field == MMB_FIELD_IN)
+				if (mmb_field_is_dev(spec->m[j].field))
 					mmb_ifname_put((const char *)spec->m[j].value + 4);
 			return -ENOMEM;
 		}
@@ -645,14 +713,14 @@ static int mmb_rule_ifnames_get(struct mmb_rule_spec *spec)
 	return 0;
 }
 
-/* Drop the references of @rule's "in" matches to their names. */
+/* Drop the references of @rule's "in" and "out" matches to their names. */
 static void mmb_rule_ifnames_put(const struct mmb_rule *rule)
 {
 	const u8 *value = mmb_rule_values(rule);
 	unsigned int i;
 
 	for (i = 0; i < rule->nmatches; value += rule->m[i].vlen, i++)
-		if (rule->m[i].field == MMB_FIELD_IN)
+		if (mmb_field_is_dev(rule->m[i].field))
 			mmb_ifname_put((const char *)value + 4);
 }
 
@@ -667,13 +735,14 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	struct mmb_stats_pool one = { .want = 1 };
 	struct mmb_rule *rule;
 	u8 family = 0, l4 = 0;
+	bool out = false;
 	int ret;
 
 	/* A match keeps its field in a byte. */
 	BUILD_BUG_ON(MMB_FIELD_MAX > U8_MAX);
 	/* The count of options not added, aligned in the rule as in its size. */
 	BUILD_BUG_ON(__alignof__(struct mmb_rule) < __alignof__(atomic64_t));
-	ret = mmb_check_spec(spec, &family, &l4, err);
+	ret = mmb_check_spec(spec, &family, &l4, &out, err);
 	if (ret)
 		return ERR_PTR(ret);
 	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
@@ -695,6 +764,7 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	rule->l4 = l4;
 	rule->prio = spec->prio;
 	rule->conn_prio = spec->stateful ? spec->conn_prio : spec->prio;
+	rule->out = out;
 	mmb_rule_fill(rule, spec);
 	return rule;
 }

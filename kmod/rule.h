@@ -33,11 +33,18 @@ struct mmb_match_spec {
 };
 
 /*
- * The value of an "in" match: the id of the name (be32, ifname.c), then
- * the name, NUL-padded. The spec carries the name; rule creation puts the
- * id, which the key holds, and the rule holds the name's reference.
+ * The value of an "in" or "out" match: the id of the name (be32,
+ * ifname.c), then the name, NUL-padded. The spec carries the name; rule
+ * creation puts the id, which the key holds, and the rule holds the name's
+ * reference.
  */
 #define MMB_IN_VLEN		(4 + IFNAMSIZ)
+
+/* Does a match on @field name a device ("in", "out")? */
+static inline bool mmb_field_is_dev(unsigned int field)
+{
+	return field == MMB_FIELD_IN || field == MMB_FIELD_OUT;
+}
 
 /* ifname.c: interface names and their ids */
 extern u32 mmb_ifname_next;
@@ -136,6 +143,7 @@ struct mmb_rule {
 	bool nat:1;		/* rewrites its connections' packets (map, shuffle) */
 	bool stateful:1;	/* its matches create connections */
 	bool opts:1;		/* has option targets that may change a list's length */
+	bool out:1;		/* judges leaving packets (MMB_FIELD_LEAVING) */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	u32 prio;		/* higher wins (docs/priorities.md) */
@@ -212,6 +220,13 @@ static inline atomic64_t *mmb_rule_nofit(const struct mmb_rule *rule)
 
 	return (atomic64_t *)PTR_ALIGN(mmb_rule_values(rule) + last->voff + last->vlen,
 				       __alignof__(atomic64_t));
+}
+
+/* Is a target "mod tcp-opt-mss pmtu" (0: from the route, leaving rules only)? */
+static inline bool mmb_target_mss_pmtu(u8 type, u16 field, const u8 *value, u8 vlen)
+{
+	return type == MMB_TARGET_MOD && field == MMB_FIELD_TCP_OPT_MSS && vlen == 2 &&
+	       !value[0] && !value[1];
 }
 
 /* Does @rule keep no target, accepting or dropping? */

@@ -148,6 +148,10 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 	WRITE_ONCE(rs->nrules, rs->nrules + 1);
 	if (rule->stateful)
 		WRITE_ONCE(rs->nstateful, rs->nstateful + 1);
+	if (rule->out)
+		WRITE_ONCE(rs->nout, rs->nout + 1);
+	if (rule->nat)
+		WRITE_ONCE(rs->nnat, rs->nnat + 1);
 	mmb_ruleset_changed(rs);
 	return 0;
 }
@@ -166,6 +170,10 @@ static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	WRITE_ONCE(rs->nrules, rs->nrules - 1);
 	if (rule->stateful)
 		WRITE_ONCE(rs->nstateful, rs->nstateful - 1);
+	if (rule->out)
+		WRITE_ONCE(rs->nout, rs->nout - 1);
+	if (rule->nat)
+		WRITE_ONCE(rs->nnat, rs->nnat - 1);
 	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
@@ -312,6 +320,18 @@ struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle)
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs)
 {
 	return READ_ONCE(rs->nrules);
+}
+
+/* How many of its rules judge leaving packets; readers may call it without the lock. */
+unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->nout);
+}
+
+/* How many of its rules map connections (NAT); readers may call it without the lock. */
+unsigned int mmb_ruleset_nat(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->nnat);
 }
 
 /* How many of its rules are stateful; readers may call it without the lock. */

@@ -85,6 +85,8 @@ struct mmb_rule *mmb_ruleset_find(struct mmb_ruleset *rs, u32 handle);
 struct mmb_rule *mmb_ruleset_next(struct mmb_ruleset *rs, u32 *handle);
 unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
 unsigned int mmb_ruleset_stateful(const struct mmb_ruleset *rs);
+unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs);
+unsigned int mmb_ruleset_nat(const struct mmb_ruleset *rs);
 unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
 
 /* What "show tables" reports of one mask (table.c). */
@@ -102,6 +104,15 @@ struct mmb_table_info {
 
 int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
 		      struct mmb_table_info *info);
+
+/*
+ * Which of a connection's rewrites a packet gets at a hook (mmb_nat_manip()),
+ * as netfilter splits them: the destination (and the offsets) where it
+ * first meets mmb, before routing; the source as it leaves, after routing.
+ */
+#define MMB_MANIP_DST		0x01	/* destination address and port, offsets */
+#define MMB_MANIP_SRC		0x02	/* source address and port */
+#define MMB_MANIP_ALL		(MMB_MANIP_DST | MMB_MANIP_SRC)
 
 /*
  * The verdict of every rule a packet matches: that of the highest priority
@@ -126,6 +137,9 @@ struct mmb_verdict {
 	bool drop;
 	bool related;
 	bool trace;		/* a trace's: counts nothing */
+	bool out;		/* a leaving packet's, in the egress hook */
+	bool seen;		/* ...that mmb judged as it arrived (forwarded) */
+	u8 manip;		/* of @conn's mapping, what this hook does (MMB_MANIP_*) */
 	u8 dir;
 	u8 nsf;
 	bool sf_lost;		/* more stateful rules matched than @sf holds */
@@ -145,6 +159,9 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->drop = false;
 	v->related = false;
 	v->trace = false;
+	v->out = false;
+	v->seen = false;
+	v->manip = MMB_MANIP_ALL;	/* traces and tests: all at once */
 	v->nsf = 0;
 	v->sf_lost = false;
 	v->nrw = 0;

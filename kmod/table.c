@@ -675,8 +675,10 @@ static unsigned int mmb_key_bits(const struct mmb_key *m)
  */
 static unsigned int mmb_merge_limit(const struct mmb_mask *mask, unsigned int bits)
 {
+	/* Which way a rule judges is in every mask: it makes none finer. */
 	unsigned int coarse = hweight8(mask->m.b[MMB_IMG_FAMILY]) +
-			      hweight8(mask->m.b[MMB_IMG_L4PROTO]);
+			      hweight8(mask->m.b[MMB_IMG_L4PROTO]) +
+			      hweight8(mask->m.b[MMB_IMG_FLAGS] & MMB_KF_OUT);
 
 	return bits > coarse ? MMB_MERGE_LIMIT : 1;
 }

@@ -400,6 +400,9 @@ static void rule_tcp_opt_refused_test(struct kunit *test)
 	s->t[0].field = MMB_FIELD_TCP_OPT_MSS;
 	s->t[0].vlen = 2;
 	s->t[0].plen = 16;
+	/* 1400: an MSS of 0 is "pmtu", the route's, for leaving rules only. */
+	s->t[0].value[0] = 0x05;
+	s->t[0].value[1] = 0x78;
 	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	/* A named option's presence is in the mask; one by kind is not. */

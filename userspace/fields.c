@@ -350,7 +350,7 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		}
 		return 0;
 	}
-	if (field == MMB_FIELD_IN) {
+	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
 		/* A name, which need not exist yet: the kernel keeps it. */
 		const char *why = ifname_invalid(s, false);
 
@@ -417,7 +417,7 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 	}
 	for (i = 0; i < vlen; i++)
 		v = v << 8 | value[i];
-	if (field == MMB_FIELD_IN) {
+	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
 		snprintf(buf, len, "%.*s", vlen, (const char *)value);
 		return;
 	}
@@ -451,6 +451,9 @@ void field_help(int f, char *buf, size_t len)
 	} else if (f == MMB_FIELD_IN) {
 		snprintf(width, sizeof(width), "-");
 		snprintf(values, sizeof(values), "IFACE: the device it came in on");
+	} else if (f == MMB_FIELD_OUT) {
+		snprintf(width, sizeof(width), "-");
+		snprintf(values, sizeof(values), "IFACE: the device it leaves by");
 	} else if (field_is_opt(f)) {
 		snprintf(values, sizeof(values), "bare: present (! absent); %s",
 			 f == MMB_FIELD_TCP_OPT_MSS ? "NUMBER, 0-65535" :

@@ -347,7 +347,8 @@ static int parse_target(int argc, char **argv, int *pi, struct urule *r)
 	err = k->parse(argc, argv, pi, t);
 	if (err)
 		return err;
-	if (!r->stateful && (t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE))
+	if (!r->stateful && (t->type == MMB_TARGET_MAP || t->type == MMB_TARGET_SHUFFLE ||
+			     t->type == MMB_TARGET_MASQUERADE))
 		return err_word(t->argi, "%s is per connection: it needs add-stateful", argv[i]);
 	if (t->type == MMB_TARGET_MAP && !field_is_endpoint(t->field))
 		return err_word(t->fargi, "map takes an address or a TCP or UDP port");

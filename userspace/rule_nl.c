@@ -22,8 +22,8 @@ static void match_put(struct mmb_req *req, const struct umatch *m, int index)
 		mnl_attr_put_u8(req->nlh, MMB_MATCH_A_KIND, m->kind);
 	if (m->vlen) {
 		a = mnl_nlmsg_get_payload_tail(req->nlh);
-		/* "in": the name, which the kernel keeps; any other value as bytes. */
-		if (m->field == MMB_FIELD_IN)
+		/* "in", "out": the name, which the kernel keeps; others as bytes. */
+		if (m->field == MMB_FIELD_IN || m->field == MMB_FIELD_OUT)
 			mnl_attr_put_strz(req->nlh, MMB_MATCH_A_IFNAME, (const char *)m->value);
 		else
 			mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);

@@ -79,6 +79,12 @@ static void accept_format(const struct utarget *t, char *buf, size_t len)
 	snprintf(buf, len, "accept");
 }
 
+/* masquerade: no words of its own either */
+static void masquerade_format(const struct utarget *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "masquerade");
+}
+
 /* A target's value: a field's, or an option's data (0xHEX, up to 38 bytes). */
 static int opt_value_parse(struct utarget *t, const char *w, char *err, size_t errlen)
 {
@@ -221,8 +227,15 @@ static int mod_parse(int argc, char **argv, int *pi, struct utarget *t)
 	}
 	if (++i == argc)
 		return err_word(AT(argv + i), "missing VALUE of %s", field_name(f));
-	if (opt_value_parse(t, argv[i], err, sizeof(err)))
+	/* mod tcp-opt-mss pmtu: the leaving route's MTU (uapi: MSS 0). */
+	if (f == MMB_FIELD_TCP_OPT_MSS && !strcmp(word, "mod") && !strcmp(argv[i], "pmtu")) {
+		t->vlen = 2;
+		t->plen = 16;
+		t->value[0] = 0;
+		t->value[1] = 0;
+	} else if (opt_value_parse(t, argv[i], err, sizeof(err))) {
 		return err_word(AT(argv + i), "%s", err);
+	}
 	t->vargi = AT(argv + i);
 	*pi = i + 1;
 	return 0;
@@ -278,6 +291,9 @@ static void mod_format(const struct utarget *t, char *buf, size_t len)
 	}
 
 	value_format(t->field, t->value, t->vlen, t->plen, v, sizeof(v));
+	if (t->field == MMB_FIELD_TCP_OPT_MSS && t->type == MMB_TARGET_MOD && t->vlen == 2 &&
+	    !t->value[0] && !t->value[1])
+		snprintf(v, sizeof(v), "pmtu");
 	snprintf(buf, len, "%s %s %s", t->type == MMB_TARGET_MAP ? "map" : "mod",
 		 field_name(t->field), v);
 }
@@ -370,6 +386,8 @@ const struct target_kind target_kinds[] = {
 	{ .name = "shuffle", .type = MMB_TARGET_SHUFFLE, .parse = shuffle_parse,
 	  .encode = mod_encode, .decode = mod_decode, .format = shuffle_format,
 	  .json = shuffle_json },
+	{ .name = "masquerade", .type = MMB_TARGET_MASQUERADE, .parse = accept_parse,
+	  .format = masquerade_format },
 	{ .name = NULL }
 };
 

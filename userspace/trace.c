@@ -126,6 +126,9 @@ static int parse_words(int argc, char **argv, struct mmb_req *req, struct trace_
 					argv[i]);
 		if (i + 1 >= argc)
 			return err_word(AT(argv + i + 1), "%s needs a value", argv[i]);
+		if (field == MMB_FIELD_OUT || field == MMB_FIELD_LEAVING)
+			return err_word(AT(argv + i), "a trace judges an arriving packet: %s has no place in it",
+					argv[i]);
 		if (field == MMB_FIELD_IN) {
 			if (t->ifindex)
 				return err_word(AT(argv + i), "in is given twice");

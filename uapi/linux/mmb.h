@@ -151,10 +151,11 @@
  * fragments). Target fields restrict the rule the same way.
  *
  * MMB_FIELD_IN (== or !=) takes the name of the device a packet arrives
- * on, MMB_MATCH_A_IFNAME, with no value: a name, no pattern, as for
- * MMB_CMD_DEV_ENABLE. The device need not exist: the rule matches once a
- * device of that name is enabled. (A 4-byte MMB_MATCH_A_VALUE, an
- * ifindex, is taken as the name of that device now.) Dumps give the name.
+ * on, MMB_FIELD_OUT that of the device it leaves by, MMB_MATCH_A_IFNAME,
+ * with no value: a name, no pattern, as for MMB_CMD_DEV_ENABLE. The
+ * device need not exist: the rule matches once a device of that name is
+ * enabled. (A 4-byte MMB_MATCH_A_VALUE, an ifindex, is taken as the name
+ * of that device now.) Dumps give the name.
  */
 #ifndef _UAPI_LINUX_MMB_H
 #define _UAPI_LINUX_MMB_H
@@ -304,7 +305,7 @@ enum mmb_match_attr {
 	MMB_MATCH_A_VALUE,	/* binary, see above; absent for MMB_FIELD_ALL */
 	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
 	MMB_MATCH_A_KIND,	/* u8, option kind of MMB_FIELD_TCP_OPT (2..255) */
-	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN: an interface's name */
+	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN, _OUT: an interface's name */
 	__MMB_MATCH_A_MAX
 };
 
@@ -369,6 +370,20 @@ enum mmb_target_type {
 	 */
 	MMB_TARGET_STRIP,
 	MMB_TARGET_ADD,
+	/*
+	 * (MMB_TARGET_MOD of MMB_FIELD_TCP_OPT_MSS to 0, in a leaving rule
+	 * only, lowers the MSS of a segment to what the route it leaves by
+	 * takes: its MTU less the IP and TCP headers, as nft's "tcp option
+	 * maxseg size set rt mtu" with the clamping check.)
+	 *
+	 * Stateful leaving rules only (MMB_FIELD_OUT or MMB_FIELD_LEAVING):
+	 * a new connection's source address is mapped to the primary address
+	 * of the device its first packet leaves by, for that destination (as
+	 * nft's masquerade); its port is kept unless another connection has
+	 * it. No field, no value. Its connections end when that address is
+	 * removed from the host.
+	 */
+	MMB_TARGET_MASQUERADE,
 	__MMB_TARGET_MAX
 };
 
@@ -470,6 +485,16 @@ enum mmb_field {
 	MMB_FIELD_TCP_OPT_FAST_OPEN,
 	MMB_FIELD_TCP_OPT_MPTCP,
 	MMB_FIELD_TCP_OPT,
+	/*
+	 * Which way a rule judges. A rule judges arriving packets (mmb's
+	 * rx_handler, before the stack) unless it has MMB_FIELD_LEAVING == 1
+	 * or a match on MMB_FIELD_OUT: then it judges leaving packets (the
+	 * netdev egress hook of the device they leave by, after routing).
+	 * MMB_FIELD_OUT is that device's name, as MMB_FIELD_IN is the
+	 * arriving one's; a leaving rule cannot match MMB_FIELD_IN.
+	 */
+	MMB_FIELD_OUT,
+	MMB_FIELD_LEAVING,
 	__MMB_FIELD_MAX
 };
 

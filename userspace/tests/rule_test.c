@@ -311,6 +311,11 @@ int main(void)
 	good("icmp6-type 128 drop", NULL);
 	good("net-proto ip6 drop", NULL);
 	good("in lo drop", NULL);
+	/* Leaving packets: by the device they leave by, or any. */
+	good("out lo drop", NULL);
+	good("leaving udp-dport 53 accept", NULL);
+	good("leaving 1 tcp-syn mod tcp-opt-mss 1400", "leaving tcp-syn mod tcp-opt-mss 1400");
+	good("leaving tcp-syn mod tcp-opt-mss pmtu", NULL);
 	good("udp-sport 1 udp-dport 2 mod udp-sport 3 mod udp-dport 4", NULL);
 	good("ip-saddr 10.1.1.1 mod ip-saddr 10.2.2.2 mod ip-ttl 1", NULL);
 	good("ip6-saddr ::1 mod ip6-saddr fd00::2", NULL);
@@ -385,6 +390,7 @@ int main(void)
 	bad("all add tcp-opt 253 0x" HEX64, EXIT_USAGE, 5);
 	bad("all mod tcp-opt 0x0102", EXIT_USAGE, 4);
 	bad("in no-such-interface-x drop", EXIT_USAGE, 2);
+	bad("out no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("!", EXIT_USAGE, 2);
 
 	/* Attributes and back, stateful or not. */
@@ -393,6 +399,10 @@ int main(void)
 	wire("ip6-saddr 2001:db8::/32 udp-dport 53 drop 12.5", true);
 	wire("tcp-opt 30 0xab tcp-syn mod tcp-opt-mss 1400 mod ip-dscp 3", false);
 	wire("all drop", true);
+	wire("out lo udp-dport 53 accept", true);
+	wire("leaving tcp-dport 22 drop", false);
+	wire("out lo ip-saddr 10.0.0.0/8 masquerade", true);
+	wire("leaving tcp-syn mod tcp-opt-mss pmtu", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);
