@@ -92,7 +92,9 @@ WANT=$(probes | awk '$1 ~ /(\.11|::b)$/ || ($1 ~ /(\.2|::2)$/ && ($3 == 443 || $
 send_probes() {
 	local src dst dport sport
 
-	capture_on "$S" s0 17 1000
+	# The marker ends it; its own limit only bounds a run gone wrong (one
+	# process a probe: a slow guest takes minutes).
+	capture_on "$S" s0 17 1000 600
 	while read -r src dst dport sport; do
 		in_c python3 "$TRAFFIC" udp-send "$dst" "$dport" 1 32 0 "$src" "$sport"
 	done < <(probes)
