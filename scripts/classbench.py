@@ -27,8 +27,33 @@ reading of the method the paper publishes, not its program:
 Duplicate rules (same fields after masking) are dropped, as ClassBench's
 redundancy check does; the set is cut or topped up to N rules.
 
-usage: classbench.py SEED N SEED_NUMBER SMOOTHNESS OUTDIR [DEVICE]
-Writes OUTDIR/{rules,mmb,nft-linear,nft-set,stats}.
+With --first-match the set is an ordered filter set, as ClassBench's own
+filter sets are read (the first matching rule decides): rule i (0-based, in
+the order of the file) gets an action, accept or drop, half and half at
+random from the seed number (ClassBench's filter format has no action field,
+so the mix is ours), and mmb priority N - i (the first rule highest); a last
+rule, priority 0, accepts everything, as a filter set's default line. The
+nft linear chain lists the same rules in the same order with the same
+actions (first match), policy accept. There is no nft set form: pipapo
+refuses an element that overlaps one it holds and a set has no order, so
+it cannot hold ordered overlapping rules. A generated rule that matches
+every header (ClassBench's wc_wc class of total length 0 makes one per
+set) is left out of the ordered set: in a drop-only set its place does
+not matter, in a first-match set it would shadow every rule after it
+(two thirds of ACL 10k's, 96% of FW's, 98% of IPC's); a filter set's
+catch-all is its last line, the default rule. The ordered set has the
+remaining rules, then the default.
+
+It also writes OUTDIR/hits.cfg, a trafgen configuration of 1024 packets
+each drawn from the box of a rule picked at random (a point of its
+prefixes and port ranges, its protocol: TCP, UDP for UDP and the wildcard,
+or a bare IPv4 payload of its number), with DA_MAC and SA_MAC to fill in,
+and in stats the fraction of them the set drops by first match (hitdrop).
+
+usage: classbench.py [--first-match] SEED N SEED_NUMBER SMOOTHNESS OUTDIR [DEVICE]
+Writes OUTDIR/{rules,mmb,nft-linear,nft-set,nft-set-elements,stats}
+(--first-match: OUTDIR/{rules,mmb,nft-linear,hits.cfg,stats}, rules with
+the action as an eighth column).
 """
 import math
 import random
@@ -180,9 +205,10 @@ def mmb_port(name, p):
     return f" {name} >= {p[0]} {name} <= {p[1]}"
 
 
-def mmb_rule(r):
+def mmb_rule(r, action="drop", prio=None):
     sa, sl, da, dl, proto, sp, dp = r
-    s = "add"
+    s = "add" if prio is None else f"add priority {prio}"
+    bare = s
     if sl:
         s += f" ip-saddr {ip(sa)}/{sl}"
     if dl:
@@ -192,12 +218,12 @@ def mmb_rule(r):
         s += f" ip-proto {l4}" + mmb_port(l4 + "-sport", sp) + mmb_port(l4 + "-dport", dp)
     elif proto:
         s += f" ip-proto {proto}"
-    if s == "add":
+    if s == bare:
         s += " all"
-    return s + " drop"
+    return f"{s} {action}"
 
 
-def nft_rule(r):
+def nft_rule(r, action="drop"):
     sa, sl, da, dl, proto, sp, dp = r
     s = ""
     if sl:
@@ -213,7 +239,7 @@ def nft_rule(r):
             s += f" ip protocol {l4}"
     elif proto:
         s += f" ip protocol {proto}"
-    return s.strip() + " drop"
+    return f"{s.strip()} {action}"
 
 
 def volume(r):
@@ -229,11 +255,94 @@ def nft_elem(r):
     return f"{ip(sa)}/{sl} . {ip(da)}/{dl} . {proto} . {sp[0]}-{sp[1]} . {dp[0]}-{dp[1]}"
 
 
+def actions(n, seedno):
+    """Rule i's action in a first-match set: accept or drop, 50/50, from a
+    generator of its own (the rules stay those of the drop-only set)."""
+    rng = random.Random(f"first-match {seedno}")
+    return ["accept" if rng.getrandbits(1) else "drop" for _ in range(n)]
+
+
+WILDCARD = (0, 0, 0, 0, 0, (0, 65535), (0, 65535))
+
+
+def box(r):
+    """A rule's box: (low, high) per field (source, destination, protocol,
+    source port, destination port)."""
+    sa, sl, da, dl, proto, sp, dp = r
+    return ((sa, sa | (1 << (32 - sl)) - 1), (da, da | (1 << (32 - dl)) - 1),
+            (proto, proto) if proto else (0, 255), sp, dp)
+
+
+def first_match(boxes, acts, pkt):
+    for b, a in zip(boxes, acts):
+        if all(lo <= v <= hi for (lo, hi), v in zip(b, pkt)):
+            return a
+    return "accept"     # the default rule
+
+
+def hits(rules, acts, seedno, out, count=1024):
+    """trafgen packets from the rules' boxes; the fraction the set drops."""
+    rng = random.Random(f"hits {seedno}")
+    boxes = [box(r) for r in rules]
+    pkts, dropped = [], 0
+    for _ in range(count):
+        b = boxes[rng.randrange(len(boxes))]
+        sa, da = (rng.randint(max(lo, 1 << 24), min(hi, (224 << 24) - 1))
+                  if hi - lo == 0xffffffff else rng.randint(lo, hi) for lo, hi in b[:2])
+        proto = b[2][0] if b[2][0] == b[2][1] else 17
+        sp, dp = rng.randint(*b[3]), rng.randint(*b[4])
+        if proto not in (6, 17):
+            sp = dp = 0     # no ports: a rule of this protocol has none
+        dropped += first_match(boxes, acts, (sa, da, proto, sp, dp)) == "drop"
+        l4 = {6: f"tcp(sp={sp}, dp={dp}, ack)", 17: f"udp(sp={sp}, dp={dp})"}.get(
+            proto, "0, 0, 0, 0, 0, 0, 0, 0")
+        pkts.append(f"{{ eth(da=DA_MAC, sa=SA_MAC), ipv4(saddr={ip(sa)}, daddr={ip(da)}, "
+                    f"proto={proto}, ttl=64), {l4} }}\n")
+    with open(f"{out}/hits.cfg", "w") as f:
+        f.write("".join(pkts))
+    return dropped / count
+
+
+def write_first_match(rules, seedno, out, hook):
+    """The ordered set; returns (rules, accepts, catch-alls left out, hit drop fraction)."""
+    wild = rules.count(WILDCARD)
+    rules = [r for r in rules if r != WILDCARD]
+    acts = actions(len(rules), seedno)
+    n = len(rules)
+    with open(f"{out}/rules", "w") as f:
+        for r, a in zip(rules, acts):
+            f.write(" ".join(map(str, r)) + f" {a}\n")
+    with open(f"{out}/mmb", "w") as f:
+        f.write("".join(mmb_rule(r, a, n - i) + "\n"
+                        for i, (r, a) in enumerate(zip(rules, acts))))
+        f.write("add all accept\n")
+    with open(f"{out}/nft-linear", "w") as f:
+        f.write("table netdev perf {\n chain c {\n" + hook.replace(";", "; policy accept;"))
+        f.write("".join(f"  {nft_rule(r, a)}\n" for r, a in zip(rules, acts)))
+        f.write(" }\n}\n")
+    return n, acts.count("accept"), wild, hits(rules, acts, seedno, out)
+
+
 def main():
-    seed_path, n, seedno, smooth, out = sys.argv[1:6]
-    dev = sys.argv[6] if len(sys.argv) > 6 else "veth0"
+    args = sys.argv[1:]
+    first_match = "--first-match" in args
+    if first_match:
+        args.remove("--first-match")
+    seed_path, n, seedno, smooth, out = args[0:5]
+    dev = args[5] if len(args) > 5 else "veth0"
     rules = generate(Seed(seed_path, int(smooth)), int(n), random.Random(int(seedno)))
     hook = f"  type filter hook ingress device {dev} priority 0;\n"
+    shapes = {(r[1], r[3], r[4] != 0, r[5] if r[5][0] == r[5][1] else None,
+               r[6] if r[6][0] == r[6][1] else None) for r in rules}
+    masks = {(s[0], s[1], s[2], s[3] is not None, s[4] is not None) for s in shapes}
+    ranges = sum(1 for r in rules
+                 if any(p[0] != p[1] and p != (0, 65535) for p in (r[5], r[6])))
+    if first_match:
+        n, accepts, wild, hitdrop = write_first_match(rules, seedno, out, hook)
+        with open(f"{out}/stats", "w") as f:
+            f.write(f"rules {n} masks {len(masks)} ranges {ranges} accept {accepts} "
+                    f"drop {n - accepts} catchall {wild} hitdrop {hitdrop:.4f}\n")
+        return
     with open(f"{out}/rules", "w") as f:
         for r in rules:
             f.write(" ".join(map(str, r)) + "\n")
@@ -257,11 +366,6 @@ def main():
         for i in range(0, len(elems), 50):
             f.write("add element netdev perf s { " +
                     ", ".join(nft_elem(r) for r in elems[i:i + 50]) + " }\n")
-    shapes = {(r[1], r[3], r[4] != 0, r[5] if r[5][0] == r[5][1] else None,
-               r[6] if r[6][0] == r[6][1] else None) for r in rules}
-    masks = {(s[0], s[1], s[2], s[3] is not None, s[4] is not None) for s in shapes}
-    ranges = sum(1 for r in rules
-                 if any(p[0] != p[1] and p != (0, 65535) for p in (r[5], r[6])))
     with open(f"{out}/stats", "w") as f:
         f.write(f"rules {len(rules)} masks {len(masks)} ranges {ranges}\n")
 
