@@ -440,6 +440,35 @@ static struct notifier_block mmb_dev_notifier = {
 	.notifier_call = mmb_dev_event,
 };
 
+/*
+ * The netdev egress hook point sits behind two static keys that the first
+ * egress hook registered turns on and the last one unregistered turns off,
+ * each time patching __dev_queue_xmit() while other CPUs run it. mmb holds
+ * both for as long as it is loaded: enabling and disabling devices then
+ * patches no code under traffic (a device toggled under load left an int3
+ * in __dev_queue_xmit() in qemu's TCG), and the cost with no egress hook
+ * is a load and a test per packet sent, as with tc's clsact anywhere.
+ */
+void mmb_dev_keys_hold(void)
+{
+#ifdef CONFIG_NET_EGRESS
+	net_inc_egress_queue();
+#endif
+#ifdef CONFIG_JUMP_LABEL
+	static_key_slow_inc(&nf_hooks_needed[NFPROTO_NETDEV][NF_NETDEV_EGRESS]);
+#endif
+}
+
+void mmb_dev_keys_release(void)
+{
+#ifdef CONFIG_JUMP_LABEL
+	static_key_slow_dec(&nf_hooks_needed[NFPROTO_NETDEV][NF_NETDEV_EGRESS]);
+#endif
+#ifdef CONFIG_NET_EGRESS
+	net_dec_egress_queue();
+#endif
+}
+
 int mmb_dev_notifier_register(void)
 {
 	return register_netdevice_notifier(&mmb_dev_notifier);

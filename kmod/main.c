@@ -112,9 +112,10 @@ static int __init mmb_init(void)
 	err = mmb_rules_module_init();
 	if (err)
 		goto err_conn;
+	mmb_dev_keys_hold();
 	err = register_pernet_subsys(&mmb_net_ops);
 	if (err)
-		goto err_rules;
+		goto err_keys;
 	err = mmb_dev_notifier_register();
 	if (err)
 		goto err_pernet;
@@ -132,7 +133,8 @@ err_notifier:
 	mmb_dev_notifier_unregister();
 err_pernet:
 	unregister_pernet_subsys(&mmb_net_ops);
-err_rules:
+err_keys:
+	mmb_dev_keys_release();
 	rcu_barrier();
 	mmb_rules_module_exit();
 	rcu_barrier();
@@ -152,6 +154,7 @@ static void __exit mmb_exit(void)
 	mmb_masq_notifiers_unregister();
 	mmb_dev_notifier_unregister();
 	unregister_pernet_subsys(&mmb_net_ops);
+	mmb_dev_keys_release();
 	/* Replaced rulesets queued to their worker, which frees them. */
 	rcu_barrier();
 	mmb_rules_module_exit();

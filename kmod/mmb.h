@@ -97,6 +97,8 @@ void mmb_dev_plan_commit(struct mmb_dev_plan *p);
 void mmb_dev_plan_abort(struct mmb_dev_plan *p);
 int mmb_dev_forget(struct net *net, const char *name, struct netlink_ext_ack *extack);
 struct mmb_enabled *mmb_dev_enabled_find(struct mmb_net *mn, const char *name);
+void mmb_dev_keys_hold(void);
+void mmb_dev_keys_release(void);
 int mmb_dev_notifier_register(void);
 void mmb_dev_notifier_unregister(void);
 
