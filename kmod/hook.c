@@ -34,21 +34,6 @@ static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
 }
 
 /*
- * Did mmb judge @skb as it arrived? A forwarded packet came in on a device
- * (skb_iif); those the host sends have none. Asked only of a leaving
- * packet of a known connection.
- */
-static bool mmb_judged_in(const struct sk_buff *skb)
-{
-	const struct net_device *in;
-
-	if (!skb->skb_iif)
-		return false;
-	in = dev_get_by_index_rcu(dev_net(skb->dev), skb->skb_iif);
-	return mmb_dev_filtered(in);
-}
-
-/*
  * Judge @skb, arriving on @md's device or, @out, leaving by it; its
  * network header at skb->data. Returns -1 to let it go on, or the cause
  * to drop it for (the caller drops it). An arriving shared skb that is to
