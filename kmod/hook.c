@@ -5,6 +5,7 @@
  * for every packet that leaves by one (its netdev egress hook): parse,
  * classify, then drop, or rewrite and pass on.
  */
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
@@ -157,6 +158,13 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 
 	rs = mmb_rules_get(&md->mn->rules);
 	if (!rs || !(mmb_ruleset_out(rs) | mmb_ruleset_nat(rs)))
+		return NF_ACCEPT;
+	/*
+	 * A frame a VLAN device hands down, its tag not yet in the data, left
+	 * by that device: judged there if it is enabled, not again here, as
+	 * arriving tagged frames are the VLAN device's alone.
+	 */
+	if (skb_vlan_tag_present(skb))
 		return NF_ACCEPT;
 	/* The link layer's header is built: the network header goes first. */
 	nh = skb_network_offset(skb);
