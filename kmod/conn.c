@@ -920,6 +920,19 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	return 0;
 }
 
+/* @v without the stateful rules it matched: neither kept nor their rewrites. */
+static void mmb_verdict_stateless(struct mmb_verdict *v)
+{
+	unsigned int i, n;
+
+	for (i = 0, n = 0; i < v->nrw; i++)
+		if (!v->rw[i]->stateful)
+			v->rw[n++] = v->rw[i];
+	v->nrw = n;
+	v->nsf = 0;
+	v->sf_lost = false;
+}
+
 /*
  * A packet of no connection that matched stateful rules: it gets their
  * accept and drop, at their priorities, and starts a connection with
@@ -934,7 +947,7 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 {
 	bool accept = v->accept, drop = v->drop;
 	u32 prio = v->prio;
-	unsigned int i, n;
+	unsigned int i;
 	int err;
 
 	for (i = 0; i < v->nsf; i++)
@@ -952,11 +965,37 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	v->accept = accept;
 	v->drop = drop;
 	v->prio = prio;
-	for (i = 0, n = 0; i < v->nrw; i++)
-		if (!v->rw[i]->stateful)
-			v->rw[n++] = v->rw[i];
-	v->nrw = n;
+	mmb_verdict_stateless(v);
 	return 0;
+}
+
+/*
+ * A leaving packet of no connection, which mmb saw arrive: is it a packet
+ * of a mapped connection whose tuple the table holds only inverted, as
+ * one mapped whole as it arrived leaves (its destination mapped, or a
+ * reply's with the source: nat.c, mmb_nat_manip())? Then it is that
+ * connection's, in @v, and was judged by it as it arrived: it starts no
+ * other (whose reply tuple would be that one's: refused, and the packet
+ * dropped), and nothing of its mapping is left to do. Under RCU.
+ */
+static bool mmb_conn_mapped_in(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			       const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	struct mmb_tuple t __uninitialized, r __uninitialized;
+	struct mmb_conn *c;
+	u8 dir;
+
+	if (!mmb_conn_tuple(pkt, &t) || !mmb_judged_in(skb))
+		return false;
+	mmb_tuple_invert(&t, &r);
+	c = mmb_conn_find(mc, &r, &dir);
+	if (!c || !test_bit(MMB_CONN_MAPPED, &c->status) ||
+	    !mmb_conn_alive(mc, c, mmb_conn_now()))
+		return false;
+	v->conn = c;
+	v->dir = dir == MMB_DIR_ORIG ? MMB_DIR_REPLY : MMB_DIR_ORIG;
+	v->seen = true;
+	return true;
 }
 
 /*
@@ -971,8 +1010,15 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	const struct mmb_rule *rule;
 	unsigned int i;
 
-	if (!c)
-		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
+	if (!c) {
+		if (!v->nsf)
+			return 0;
+		if (v->out && mmb_conn_mapped_in(mc, pkt, skb, v)) {
+			mmb_verdict_stateless(v);
+			return 0;
+		}
+		return mmb_conn_start(mc, pkt, skb, v);
+	}
 	/* Its rules judged it, and it moved the state, as it arrived. */
 	if (v->out && v->seen)
 		return 0;

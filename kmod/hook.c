@@ -5,6 +5,7 @@
  * for every packet that leaves by one (its netdev egress hook): parse,
  * classify, then drop, or rewrite and pass on.
  */
+#include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter.h>
 #include <linux/skbuff.h>
@@ -31,21 +32,6 @@ static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
 	mmb_counts_add(md->counts, why, skb);
 	kfree_skb_reason(skb, mmb_drop_reasons[why]);
 	return RX_HANDLER_CONSUMED;
-}
-
-/*
- * Did mmb judge @skb as it arrived? A forwarded packet came in on a device
- * (skb_iif); those the host sends have none. Asked only of a leaving
- * packet of a known connection.
- */
-static bool mmb_judged_in(const struct sk_buff *skb)
-{
-	const struct net_device *in;
-
-	if (!skb->skb_iif)
-		return false;
-	in = dev_get_by_index_rcu(dev_net(skb->dev), skb->skb_iif);
-	return mmb_dev_filtered(in);
 }
 
 /*
@@ -172,6 +158,13 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 
 	rs = mmb_rules_get(&md->mn->rules);
 	if (!rs || !(mmb_ruleset_out(rs) | mmb_ruleset_nat(rs)))
+		return NF_ACCEPT;
+	/*
+	 * A frame a VLAN device hands down, its tag not yet in the data, left
+	 * by that device: judged there if it is enabled, not again here, as
+	 * arriving tagged frames are the VLAN device's alone.
+	 */
+	if (skb_vlan_tag_present(skb))
 		return NF_ACCEPT;
 	/* The link layer's header is built: the network header goes first. */
 	nh = skb_network_offset(skb);

@@ -113,6 +113,21 @@ static inline bool mmb_dev_filtered(const struct net_device *dev)
 }
 
 /*
+ * Did mmb judge @skb as it arrived? A forwarded packet came in on a device
+ * (skb_iif); those the host sends have none. Asked of a leaving packet.
+ * Under RCU.
+ */
+static inline bool mmb_judged_in(const struct sk_buff *skb)
+{
+	const struct net_device *in;
+
+	if (!skb->skb_iif)
+		return false;
+	in = dev_get_by_index_rcu(dev_net(skb->dev), skb->skb_iif);
+	return mmb_dev_filtered(in);
+}
+
+/*
  * The id of the name of @dev, which "in" (and "out") rules match, for the
  * header image; the one place that says it. A device mmb is attached to
  * has it cached (mmb_dev.ifid, kept as the device is renamed); any other,

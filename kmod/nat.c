@@ -108,16 +108,22 @@ static void mmb_nat_shuffle(struct mmb_nat_plan *p, const struct mmb_rule *rule,
 /*
  * masquerade: the primary address of @dev, the device the first packet of
  * @m leaves by, for its destination (nf_nat_masquerade's choice), into
- * @m's source. Under RCU; false if the device has none.
+ * @m's source. Under RCU; false if the device has none. Only one of its
+ * own: for a device without one, the kernel's choice is another device's
+ * (an inside address would leave by the outside device).
  */
 static bool mmb_nat_masq(struct mmb_tuple *m, const struct net_device *dev)
 {
 	if (m->family == 4) {
+		struct in_device *in_dev = __in_dev_get_rcu(dev);
+
 		m->src.ip = inet_select_addr(dev, m->dst.ip, RT_SCOPE_UNIVERSE);
-		return m->src.ip;
+		return m->src.ip && in_dev &&
+		       inet_confirm_addr(dev_net(dev), in_dev, 0, m->src.ip, RT_SCOPE_UNIVERSE);
 	}
 #if IS_REACHABLE(CONFIG_IPV6)
-	return !ipv6_dev_get_saddr(dev_net(dev), dev, &m->dst.in6, 0, &m->src.in6);
+	return !ipv6_dev_get_saddr(dev_net(dev), dev, &m->dst.in6, 0, &m->src.in6) &&
+	       ipv6_chk_addr(dev_net(dev), &m->src.in6, dev, 1);
 #else
 	return false;
 #endif
