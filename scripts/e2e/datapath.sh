@@ -91,13 +91,19 @@ in_r mmbctl add tcp-sport 5041 mod tcp-sport 5040
 start_server "$S" python3 "$TRAFFIC" tcp-echo-server 5041
 echo_pid=$SERVER_PID
 for dst in $big_dsts; do
-	capture_on "$R" r0 6 1000000
-	capture_on "$S" s0 6 1000000
-	check "BIG TCP: 16 MB echoed intact through both port rewrites ($dst)" \
-		in_c python3 "$TRAFFIC" tcp-client "$dst" 5040 16000000
-	segs=$(capture_stop s0)
-	rcap=$(capture_stop r0)
-	check_jq "BIG TCP: GRO on r0 built packets over 64 KiB ($dst)" \
+	# How much GRO merges follows how much arrives per NAPI poll: a guest
+	# slowed by its host's load may send too little at once. Up to three
+	# transfers, until one brings a packet over 64 KiB.
+	for try in 1 2 3; do
+		capture_on "$R" r0 6 1000000
+		capture_on "$S" s0 6 1000000
+		check "BIG TCP: 16 MB echoed intact through both port rewrites ($dst, transfer $try)" \
+			in_c python3 "$TRAFFIC" tcp-client "$dst" 5040 16000000
+		segs=$(capture_stop s0)
+		rcap=$(capture_stop r0)
+		jq -s -e 'map(.frame) | max > 65549' <<< "$rcap" > /dev/null && break
+	done
+	check_jq "BIG TCP: GRO on r0 built packets over 64 KiB ($dst, transfer $try of at most 3)" \
 		'map(.frame) | max > 65549' "$rcap"
 	check_all "BIG TCP: every segment s0 captured is for port 5041, with DSCP 10 and valid checksums ($dst)" \
 		'.dport == 5041 and .tos == 40 and .ip_csum and .l4_csum' 50 "$segs"
