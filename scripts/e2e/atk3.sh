@@ -101,8 +101,9 @@ if in_r ip link add link r1 name iv0 type ipvlan mode l2 2> /dev/null; then
 		test "$(in_r mmbctl -j show interfaces | jq '[.[] | select(.enabled == "iv0" or .enabled == "iv*")] | length')" = 0
 	in_r ip link del iv0
 else
-	tap_n=$((tap_n + 1))
-	echo "ok $tap_n # SKIP no ipvlan in this kernel"
+	# Not a check that passes: UML has no ipvlan. The qemu kernels run
+	# these, and KUnit's atk3_no_rx_handler_test refuses such a device.
+	echo "# no ipvlan in this kernel: its three checks not run"
 fi
 
 check "kernel log has no warnings" kernel_log_clean
