@@ -11,23 +11,6 @@
 #include "nlt.h"
 #include "util.h"
 
-static netdev_tx_t atk3_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops atk3_ops = {
-	.ndo_start_xmit = atk3_xmit,
-};
-
-static void atk3_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &atk3_ops;
-	eth_hw_addr_random(dev);
-}
-
 /*
  * A device called @name (or a template with %d) in init_net; with
  * @no_rx_handler, one that refuses every rx_handler, as an ipvlan device
@@ -35,7 +18,7 @@ static void atk3_setup(struct net_device *dev)
  */
 static struct net_device *atk3_dev(struct kunit *test, const char *name, bool no_rx_handler)
 {
-	struct net_device *dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, atk3_setup);
+	struct net_device *dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, mmbt_setup);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	if (no_rx_handler)

@@ -14,27 +14,10 @@
 #include "nlt.h"
 #include "util.h"
 
-static netdev_tx_t ift_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops ift_ops = {
-	.ndo_start_xmit = ift_xmit,
-};
-
-static void ift_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &ift_ops;
-	eth_hw_addr_random(dev);
-}
-
 /* A device called @name (or a template with %d), registered in init_net. */
 static struct net_device *ift_dev(struct kunit *test, const char *name)
 {
-	struct net_device *dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, ift_setup);
+	struct net_device *dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, mmbt_setup);
 
 	KUNIT_ASSERT_NOT_NULL(test, dev);
 	KUNIT_ASSERT_EQ(test, register_netdev(dev), 0);

@@ -26,7 +26,8 @@ static const struct net_device_ops mmbt_netdev_ops = {
 	.ndo_start_xmit = mmbt_xmit,
 };
 
-static void mmbt_setup(struct net_device *dev)
+/* An Ethernet device whose transmit frees what it is given. */
+void mmbt_setup(struct net_device *dev)
 {
 	ether_setup(dev);
 	dev->netdev_ops = &mmbt_netdev_ops;

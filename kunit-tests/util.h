@@ -11,6 +11,7 @@
 
 #include "../kmod/rule.h"
 
+void mmbt_setup(struct net_device *dev);
 struct net_device *mmbt_netdev_create(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
