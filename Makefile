@@ -5,7 +5,7 @@
 #   make run      install what is needed, boot a VM, load mmb, show it working
 #   make check    install what is needed, run every test; ends "N passed, N failed"
 #   make check-full   every stage on both kernels: every end-to-end script
-#                 and the newcomer's install on 6.1 too (about 80 min here)
+#                 and the newcomer's install (DKMS) on both (about 80 min here)
 #   make check-debug  the debug kernel's long run: 10^7 fuzzed packets,
 #                 10^6 netlink messages, every end-to-end script (about 1 h)
 #   make          build mmb.ko for every installed kernel and userspace/mmbctl

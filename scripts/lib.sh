@@ -30,12 +30,16 @@ mmb_kernel_source() {
 	local dir=$MMB_BUILD/linux-source-$ver
 
 	[ -f "$tarball" ] || die "$tarball missing: run scripts/setup"
+	mkdir -p "$MMB_BUILD"
+	# Stages side by side (scripts/check) may ask at once: one extracts.
+	exec {lockfd}> "$MMB_BUILD/.linux-source-$ver.lock"
+	flock "$lockfd"
 	if [ ! -e "$dir/.mmb-extracted" ] || [ "$tarball" -nt "$dir/.mmb-extracted" ]; then
 		rm -rf "$dir"
-		mkdir -p "$MMB_BUILD"
 		tar -C "$MMB_BUILD" -xf "$tarball"
 		touch "$dir/.mmb-extracted"
 	fi
+	exec {lockfd}>&-
 	echo "$dir"
 }
 
@@ -43,9 +47,16 @@ mmb_kernel_source() {
 mmb_uml_tree() {
 	local src
 
-	src=$(mmb_kernel_source 6.12)
+	src=$(mmb_kernel_source 6.12) || exit 1
+	mkdir -p "$MMB_BUILD/uml" "$UML_OUT"
+	# The normal and the debug kernel build side by side from one tree:
+	# one rigs it. And one build at a time in each output directory.
+	exec {lockfd}> "$MMB_BUILD/uml/.tree.lock"
+	flock "$lockfd"
 	"$MMB_ROOT/scripts/jury-rig" "$src" "$UML_TREE"
-	mkdir -p "$UML_OUT"
+	exec {lockfd}>&-
+	exec {UML_OUT_LOCK}> "$UML_OUT.lock"
+	flock "$UML_OUT_LOCK"
 }
 
 # Kernel versions whose headers are installed (Debian amd64 flavour),
