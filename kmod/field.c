@@ -98,6 +98,8 @@ static const struct mmb_layout mmb_layout[__MMB_FIELD_MAX] __initconst = {
 	[MMB_FIELD_TCP_OPT]		= { OPT(0) },
 	[MMB_FIELD_OUT]			= { META(MMB_IMG_IFINDEX, 4, 0xffffffff) },
 	[MMB_FIELD_LEAVING]		= { META(MMB_IMG_FLAGS, 1, MMB_KF_OUT) },
+	/* Not in the image: matched after the probe (match.c). */
+	[MMB_FIELD_META_MARK]		= { .hdr = MMB_HDR_MARK },
 };
 
 /* Image offset of a header field's first byte. */

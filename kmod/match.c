@@ -78,6 +78,11 @@ bool mmb_match_holds(const struct mmb_match *m, const u8 *value, const struct mm
 
 	if (m->field == MMB_FIELD_ALL)
 		return true;
+	if (f->hdr == MMB_HDR_MARK) {
+		u32 v = skb->mark & get_unaligned_be32(value + 4), want = get_unaligned_be32(value);
+
+		return mmb_op_holds(m->op, v < want ? -1 : v > want);
+	}
 	if (f->hdr == MMB_HDR_TCPOPT)
 		return mmb_tcpopt_match(m, value, f, pkt, skb);
 	if (m->field == MMB_FIELD_NET_PROTO) {

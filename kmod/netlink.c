@@ -403,6 +403,13 @@ static const struct genl_ops mmb_genl_ops[] = {
 		.maxattr = ARRAY_SIZE(mmb_trace_cmd_policy) - 1,
 		.flags	= GENL_UNS_ADMIN_PERM,
 	},
+	{
+		.cmd	= MMB_CMD_RULE_RESET,
+		.doit	= mmb_nl_rule_reset,
+		.policy	= mmb_rule_cmd_policy,
+		.maxattr = ARRAY_SIZE(mmb_rule_cmd_policy) - 1,
+		.flags	= GENL_UNS_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group mmb_mcgrps[] = {

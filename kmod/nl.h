@@ -41,6 +41,7 @@ int mmb_nl_rule_del(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_flush(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb);
+int mmb_nl_rule_reset(struct sk_buff *skb, struct genl_info *info);
 int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb);
 
 extern const struct nla_policy mmb_settings_cmd_policy[MMB_A_SETTINGS + 1];

@@ -20,6 +20,7 @@ const struct nla_policy mmb_match_policy[MMB_MATCH_A_MAX + 1] = {
 	[MMB_MATCH_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
 	[MMB_MATCH_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
 	[MMB_MATCH_A_IFNAME]	= { .type = NLA_NUL_STRING, .len = IFNAMSIZ - 1 },
+	[MMB_MATCH_A_MASK]	= { .type = NLA_U32 },
 };
 
 /* Not const: 6.1's policy takes a plain pointer. */
@@ -36,6 +37,7 @@ static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
 	[MMB_TARGET_A_PREFIX]	= NLA_POLICY_MAX(NLA_U8, 128),
 	[MMB_TARGET_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
 	[MMB_TARGET_A_INVERT]	= { .type = NLA_FLAG },
+	[MMB_TARGET_A_MASK]	= { .type = NLA_U32 },
 };
 
 static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
@@ -45,6 +47,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_STATEFUL]	= { .type = NLA_FLAG },
 	[MMB_RULE_A_PRIORITY]	= { .type = NLA_U32 },
 	[MMB_RULE_A_CONN_PRIORITY] = { .type = NLA_U32 },
+	[MMB_RULE_A_COMMENT]	= { .type = NLA_NUL_STRING, .len = MMB_COMMENT_MAX },
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -165,6 +168,32 @@ static int mmb_nl_parse_dev(struct mmb_match_spec *m, struct nlattr **tb,
 	return 0;
 }
 
+/*
+ * A meta-mark's value (4 bytes, @value of @vlen) gets its mask after it,
+ * from @mask (default all ones), as the rule keeps it (MMB_MARK_VLEN); a
+ * mask is for meta-mark only, and not 0.
+ */
+static int mmb_nl_mark(u16 field, u8 *value, u8 *vlen, const struct nlattr *mask,
+		       struct netlink_ext_ack *extack)
+{
+	if (field != MMB_FIELD_META_MARK) {
+		if (!mask)
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, mask, "a mask is for meta-mark only");
+		return -EINVAL;
+	}
+	if (mask && !nla_get_u32(mask)) {
+		NL_SET_ERR_MSG_ATTR(extack, mask,
+				    "a meta-mark mask of 0 leaves no bit to match or set");
+		return -EINVAL;
+	}
+	if (*vlen != 4)
+		return 0;	/* rule.c refuses it, pointing at the value */
+	put_unaligned_be32(mask ? be32_to_cpu(nla_get_be32(mask)) : U32_MAX, value + 4);
+	*vlen = MMB_MARK_VLEN;
+	return 0;
+}
+
 static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
 			      unsigned int i, struct netlink_ext_ack *extack)
 {
@@ -207,7 +236,7 @@ static int mmb_nl_parse_match(const struct nlattr *attr, struct mmb_nl_rule *r,
 		NL_SET_ERR_MSG_ATTR(extack, attr, "match has no value");
 		return -EINVAL;
 	}
-	return 0;
+	return mmb_nl_mark(m->field, m->value, &m->vlen, tb[MMB_MATCH_A_MASK], extack);
 }
 
 static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
@@ -231,8 +260,12 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 					  MMB_RATE_ALWAYS;
 	if (t->type != MMB_TARGET_MOD && t->type != MMB_TARGET_MAP &&
 	    t->type != MMB_TARGET_SHUFFLE && t->type != MMB_TARGET_STRIP &&
-	    t->type != MMB_TARGET_ADD)
-		return 0;
+	    t->type != MMB_TARGET_ADD) {
+		if (!tb[MMB_TARGET_A_MASK])
+			return 0;
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_MASK], "a mask is for meta-mark only");
+		return -EINVAL;
+	}
 	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_TARGET_A_FIELD))
 		return -EINVAL;
 	/* Optional: a shuffle's value (a port range), an added option's data. */
@@ -253,6 +286,37 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");
 		return -EINVAL;
 	}
+	if (t->type != MMB_TARGET_MOD)
+		return mmb_nl_mark(MMB_FIELD_ALL, t->value, &t->vlen, tb[MMB_TARGET_A_MASK],
+				   extack);
+	return mmb_nl_mark(t->field, t->value, &t->vlen, tb[MMB_TARGET_A_MASK], extack);
+}
+
+/*
+ * A rule's comment: 1 to MMB_COMMENT_MAX bytes (the policy), none of them
+ * a control character (a line of "list" is one line).
+ */
+static int mmb_nl_parse_comment(const struct nlattr *attr, struct mmb_rule_spec *spec,
+				struct netlink_ext_ack *extack)
+{
+	const char *c = nla_data(attr);
+	size_t i, len = strnlen(c, nla_len(attr));
+
+	spec->clen = 0;
+	if (!len) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment is 1 to 128 bytes");
+		return -EINVAL;
+	}
+	for (i = 0; i < len; i++) {
+		if ((u8)c[i] < 0x20 || c[i] == 0x7f) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "a comment holds no control character (newline, tab, ...)");
+			return -EINVAL;
+		}
+	}
+	memcpy(spec->comment, c, len);
+	spec->comment[len] = '\0';
+	spec->clen = len;
 	return 0;
 }
 
@@ -316,6 +380,12 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 	/* Only what is parsed is cleared: a batch parses 100k of these. */
 	r->spec.nmatches = 0;
 	r->spec.ntargets = 0;
+	r->spec.clen = 0;
+	if (tb[MMB_RULE_A_COMMENT]) {
+		ret = mmb_nl_parse_comment(tb[MMB_RULE_A_COMMENT], &r->spec, extack);
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	r->spec.stateful = nla_get_flag(tb[MMB_RULE_A_STATEFUL]);
 	r->spec.prio = tb[MMB_RULE_A_PRIORITY] ? nla_get_u32(tb[MMB_RULE_A_PRIORITY]) : 0;
 	r->spec.conn_prio = tb[MMB_RULE_A_CONN_PRIORITY] ?
@@ -690,6 +760,22 @@ static int mmb_nl_put_value(struct sk_buff *skb, int type, const u8 *v,
 	return len ? nla_put(skb, type, len, v) : 0;
 }
 
+/*
+ * A match's or target's value (@len bytes at @v) as netlink carries it: a
+ * meta-mark's as 4 bytes, its mask apart (@mtype) unless all ones.
+ */
+static int mmb_nl_put_fvalue(struct sk_buff *skb, unsigned int field, int type, int mtype,
+			     const u8 *v, unsigned int len)
+{
+	u32 mask;
+
+	if (field != MMB_FIELD_META_MARK || len != MMB_MARK_VLEN)
+		return mmb_nl_put_value(skb, type, v, len);
+	mask = get_unaligned_be32(v + 4);
+	return nla_put(skb, type, 4, v) ||
+	       (mask != U32_MAX && nla_put_be32(skb, mtype, cpu_to_be32(mask)));
+}
+
 static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 {
 	const struct mmb_match *m;
@@ -707,7 +793,8 @@ static int mmb_nl_put_matches(struct sk_buff *skb, const struct mmb_rule *rule)
 		    nla_put_u8(skb, MMB_MATCH_A_OP, m->op) ||
 		    (mmb_field_is_dev(m->field) ?
 		     nla_put_string(skb, MMB_MATCH_A_IFNAME, (const char *)value + 4) :
-		     mmb_nl_put_value(skb, MMB_MATCH_A_VALUE, value, m->vlen)) ||
+		     mmb_nl_put_fvalue(skb, m->field, MMB_MATCH_A_VALUE, MMB_MATCH_A_MASK,
+				       value, m->vlen)) ||
 		    (m->kind && nla_put_u8(skb, MMB_MATCH_A_KIND, m->kind)) ||
 		    (m->plen != mmb_field(m->field)->bits &&
 		     nla_put_u8(skb, MMB_MATCH_A_PREFIX, m->plen)))
@@ -730,7 +817,8 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 	if (mmb_rule_verdict_only(rule)) {
 		nest = nla_nest_start(skb, 1);
 		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, rule->accept ?
-					MMB_TARGET_ACCEPT : MMB_TARGET_DROP) ||
+					MMB_TARGET_ACCEPT : rule->drop ?
+					MMB_TARGET_DROP : MMB_TARGET_COUNT) ||
 		    (rule->drop && rule->drop_rate != MMB_RATE_ALWAYS &&
 		     nla_put_u32(skb, MMB_TARGET_A_RATE, rule->drop_rate)))
 			return -EMSGSIZE;
@@ -745,7 +833,10 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 		    (t->invert && nla_put_flag(skb, MMB_TARGET_A_INVERT)) ||
 		    nla_put_u16(skb, MMB_TARGET_A_FIELD, t->field) ||
 		    ((t->vlen || t->type == MMB_TARGET_MOD) &&
-		     nla_put(skb, MMB_TARGET_A_VALUE, t->vlen, mmb_target_value(rule, t))) ||
+		     (t->field == MMB_FIELD_META_MARK ?
+		      mmb_nl_put_fvalue(skb, t->field, MMB_TARGET_A_VALUE, MMB_TARGET_A_MASK,
+					mmb_target_value(rule, t), t->vlen) :
+		      nla_put(skb, MMB_TARGET_A_VALUE, t->vlen, mmb_target_value(rule, t)))) ||
 		    (t->plen != mmb_field(t->field)->bits &&
 		     nla_put_u8(skb, MMB_TARGET_A_PREFIX, t->plen)))
 			return -EMSGSIZE;
@@ -772,6 +863,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    (rule->prio && nla_put_u32(skb, MMB_RULE_A_PRIORITY, rule->prio)) ||
 	    (rule->conn_prio != rule->prio &&
 	     nla_put_u32(skb, MMB_RULE_A_CONN_PRIORITY, rule->conn_prio)) ||
+	    (rule->clen && nla_put_string(skb, MMB_RULE_A_COMMENT, mmb_rule_comment(rule))) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -800,6 +892,53 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	}
 	mmb_rules_unlock(&mn->rules);
 	return skb->len;
+}
+
+/* Zero @rule's counters (mmb_stats_reset()): packets, bytes, options not added. */
+static void mmb_nl_rule_reset_one(struct mmb_rule *rule)
+{
+	mmb_stats_reset(rule->stats);
+	if (rule->opts)
+		atomic64_set(mmb_rule_nofit(rule), 0);
+}
+
+int mmb_nl_rule_reset(struct sk_buff *skb, struct genl_info *info)
+{
+	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
+	struct nlattr *tb[MMB_RULE_A_MAX + 1];
+	struct mmb_ruleset *rs;
+	struct mmb_rule *rule;
+	u32 handle = 1, want = 0;
+	int err;
+
+	if (info->attrs[MMB_A_RULE]) {
+		err = mmb_nla_nested(tb, MMB_RULE_A_MAX, info->attrs[MMB_A_RULE], info->extack);
+		if (err)
+			return err;
+		if (NL_REQ_ATTR_CHECK(info->extack, info->attrs[MMB_A_RULE], tb,
+				      MMB_RULE_A_HANDLE))
+			return -EINVAL;
+		want = nla_get_u32(tb[MMB_RULE_A_HANDLE]);
+		handle = want;
+	}
+	mmb_rules_lock(&mn->rules);
+	rs = mmb_rules_locked(&mn->rules);
+	err = 0;
+	while ((rule = mmb_ruleset_next(rs, &handle))) {
+		if (want && handle != want)
+			break;
+		mmb_nl_rule_reset_one(rule);
+		if (want || handle == U32_MAX)
+			break;
+		handle++;
+		cond_resched();
+	}
+	if (want && (!rule || handle != want)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE], "no rule with this handle");
+		err = -ENOENT;
+	}
+	mmb_rules_unlock(&mn->rules);
+	return err;
 }
 
 /*

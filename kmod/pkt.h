@@ -104,10 +104,10 @@ static inline void mmb_img_dev(struct mmb_pkt *pkt, u32 ifid, bool out)
 }
 
 /* Where a field lives: in the header (for rewrites) and in the image. */
-/* MMB_HDR_TCPOPT: an option's data; hoff is its kind. */
+/* MMB_HDR_TCPOPT: an option's data; hoff is its kind. MMB_HDR_MARK: skb->mark. */
 enum {
 	MMB_HDR_NONE, MMB_HDR_META, MMB_HDR_L3, MMB_HDR_L4, MMB_HDR_PAYLOAD,
-	MMB_HDR_TCPOPT,
+	MMB_HDR_TCPOPT, MMB_HDR_MARK,
 };
 
 struct mmb_field_info {

@@ -286,6 +286,12 @@ int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_
 		if (t[i].type != MMB_TARGET_MOD || (rule->nat && mmb_target_is_nat(&t[i], true)) ||
 		    mmb_target_is_opts(t[i].type, t[i].field))
 			continue;
+		if (t[i].field == MMB_FIELD_META_MARK) {
+			/* iptables' MARK --set-xmark VALUE/MASK */
+			skb->mark = (skb->mark & ~get_unaligned_be32(value + 4)) ^
+				    get_unaligned_be32(value);
+			continue;
+		}
 		if (mmb_target_mss_pmtu(t[i].type, t[i].field, value, t[i].vlen))
 			err = mmb_rewrite_mss_pmtu(skb, pkt);
 		else

@@ -104,6 +104,33 @@ static int mmb_check_net_proto(const struct mmb_match_spec *m, unsigned int i,
 	return 0;
 }
 
+/*
+ * A meta-mark's value and mask (MMB_MARK_VLEN): a mask of 0 would match or
+ * set nothing; a match's value has no bit its mask leaves out.
+ */
+static int mmb_check_mark(const u8 *value, unsigned int vlen, bool match, int part,
+			  unsigned int index, struct mmb_rule_err *err)
+{
+	u32 v, mask;
+
+	if (vlen != MMB_MARK_VLEN) {
+		mmb_rule_err(err, part, index, "meta-mark takes a 32-bit value");
+		return -EINVAL;
+	}
+	v = get_unaligned_be32(value);
+	mask = get_unaligned_be32(value + 4);
+	if (!mask) {
+		mmb_rule_err(err, part, index, "a meta-mark mask of 0 leaves no bit to match or set");
+		return -EINVAL;
+	}
+	if (match && (v & ~mask)) {
+		mmb_rule_err(err, part, index,
+			     "the meta-mark value has bits outside its mask: it never matches");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* Match @i of @n, a header field's or "all". */
 static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsigned int n,
 			   u8 *family, u8 *l4, struct mmb_rule_err *err)
@@ -132,6 +159,8 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 		}
 		return 0;
 	}
+	if (m->field == MMB_FIELD_META_MARK)
+		return mmb_check_mark(m->value, m->vlen, true, MMB_ERR_MATCH_VALUE, i, err);
 	if (mmb_field_is_dev(m->field)) {
 		const char *why;
 
@@ -174,6 +203,8 @@ static int mmb_check_mod(const struct mmb_target_spec *t, unsigned int i,
 	const struct mmb_field_info *f = mmb_field(t->field);
 	int ret;
 
+	if (f && f->hdr == MMB_HDR_MARK)
+		return mmb_check_mark(t->value, t->vlen, false, MMB_ERR_TARGET_VALUE, i, err);
 	if (!f || (f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4 && f->hdr != MMB_HDR_TCPOPT)) {
 		mmb_rule_err(err, MMB_ERR_TARGET, i, "this field cannot be rewritten");
 		return -EINVAL;
@@ -276,6 +307,18 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 	case MMB_TARGET_SHUFFLE:
 		return mmb_check_shuffle(t, i, family, l4, err);
 	case MMB_TARGET_MASQUERADE:
+		return 0;
+	case MMB_TARGET_COUNT:
+		if (n != 1) {
+			mmb_rule_err(err, MMB_ERR_TARGET, i,
+				     "count must be a rule's only target: every rule counts what it matches");
+			return -EINVAL;
+		}
+		if (stateful) {
+			mmb_rule_err(err, MMB_ERR_TARGET, i,
+				     "count is for stateless rules: a stateful rule counts its connections' packets");
+			return -EINVAL;
+		}
 		return 0;
 	}
 	mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown target");
@@ -532,10 +575,14 @@ static size_t mmb_spec_values(const struct mmb_rule_spec *spec)
 	return n;
 }
 
-/* Does @spec accept or drop (its only target then), which its rule's flags say? */
+/*
+ * Does @spec accept, drop or only count (its only target then), which its
+ * rule's flags say (count: neither accept nor drop)?
+ */
 static bool mmb_spec_verdict_only(const struct mmb_rule_spec *spec)
 {
-	return spec->t[0].type == MMB_TARGET_ACCEPT || spec->t[0].type == MMB_TARGET_DROP;
+	return spec->t[0].type == MMB_TARGET_ACCEPT || spec->t[0].type == MMB_TARGET_DROP ||
+	       spec->t[0].type == MMB_TARGET_COUNT;
 }
 
 /* Has @spec option targets, whose rule keeps a count of the ones not added? */
@@ -560,6 +607,8 @@ static size_t mmb_spec_size(const struct mmb_rule_spec *spec)
 	n += mmb_spec_values(spec);
 	if (mmb_spec_opts(spec))
 		n = ALIGN(n, __alignof__(atomic64_t)) + sizeof(atomic64_t);
+	if (spec->clen)
+		n += spec->clen + 1;
 	return n;
 }
 
@@ -608,6 +657,10 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 			rule->rewrite = true;
 	}
 	rule->slow = mmb_rule_key(rule, &spec->img.mask, &spec->img.key);
+	if (spec->clen) {
+		rule->clen = spec->clen;
+		memcpy((char *)mmb_rule_comment(rule), spec->comment, spec->clen);
+	}
 }
 
 /*
@@ -829,7 +882,7 @@ void mmb_rule_drain(void)
 }
 
 /* Bytes of @rule's values: its matches', then its targets'. */
-static unsigned int mmb_rule_values_len(const struct mmb_rule *rule)
+unsigned int mmb_rule_values_len(const struct mmb_rule *rule)
 {
 	const struct mmb_target *last;
 	unsigned int i, n = 0;
@@ -867,13 +920,15 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
 		h = jhash_3words(t[i].type | t[i].plen << 8 | t[i].vlen << 16 |
 				 (u32)t[i].kind << 24, t[i].field | (u32)t[i].voff << 16,
 				 t[i].invert, h);
+	h = jhash(mmb_rule_comment(rule), rule->clen, h);
 	return jhash(mmb_rule_values(rule), mmb_rule_values_len(rule), h);
 }
 
 /*
  * Do @a and @b do the same (as "list" would show them, handles and
  * counters aside): the same matches with the same operators and values,
- * the same targets, the same verdict and priorities, both stateful or neither?
+ * the same targets, the same verdict and priorities, both stateful or
+ * neither, the same comment?
  */
 bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 {
@@ -883,7 +938,8 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	/* A match is five bytes, no padding: compared whole. */
 	BUILD_BUG_ON(sizeof(struct mmb_match) != 5);
 	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
-	    a->prio != b->prio || a->conn_prio != b->conn_prio ||
+	    a->prio != b->prio || a->conn_prio != b->conn_prio || a->clen != b->clen ||
+	    memcmp(mmb_rule_comment(a), mmb_rule_comment(b), a->clen) ||
 	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])))
 		return false;
 	/* A target has a padding byte: field by field. */

@@ -85,7 +85,15 @@ struct mmb_rule_spec {
 	struct mmb_match_spec m[MMB_MAX_MATCHES];
 	struct mmb_target_spec t[MMB_MAX_TARGETS];
 	struct mmb_rule_image img;	/* of the rule created last from it */
+	u8 clen;			/* bytes of @comment; 0: none */
+	char comment[MMB_COMMENT_MAX + 1];
 };
+
+/*
+ * A meta-mark match or mod keeps its value and then its mask, be32 each
+ * (netlink carries the mask apart: MMB_MATCH_A_MASK, MMB_TARGET_A_MASK).
+ */
+#define MMB_MARK_VLEN		8
 
 /*
  * A match as a rule keeps it, 5 bytes. Its value, vlen bytes, is among the
@@ -116,7 +124,8 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * (aligned) and their values (a five-tuple drop rule takes 95 bytes). A
+ * (aligned) and their values (a five-tuple drop rule takes 95 bytes), then
+ * its comment, if it has one, NUL-terminated. A
  * rule that accepts or drops (its only target then) keeps no target: its
  * flags and drop_rate say it (mmb_rule_verdict_only()). A rule with option
  * targets keeps the count of options it could not add after its values
@@ -144,6 +153,7 @@ struct mmb_rule {
 	bool stateful:1;	/* its matches create connections */
 	bool opts:1;		/* has option targets that may change a list's length */
 	bool out:1;		/* judges leaving packets (MMB_FIELD_LEAVING) */
+	u8 clen;		/* bytes of its comment, after the rest (mmb_rule_comment()) */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	u32 prio;		/* higher wins (docs/priorities.md) */
@@ -220,6 +230,25 @@ static inline atomic64_t *mmb_rule_nofit(const struct mmb_rule *rule)
 
 	return (atomic64_t *)PTR_ALIGN(mmb_rule_values(rule) + last->voff + last->vlen,
 				       __alignof__(atomic64_t));
+}
+
+/* Bytes of @rule's values: its matches', then its targets'. */
+unsigned int mmb_rule_values_len(const struct mmb_rule *rule);
+
+/* @rule's comment ("" if none): its last bytes (rule.h's picture). */
+static inline const char *mmb_rule_comment(const struct mmb_rule *rule)
+{
+	if (!rule->clen)
+		return "";
+	if (rule->opts)
+		return (const char *)(mmb_rule_nofit(rule) + 1);
+	return (const char *)mmb_rule_values(rule) + mmb_rule_values_len(rule);
+}
+
+/* Does @rule only count (MMB_TARGET_COUNT): no verdict, no target kept? */
+static inline bool mmb_rule_count_only(const struct mmb_rule *rule)
+{
+	return !rule->ntargets && !rule->accept && !rule->drop;
 }
 
 /* Is a target "mod tcp-opt-mss pmtu" (0: from the route, leaving rules only)? */

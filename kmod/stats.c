@@ -26,6 +26,27 @@ void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st)
 	}
 }
 
+/*
+ * Zero counters that the datapath goes on writing, without a lock and
+ * without writing another CPU's: what they hold now, summed, is taken from
+ * this CPU's (as nft resets its counters), so the sum is 0 but for packets
+ * counted since the read, which stay counted. Process context.
+ */
+void mmb_stats_reset(struct mmb_pcpu_stats __percpu *pcpu)
+{
+	struct mmb_pcpu_stats *s;
+	struct mmb_stats st;
+
+	mmb_stats_read(pcpu, &st);
+	local_bh_disable();	/* the datapath writes in softirq */
+	s = this_cpu_ptr(pcpu);
+	u64_stats_update_begin(&s->syncp);
+	u64_stats_set(&s->packets, u64_stats_read(&s->packets) - st.packets);
+	u64_stats_set(&s->bytes, u64_stats_read(&s->bytes) - st.bytes);
+	u64_stats_update_end(&s->syncp);
+	local_bh_enable();
+}
+
 /* A device's counts (MMB_COUNT_MAX of them), summed over CPUs. */
 void mmb_counts_read(struct mmb_pcpu_counts __percpu *pcpu, u64 *n)
 {

@@ -26,6 +26,7 @@ struct mmb_stats {
 };
 
 void mmb_stats_read(struct mmb_pcpu_stats __percpu *pcpu, struct mmb_stats *st);
+void mmb_stats_reset(struct mmb_pcpu_stats __percpu *pcpu);
 
 /*
  * What the datapath counts of a device's packets besides their number, per

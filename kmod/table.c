@@ -27,11 +27,12 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 
 /*
  * Does @rule only accept or always drop, with nothing to check after the
- * probe but its residues?
+ * probe but its residues? (A rule that only counts decides nothing: it
+ * must not raise a verdict's floor.)
  */
 static bool mmb_rule_simple(const struct mmb_rule *rule)
 {
-	return !rule->slow && !rule->rewrite && !rule->stateful &&
+	return !rule->slow && !rule->rewrite && !rule->stateful && (rule->accept || rule->drop) &&
 	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
 }
 

@@ -346,6 +346,15 @@ static int mmb_trace_field(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	}
 	id = nla_get_u16(tb[MMB_MATCH_A_FIELD]);
 	f = mmb_field(id);
+	if (f->hdr == MMB_HDR_MARK) {	/* the packet's mark, as it arrives */
+		if (nla_len(tb[MMB_MATCH_A_VALUE]) != 4 || tb[MMB_MATCH_A_MASK]) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_VALUE],
+					    "meta-mark takes a 32-bit value, no mask");
+			return -EINVAL;
+		}
+		skb->mark = be32_to_cpu(nla_get_be32(tb[MMB_MATCH_A_VALUE]));
+		return 0;
+	}
 	if ((f->hdr != MMB_HDR_L3 && f->hdr != MMB_HDR_L4) || (f->flags & MMB_FIELD_F_NO_MOD)) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_FIELD],
 				    "field is made by mmb (lengths, protocols, checksums, fragments, options, payloads): give the packet's bytes instead");

@@ -72,7 +72,8 @@
  * MMB_CMD_RULE_ADD
  *	MMB_A_RULE: nest of enum mmb_rule_attr with MMB_RULE_A_MATCHES (at
  *	least one; MMB_FIELD_ALL matches every packet) and MMB_RULE_A_TARGETS
- *	(at least one). The new rule's handle is returned in a
+ *	(at least one); optionally MMB_RULE_A_COMMENT, text kept with the rule
+ *	(no control character: no byte below 0x20, nor 0x7f). The new rule's handle is returned in a
  *	MMB_CMD_RULE_ADD message before the acknowledgment.
  *
  * MMB_CMD_RULE_DEL
@@ -112,8 +113,15 @@
  *
  * MMB_CMD_RULE_GET (dump only)
  *	One MMB_A_RULE per rule in handle order, with MMB_RULE_A_HANDLE, the
- *	matches and targets as they were given, and MMB_RULE_A_STATS (packets
- *	and bytes of the packets the rule matched).
+ *	matches and targets as they were given, MMB_RULE_A_COMMENT if it has
+ *	one, and MMB_RULE_A_STATS (packets and bytes of the packets the rule
+ *	matched).
+ *
+ * MMB_CMD_RULE_RESET
+ *	Zeroes the counters (MMB_RULE_A_STATS, and MMB_STATS_A_NOFIT) of every
+ *	rule, or, with MMB_A_RULE holding MMB_RULE_A_HANDLE, of that rule
+ *	(ENOENT if there is none). Packets counted while it runs are kept or
+ *	zeroed, never lost half-way; nothing else changes.
  *
  * MMB_CMD_STATS_GET
  *	Answers with one MMB_CMD_STATS_GET message: MMB_A_STATS, the counters
@@ -183,6 +191,7 @@ enum mmb_cmd {
 	MMB_CMD_CONN_DESTROY,
 	MMB_CMD_STATS_GET,
 	MMB_CMD_TRACE,
+	MMB_CMD_RULE_RESET,
 	__MMB_CMD_MAX
 };
 
@@ -266,6 +275,7 @@ enum mmb_rule_attr {
 	MMB_RULE_A_STATEFUL,	/* flag: its matches create connections */
 	MMB_RULE_A_PRIORITY,	/* u32: higher wins; absent: 0 */
 	MMB_RULE_A_CONN_PRIORITY, /* u32, stateful rules: its connections'; absent: PRIORITY */
+	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX printable bytes */
 	__MMB_RULE_A_MAX
 };
 
@@ -306,6 +316,7 @@ enum mmb_match_attr {
 	MMB_MATCH_A_PREFIX,	/* u8, prefix length of an address */
 	MMB_MATCH_A_KIND,	/* u8, option kind of MMB_FIELD_TCP_OPT (2..255) */
 	MMB_MATCH_A_IFNAME,	/* string, of MMB_FIELD_IN, _OUT: an interface's name */
+	MMB_MATCH_A_MASK,	/* be32, of MMB_FIELD_META_MARK: the bits compared */
 	__MMB_MATCH_A_MAX
 };
 
@@ -337,6 +348,7 @@ enum mmb_target_attr {
 	MMB_TARGET_A_PREFIX,	/* u8: of an address's value, the bits set */
 	MMB_TARGET_A_KIND,	/* u8: option kind of MMB_FIELD_TCP_OPT (2..255) */
 	MMB_TARGET_A_INVERT,	/* flag: MMB_TARGET_STRIP of all but this option */
+	MMB_TARGET_A_MASK,	/* be32, of a MMB_TARGET_MOD of MMB_FIELD_META_MARK */
 	__MMB_TARGET_A_MAX
 };
 
@@ -384,12 +396,19 @@ enum mmb_target_type {
 	 * removed from the host.
 	 */
 	MMB_TARGET_MASQUERADE,
+	/*
+	 * No verdict, no rewrite: the rule only counts the packets it matches
+	 * (nft's bare "counter"), which go on to the rules below it as if it
+	 * did not match. A rule's only target; stateless rules only.
+	 */
+	MMB_TARGET_COUNT,
 	__MMB_TARGET_MAX
 };
 
 #define MMB_TARGET_MAX (__MMB_TARGET_MAX - 1)
 #define MMB_RATE_ALWAYS		1000000
 #define MMB_PAYLOAD_MAX		64
+#define MMB_COMMENT_MAX		128	/* bytes of MMB_RULE_A_COMMENT, without its NUL */
 
 /* The fields rules match and rewrite; see mmb_fields.h for their names. */
 enum mmb_field {
@@ -495,6 +514,18 @@ enum mmb_field {
 	 */
 	MMB_FIELD_OUT,
 	MMB_FIELD_LEAVING,
+	/*
+	 * The packet's mark (skb->mark), not a header's: what "ip rule fwmark",
+	 * tc's fw filter and qdiscs read. A match's value (be32) is compared
+	 * with the mark ANDed with MMB_MATCH_A_MASK (default all ones; not 0,
+	 * and the value has no bit outside it), any operator. MMB_TARGET_MOD
+	 * sets it as iptables' MARK --set-xmark does: mark = (mark & ~MASK) ^
+	 * VALUE, MMB_TARGET_A_MASK default all ones (mark = VALUE). An arriving
+	 * packet is marked before the stack routes it (mmb's rx_handler runs
+	 * first): its mark steers "ip rule fwmark"; a leaving one before its
+	 * qdisc.
+	 */
+	MMB_FIELD_META_MARK,
 	__MMB_FIELD_MAX
 };
 

@@ -95,6 +95,7 @@ static const struct mmb_field_name mmb_field_names[__MMB_FIELD_MAX] = {
 	[MMB_FIELD_TCP_OPT]         = { "tcp-opt", 0, 6, 0 },
 	[MMB_FIELD_OUT]             = { "out", 0, 0, 32 },
 	[MMB_FIELD_LEAVING]         = { "leaving", 0, 0, 1, MMB_FIELD_F_NO_MOD },
+	[MMB_FIELD_META_MARK]       = { "meta-mark", 0, 0, 32 },
 };
 
 #endif /* _UAPI_LINUX_MMB_FIELDS_H */
