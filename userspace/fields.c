@@ -314,6 +314,52 @@ const char *ifname_invalid(const char *s, bool pattern)
 	return NULL;
 }
 
+static void put_be32(uint8_t *p, unsigned long long v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+/*
+ * meta-mark VALUE[/MASK]: 4 bytes, or 8 with the mask after the value
+ * (as netlink carries them apart: MMB_*_A_MASK).
+ */
+static int mark_parse(const char *s, uint8_t *value, int *vlen, char *err, size_t errlen)
+{
+	unsigned long long v, m;
+	const char *slash = strchr(s, '/');
+	char *end;
+
+	errno = 0;
+	v = number_parse(s, &end);
+	if (s[0] == '+' || s[0] == '-' || errno || end == s || (*end && end != slash)) {
+		snprintf(err, errlen, "\"%.64s\" is not a value of meta-mark (VALUE[/MASK])", s);
+		return -1;
+	}
+	if (v >> 32) {
+		snprintf(err, errlen, "%llu does not fit in meta-mark (32 bits)", v);
+		return -1;
+	}
+	put_be32(value, v);
+	*vlen = 4;
+	if (!slash)
+		return 0;
+	m = number_parse(slash + 1, &end);
+	if (slash[1] == '+' || slash[1] == '-' || errno || end == slash + 1 || *end || m >> 32) {
+		snprintf(err, errlen, "\"%.64s\" is not a mask of meta-mark (32 bits)", slash + 1);
+		return -1;
+	}
+	if (!m) {
+		snprintf(err, errlen, "a meta-mark mask of 0 leaves no bit to match or set");
+		return -1;
+	}
+	put_be32(value + 4, m);
+	*vlen = 8;
+	return 0;
+}
+
 int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		char *err, size_t errlen)
 {
@@ -350,6 +396,8 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		}
 		return 0;
 	}
+	if (field == MMB_FIELD_META_MARK)
+		return mark_parse(s, value, vlen, err, errlen);
 	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
 		/* A name, which need not exist yet: the kernel keeps it. */
 		const char *why = ifname_invalid(s, false);
@@ -415,6 +463,12 @@ void value_format(int field, const uint8_t *value, int vlen, int plen,
 			snprintf(buf, len, "%s", a);
 		return;
 	}
+	if (field == MMB_FIELD_META_MARK && vlen == 8) {
+		snprintf(buf, len, "0x%x/0x%x",
+			 (unsigned int)value[0] << 24 | value[1] << 16 | value[2] << 8 | value[3],
+			 (unsigned int)value[4] << 24 | value[5] << 16 | value[6] << 8 | value[7]);
+		return;
+	}
 	for (i = 0; i < vlen; i++)
 		v = v << 8 | value[i];
 	if (field == MMB_FIELD_IN || field == MMB_FIELD_OUT) {
@@ -471,6 +525,9 @@ void field_help(int f, char *buf, size_t len)
 		snprintf(values, sizeof(values), "not-ect, ect1, ect0, ce or 0-3");
 	} else if (f == MMB_FIELD_NET_PROTO) {
 		snprintf(values, sizeof(values), "ip4 or ip6");
+	} else if (f == MMB_FIELD_META_MARK) {
+		snprintf(values, sizeof(values),
+			 "VALUE[/MASK], 0-4294967295: the packet's mark (mod: (mark & ~MASK) ^ VALUE)");
 	} else if (bits == 1) {
 		snprintf(values, sizeof(values), "bare: set (! clear); 0 or 1");
 	} else {

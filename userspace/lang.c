@@ -6,7 +6,8 @@
  *             (N: 0 to 4294967295, higher wins; conn-priority: add-stateful)
  *   MATCH  := [ ! ] FIELD [ [ OP ] VALUE ] | all
  *   OP     := == | != | < | > | <= | >=
- *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE   (targets.c)
+ *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE | count   (targets.c)
+ *   then, last, an optional comment TEXT (1 to 128 bytes, no control character)
  */
 #include <ctype.h>
 #include <errno.h>
@@ -132,6 +133,11 @@ static int parse_match_value(int argc, char **argv, int i, bool have_op, struct 
 		if (value_parse(m->field, argv[i], m->value, &m->vlen, &m->plen, err, sizeof(err)))
 			return err_word(AT(argv + i), "%s", err);
 		m->vargi = AT(argv + i);
+		if (m->field == MMB_FIELD_META_MARK && m->vlen == 8 &&
+		    (m->value[0] & ~m->value[4] || m->value[1] & ~m->value[5] ||
+		     m->value[2] & ~m->value[6] || m->value[3] & ~m->value[7]))
+			return err_word(AT(argv + i),
+					"the meta-mark value has bits outside its mask: it never matches");
 		i++;
 	} else if (field_bits(m->field) == 1) {
 		m->vlen = 1;
@@ -175,7 +181,7 @@ static const struct {
 	{ "jump", "mmb has no chains: order rules with priority N (mmbctl import translates nft chains)" },
 	{ "goto", "mmb has no chains: order rules with priority N (mmbctl import translates nft chains)" },
 	{ "return", "mmb has no chains: order rules with priority N (mmbctl import translates nft chains)" },
-	{ "counter", "every rule counts its packets and bytes: mmbctl -s list" },
+	{ "counter", "a rule that only counts is \"count\"; every rule counts its packets and bytes: mmbctl -s list" },
 	{ "snat", "source NAT is add-stateful ... mod ip-saddr ADDRESS" },
 	{ "dnat", "destination NAT is add-stateful ... map ip-daddr ADDRESS" },
 	{ "masquerade", "source NAT is add-stateful ... mod ip-saddr ADDRESS" },
@@ -423,6 +429,12 @@ static int urule_check(const struct urule *r)
 		const struct utarget *t = &r->t[i];
 		int family = 0, l4 = 0;
 
+		if (t->type == MMB_TARGET_COUNT && r->nt > 1)
+			return err_word(t->argi,
+					"count is a rule's only target: every rule counts its packets (mmbctl -s list)");
+		if (t->type == MMB_TARGET_COUNT && r->stateful)
+			return err_word(t->argi, "count is for add: a stateful rule counts its connections' packets");
+
 		if (t->type == MMB_TARGET_STRIP || t->type == MMB_TARGET_ADD) {
 			l4 = 6;
 		} else if (t->type == MMB_TARGET_MOD || t->type == MMB_TARGET_MAP ||
@@ -434,6 +446,33 @@ static int urule_check(const struct urule *r)
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+/* comment TEXT at word *@pi: the rule's last words. */
+static int parse_comment(int argc, char **argv, int *pi, struct urule *r)
+{
+	int i = *pi + 1;
+	const char *c;
+	size_t len, j;
+
+	if (i == argc)
+		return err_word(AT(argv + i), "missing TEXT of comment (quote it: comment \"ssh from office\")");
+	c = argv[i];
+	len = strlen(c);
+	if (!len || len > MMB_COMMENT_MAX)
+		return err_word(AT(argv + i), "a comment is 1 to %d bytes, not %zu",
+				MMB_COMMENT_MAX, len);
+	for (j = 0; j < len; j++)
+		if ((unsigned char)c[j] < 0x20 || c[j] == 0x7f)
+			return err_word(AT(argv + i),
+					"a comment holds no control character (newline, tab, ...)");
+	if (i + 1 < argc)
+		return err_word(AT(argv + i + 1),
+				"the comment comes last (quote a comment of several words)");
+	memcpy(r->comment, c, len + 1);
+	r->comment_argi = AT(argv + i);
+	*pi = i + 1;
 	return 0;
 }
 
@@ -449,6 +488,8 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->has_conn_prio = false;
 	r->prio_argi = 0;
 	r->conn_prio_argi = 0;
+	r->comment[0] = '\0';
+	r->comment_argi = 0;
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
@@ -456,6 +497,8 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	}
 	r->conn_prio = r->has_conn_prio ? r->conn_prio : r->prio;
 	while (i < argc && !target_by_name(argv[i])) {
+		if (!strcmp(argv[i], "comment"))
+			return err_word(AT(argv + i), "the comment comes last, after the targets");
 		err = parse_match(argc, argv, &i, r);
 		if (err)
 			return err;
@@ -463,6 +506,12 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	if (!r->nm)
 		return err_word(AT(argv + i), "a rule needs a match first (\"all\" for every packet)");
 	while (i < argc) {
+		if (!strcmp(argv[i], "comment") && r->nt) {
+			err = parse_comment(argc, argv, &i, r);
+			if (err)
+				return err;
+			continue;
+		}
 		err = parse_target(argc, argv, &i, r);
 		if (err)
 			return err;
@@ -470,6 +519,25 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	if (!r->nt)
 		return err_word(AT(argv + i), "a rule needs a target: %s", target_names());
 	return urule_check(r);
+}
+
+void urule_comment(const struct urule *r, char *buf, size_t len)
+{
+	size_t off = 0;
+	const char *c;
+
+	buf[0] = '\0';
+	if (!r->comment[0] || len < 16)
+		return;
+	off = snprintf(buf, len, " comment \"");
+	/* Within double quotes a shell (and -f) takes \" \\ \$ \` as the character. */
+	for (c = r->comment; *c && off + 4 < len; c++) {
+		if (strchr("\"\\$`", *c))
+			buf[off++] = '\\';
+		buf[off++] = *c;
+	}
+	buf[off++] = '"';
+	buf[off] = '\0';
 }
 
 static size_t append(char *buf, size_t len, size_t off, const char *s)

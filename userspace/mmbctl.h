@@ -68,6 +68,7 @@ extern bool opt_check;
 int do_add(int argc, char **argv);
 int do_del(int argc, char **argv);
 int do_flush(int argc, char **argv);
+int do_reset(int argc, char **argv);
 int do_list(int argc, char **argv);
 int do_batch(const char *file);
 int batch_text(const char *name, char *text, size_t len);

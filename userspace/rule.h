@@ -48,6 +48,8 @@ struct urule {
 	bool has_conn_prio;
 	int prio_argi;		/* word of the value, for errors; 0: none */
 	int conn_prio_argi;
+	char comment[MMB_COMMENT_MAX + 1];	/* comment TEXT; "" if none */
+	int comment_argi;
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
 };
@@ -108,6 +110,8 @@ const char *target_names(void);
  */
 int urule_parse(int argc, char **argv, int argi0, struct urule *r);
 void urule_format(const struct urule *r, char *buf, size_t len);
+/* ' comment "TEXT"' as a shell reads it back, or "" if the rule has none. */
+void urule_comment(const struct urule *r, char *buf, size_t len);
 
 /* A rule to attributes and back: rule_nl.c. */
 void urule_put(struct mmb_req *req, const struct urule *r);

@@ -23,10 +23,17 @@ static void match_put(struct mmb_req *req, const struct umatch *m, int index)
 	if (m->vlen) {
 		a = mnl_nlmsg_get_payload_tail(req->nlh);
 		/* "in", "out": the name, which the kernel keeps; others as bytes. */
-		if (m->field == MMB_FIELD_IN || m->field == MMB_FIELD_OUT)
+		if (m->field == MMB_FIELD_IN || m->field == MMB_FIELD_OUT) {
 			mnl_attr_put_strz(req->nlh, MMB_MATCH_A_IFNAME, (const char *)m->value);
-		else
+		} else if (m->field == MMB_FIELD_META_MARK && m->vlen == 8) {
+			/* VALUE/MASK: the mask apart */
+			mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, 4, m->value);
+			mmb_req_token(req, a, m->vargi);
+			a = mnl_nlmsg_get_payload_tail(req->nlh);
+			mnl_attr_put(req->nlh, MMB_MATCH_A_MASK, 4, m->value + 4);
+		} else {
 			mnl_attr_put(req->nlh, MMB_MATCH_A_VALUE, m->vlen, m->value);
+		}
 		mmb_req_token(req, a, m->vargi);
 	}
 	if (m->plen != field_bits(m->field))
@@ -71,6 +78,10 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->conn_prio_argi);
 		mnl_attr_put_u32(req->nlh, MMB_RULE_A_CONN_PRIORITY, r->conn_prio);
 	}
+	if (r->comment[0]) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->comment_argi);
+		mnl_attr_put_strz(req->nlh, MMB_RULE_A_COMMENT, r->comment);
+	}
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -99,6 +110,12 @@ static int match_decode(const struct nlattr *n, struct umatch *m)
 		if (m->vlen > MMB_PAYLOAD_MAX)
 			return -1;
 		memcpy(m->value, mnl_attr_get_payload(ma.tb[MMB_MATCH_A_VALUE]), m->vlen);
+	}
+	if (ma.tb[MMB_MATCH_A_MASK]) {
+		if (m->vlen != 4 || mnl_attr_get_payload_len(ma.tb[MMB_MATCH_A_MASK]) != 4)
+			return -1;
+		memcpy(m->value + 4, mnl_attr_get_payload(ma.tb[MMB_MATCH_A_MASK]), 4);
+		m->vlen = 8;
 	}
 	return 0;
 }
@@ -136,6 +153,12 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 	if (ra.tb[MMB_RULE_A_CONN_PRIORITY]) {
 		r->conn_prio = mnl_attr_get_u32(ra.tb[MMB_RULE_A_CONN_PRIORITY]);
 		r->has_conn_prio = r->conn_prio != r->prio;
+	}
+	if (ra.tb[MMB_RULE_A_COMMENT]) {
+		if (mnl_attr_validate(ra.tb[MMB_RULE_A_COMMENT], MNL_TYPE_NUL_STRING) ||
+		    mnl_attr_get_payload_len(ra.tb[MMB_RULE_A_COMMENT]) > MMB_COMMENT_MAX + 1)
+			return -1;
+		strcpy(r->comment, mnl_attr_get_str(ra.tb[MMB_RULE_A_COMMENT]));
 	}
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))

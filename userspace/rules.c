@@ -109,6 +109,25 @@ int do_del(int argc, char **argv)
 	return handle_req(argc, argv, MMB_CMD_RULE_DEL);
 }
 
+/* reset counters [HANDLE]: every rule's, or one's */
+int do_reset(int argc, char **argv)
+{
+	struct mmb_nl_err err;
+	struct mmb_req *req;
+	int ret;
+
+	if (argc < 2 || strcmp(argv[1], "counters"))
+		return err_word(AT(argv + 1), "reset what? reset counters [ HANDLE ]");
+	req = mmb_req_new(MMB_CMD_RULE_RESET, NLM_F_ACK);
+	if (!req)
+		return err_sys("allocating a request", ENOMEM);
+	ret = argc > 2 ? handle_put(req, argc - 1, argv + 1) : EXIT_OK;
+	if (!ret)
+		ret = mmb_nl_talk(req, NULL, NULL, &err) ? err_kernel(&err) : EXIT_OK;
+	mmb_req_free(req);
+	return ret;
+}
+
 int do_flush(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "connections"))
@@ -159,7 +178,7 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;
-	char text[4096], quoted[8192];
+	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
 
 	attrs_parse(nlh, &a);
 	if (!a.tb[MMB_A_RULE] || urule_decode(a.tb[MMB_A_RULE], r, &handle, &stats))
@@ -167,10 +186,14 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	urule_format(r, text, sizeof(text));
 	/* Text to paste into a shell ('<'); JSON the words as they are. */
 	words_quote(text, quoted, sizeof(quoted));
+	urule_comment(r, comment, sizeof(comment));
 	print_open_object(NULL);
 	print_u64("handle", NULL, handle);
 	print_string("rule", NULL, text);
 	print_string(NULL, r->stateful ? "add-stateful %s" : "add %s", quoted);
+	print_string(NULL, "%s", comment);
+	if (r->comment[0])
+		print_string("comment", NULL, r->comment);
 	print_bool("stateful", NULL, r->stateful);
 	print_u64("priority", NULL, r->prio);
 	if (r->stateful)

@@ -75,7 +75,7 @@ static int save_dev_cb(const struct nlmsghdr *nlh, void *data)
 
 static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	char text[4096], quoted[8192];
+	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;
@@ -85,7 +85,8 @@ static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	urule_format(r, text, sizeof(text));
 	words_quote(text, quoted, sizeof(quoted));
-	fprintf(out, "%s %s\n", r->stateful ? "add-stateful" : "add", quoted);
+	urule_comment(r, comment, sizeof(comment));
+	fprintf(out, "%s %s%s\n", r->stateful ? "add-stateful" : "add", quoted, comment);
 	return MNL_CB_OK;
 }
 

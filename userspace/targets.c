@@ -22,7 +22,7 @@ static int drop_parse(int argc, char **argv, int *pi, struct utarget *t)
 	int i = *pi + 1;
 
 	t->rate = MMB_RATE_ALWAYS;
-	if (i < argc && !target_by_name(argv[i])) {
+	if (i < argc && !target_by_name(argv[i]) && strcmp(argv[i], "comment")) {
 		char *end;
 		double pct = strtod(argv[i], &end);
 
@@ -77,6 +77,12 @@ static int accept_parse(int argc, char **argv, int *pi, struct utarget *t)
 static void accept_format(const struct utarget *t, char *buf, size_t len)
 {
 	snprintf(buf, len, "accept");
+}
+
+/* count: no words of its own */
+static void count_format(const struct utarget *t, char *buf, size_t len)
+{
+	snprintf(buf, len, "count");
 }
 
 /* masquerade: no words of its own either */
@@ -146,7 +152,7 @@ static int opt_parse(int argc, char **argv, int *pi, struct utarget *t)
 			return err_word(AT(argv + i), "tcp-opt takes a KIND, 2 to 255");
 	}
 	*pi = ++i;
-	if (i == argc || target_by_name(argv[i]))
+	if (i == argc || target_by_name(argv[i]) || !strcmp(argv[i], "comment"))
 		return 0;	/* add: the value is optional (tcp-opt-sackp has none) */
 	if (strip)
 		return err_word(AT(argv + i), "strip takes no value");
@@ -253,9 +259,14 @@ static void mod_encode(struct mmb_req *req, const struct utarget *t)
 		mnl_attr_put(req->nlh, MMB_TARGET_A_INVERT, 0, NULL);
 	mmb_req_token(req, a, t->fargi);
 	a = mnl_nlmsg_get_payload_tail(req->nlh);
-	/* A value given may be empty: an option's data ("0x"). */
-	if (t->vlen || t->vargi != t->argi)
+	/* meta-mark VALUE/MASK: the mask apart. */
+	if (t->field == MMB_FIELD_META_MARK && t->vlen == 8) {
+		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, 4, t->value);
+		mnl_attr_put(req->nlh, MMB_TARGET_A_MASK, 4, t->value + 4);
+	} else if (t->vlen || t->vargi != t->argi) {
+		/* A value given may be empty: an option's data ("0x"). */
 		mnl_attr_put(req->nlh, MMB_TARGET_A_VALUE, t->vlen, t->value);
+	}
 	if (t->plen != field_bits(t->field))
 		mnl_attr_put_u8(req->nlh, MMB_TARGET_A_PREFIX, t->plen);
 	mmb_req_token(req, a, t->vargi);
@@ -278,6 +289,12 @@ static int mod_decode(const struct attrs *ta, struct utarget *t)
 	t->invert = ta->tb[MMB_TARGET_A_INVERT];
 	if (v)
 		memcpy(t->value, mnl_attr_get_payload(v), t->vlen);
+	if (ta->tb[MMB_TARGET_A_MASK]) {
+		if (t->vlen != 4 || mnl_attr_get_payload_len(ta->tb[MMB_TARGET_A_MASK]) != 4)
+			return -1;
+		memcpy(t->value + 4, mnl_attr_get_payload(ta->tb[MMB_TARGET_A_MASK]), 4);
+		t->vlen = 8;
+	}
 	return 0;
 }
 
@@ -388,6 +405,8 @@ const struct target_kind target_kinds[] = {
 	  .json = shuffle_json },
 	{ .name = "masquerade", .type = MMB_TARGET_MASQUERADE, .parse = accept_parse,
 	  .format = masquerade_format },
+	{ .name = "count", .type = MMB_TARGET_COUNT, .parse = accept_parse,
+	  .format = count_format },
 	{ .name = NULL }
 };
 
@@ -401,6 +420,7 @@ const struct target_kind *target_by_name(const char *w)
 	case 'a':		/* accept, add */
 	case 'm':		/* mod, map */
 	case 's':		/* strip, shuffle */
+	case 'c':		/* count */
 		break;
 	default:
 		return NULL;

@@ -13,7 +13,7 @@ int urule_same(const struct urule *a, const struct urule *b)
 	int i;
 
 	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful ||
-	    a->prio != b->prio || a->conn_prio != b->conn_prio)
+	    a->prio != b->prio || a->conn_prio != b->conn_prio || strcmp(a->comment, b->comment))
 		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||

@@ -263,6 +263,50 @@ static void number_differential(void)
 	result(!bad, "%s", "numbers read as strtoull reads them (100k random words)");
 }
 
+/* @text parses with comment @comment, kept apart from the rule's words. */
+static void commented(const char *text, const char *comment)
+{
+	static struct urule r;
+	char out[1024];
+
+	if (parse(text, &r)) {
+		result(0, "parses: %s", text);
+		return;
+	}
+	urule_format(&r, out, sizeof(out));
+	result(!strcmp(r.comment, comment) && !strstr(out, "comment"), "the comment kept: %s",
+	       text);
+}
+
+/*
+ * A comment as list and save print it (' comment "..."') reads back as the
+ * same two words, by words_split() (-f) and by /bin/sh.
+ */
+static void comment_reads(const char *comment)
+{
+	static struct urule r;
+	char printed[512], cmd[700], got[512] = "", copy[512], *bad;
+	static char **w;
+	static int cap;
+	FILE *sh;
+	int count;
+
+	snprintf(r.comment, sizeof(r.comment), "%s", comment);
+	urule_comment(&r, printed, sizeof(printed));
+	snprintf(copy, sizeof(copy), "%s", printed);
+	count = words_split(copy, copy + strlen(copy), &w, &cap, &bad);
+	result(count == 2 && !strcmp(w[0], "comment") && !strcmp(w[1], comment),
+	       "-f reads the comment back: %s", printed);
+	snprintf(cmd, sizeof(cmd), "printf '%%s|' %s", printed);
+	sh = popen(cmd, "r");
+	if (sh && fgets(got, sizeof(got), sh))
+		got[strcspn(got, "\n")] = '\0';
+	if (sh)
+		pclose(sh);
+	snprintf(cmd, sizeof(cmd), "comment|%s|", comment);
+	result(!strcmp(got, cmd), "a shell reads the comment back: %s", printed);
+}
+
 int main(void)
 {
 	ipv4_differential();
@@ -449,6 +493,47 @@ int main(void)
 	bad("priority 1 conn-priority 4294967296 all drop", EXIT_USAGE, 4);
 	bad("all conn-priority 2 drop", EXIT_USAGE, 2);
 	a_stateful = false;
+
+	/* count, reset's rules; meta-mark matched and set; comments. */
+	good("udp-dport 53 count", NULL);
+	good("priority 10 all count", NULL);
+	wire("udp-dport 53 count", false);
+	bad("udp-dport 53 count accept", EXIT_USAGE, 3);
+	bad("udp-dport 53 accept count", EXIT_USAGE, 4);
+	bad("udp-dport 53 count mod ip-ttl 1", EXIT_USAGE, 3);
+	a_stateful = true;
+	bad("udp-dport 53 count", EXIT_USAGE, 3);
+	a_stateful = false;
+	good("meta-mark 7 drop", NULL);
+	good("meta-mark 0x10/0xf0 accept", NULL);
+	good("meta-mark 16/240 accept", "meta-mark 0x10/0xf0 accept");
+	good("meta-mark > 100 drop", NULL);
+	good("meta-mark != 4294967295 drop", NULL);
+	good("udp-dport 53 mod meta-mark 7", NULL);
+	good("udp-dport 53 mod meta-mark 0x1/0xff", NULL);
+	good("ip6-saddr 2001:db8::1 mod meta-mark 0x100/0x100 mod ip6-dscp 10", NULL);
+	wire("meta-mark 0x10/0xf0 mod meta-mark 0x20/0xf0", false);
+	wire("meta-mark 7 mod meta-mark 9", false);
+	wire("meta-mark 0x0/0x1 drop", false);
+	bad("meta-mark 4294967296 drop", EXIT_USAGE, 2);
+	bad("meta-mark 0x11/0xf0 drop", EXIT_USAGE, 2);
+	bad("meta-mark 1/0 drop", EXIT_USAGE, 2);
+	bad("meta-mark 1/0x100000000 drop", EXIT_USAGE, 2);
+	bad("meta-mark x drop", EXIT_USAGE, 2);
+	bad("all mod meta-mark 7/0", EXIT_USAGE, 4);
+	bad("all mod meta-mark -1", EXIT_USAGE, 4);
+	commented("tcp-dport 22 accept comment office", "office");
+	wire("tcp-dport 22 accept comment office", false);
+	wire("all drop 50 comment half", false);
+	wire("tcp-syn add tcp-opt-sackp comment sackp", false);
+	bad("tcp-dport 22 comment office accept", EXIT_USAGE, 3);
+	bad("tcp-dport 22 accept comment", EXIT_USAGE, 5);
+	bad("tcp-dport 22 accept comment a b", EXIT_USAGE, 6);
+	bad("tcp-dport 22 accept comment " HEX64 "x", EXIT_USAGE, 5);
+	commented("tcp-dport 22 accept comment " HEX64, HEX64);
+	comment_reads("ssh from office");
+	comment_reads("\"quoted\" \\ $HOME `id` #1 'single' ! ;&|<>");
+	comment_reads("ünïcödé ✓");
 
 	printf("1..%d\n", n);
 	return failed != 0;
