@@ -34,6 +34,7 @@ struct op {
 	uint32_t line;
 	uint32_t base;		/* its rule attributes in the message */
 	uint32_t end;		/* end of its MMB_A_OP */
+	bool quoted;		/* read as a shell reads it: words end at NULs only */
 };
 
 struct batch {
@@ -143,7 +144,7 @@ static int split_words(struct batch *b, const struct op *op)
 	int n = 0;
 
 	while (p < end) {
-		while (is_space[(unsigned char)*p] && p < end)
+		while ((op->quoted ? !*p : is_space[(unsigned char)*p]) && p < end)
 			*p++ = '\0';
 		if (p == end)
 			break;
@@ -155,7 +156,7 @@ static int split_words(struct batch *b, const struct op *op)
 			b->w = w;
 		}
 		b->w[n++] = p;
-		p = word_end(p);
+		p = op->quoted ? p + strlen(p) : word_end(p);
 	}
 	cur.file = b->file;
 	cur.line = op->line;
@@ -274,9 +275,11 @@ static int parse_all(struct batch *b)
 			if (n == -2)
 				return words_refused(b->file, lineno, bad);
 			op->len = n > 0 ? b->w[n - 1] + strlen(b->w[n - 1]) - p : 0;
+			op->quoted = true;
 		} else {
 			op->len = (hash ?: nl) - p;
 			p[op->len] = '\0';
+			op->quoted = false;
 		}
 		n = split_words(b, op);
 		if (n < 0)
