@@ -934,7 +934,8 @@ int mmb_nl_rule_reset(struct sk_buff *skb, struct genl_info *info)
 		cond_resched();
 	}
 	if (want && (!rule || handle != want)) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE], "no rule with this handle");
+		NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_RULE_A_HANDLE],
+				    "no rule with this handle");
 		err = -ENOENT;
 	}
 	mmb_rules_unlock(&mn->rules);

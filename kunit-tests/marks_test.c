@@ -353,7 +353,8 @@ static void mk_nl_add(struct nlt *t, struct mk_nl *a)
 		nlt_u16(t, MMB_TARGET_A_FIELD, MMB_FIELD_META_MARK);
 		nlt_put(t, MMB_TARGET_A_VALUE, &v, 4);
 		if (a->tmask != U32_MAX)
-			a->tmoff = nlt_u32(t, MMB_TARGET_A_MASK, (__force u32)cpu_to_be32(a->tmask));
+			a->tmoff = nlt_u32(t, MMB_TARGET_A_MASK,
+					   (__force u32)cpu_to_be32(a->tmask));
 	}
 	nlt_nest_end(t, nest);
 	if (a->two_targets) {
