@@ -18,6 +18,7 @@ struct mk {
 	struct kunit *test;
 	struct mmb_rules *r;
 	struct net_device *dev;
+	struct mmb_conns *mc;	/* for stateful rules, or NULL */
 };
 
 static void mk_init(struct kunit *test, struct mk *k)
@@ -25,6 +26,7 @@ static void mk_init(struct kunit *test, struct mk *k)
 	k->test = test;
 	k->r = mmbt_rules_new(test);
 	k->dev = init_net.loopback_dev;
+	k->mc = NULL;
 }
 
 /* A UDP packet to port @dport, of IPv6 if @v6, with mark @mark. */
@@ -69,7 +71,11 @@ static int mk_run(struct mk *k, struct sk_buff *skb, u32 *mark)
 	KUNIT_EXPECT_EQ(k->test, ret, 0);
 	if (!ret) {
 		mmb_verdict_init(&v);
+		if (k->mc && mmb_ruleset_stateful(rs))
+			mmb_conn_lookup(k->mc, &pkt, skb, &v);
 		mmb_classify_rules(rs, &pkt, skb, &v);
+		if (k->mc && (v.conn || v.nsf))
+			KUNIT_EXPECT_EQ(k->test, mmb_conn_verdict(k->mc, &pkt, skb, &v), 0);
 		if (v.drop && !v.accept) {
 			ret = 0;
 		} else {
@@ -269,6 +275,74 @@ static void marks_set_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, mark, 7);
 	}
 	mmbt_rules_done(test, k.r);
+}
+
+static void mk_conns_exit(void *mc)
+{
+	mmb_conns_exit(mc);
+}
+
+/* A UDP packet @from -> @to (last address bytes), ports @sport -> @dport. */
+static struct sk_buff *mk_udp(struct mk *k, bool v6, u8 from, u16 sport, u8 to, u16 dport)
+{
+	struct mmbt_pkt_desc d = {
+		.v6 = v6, .proto = IPPROTO_UDP, .ttl = 64, .sport = sport, .dport = dport,
+		.payload_len = 8,
+	};
+	struct sk_buff *skb;
+
+	d.saddr[0] = v6 ? 0xfd : 10;
+	d.daddr[0] = d.saddr[0];
+	d.saddr[v6 ? 15 : 3] = from;
+	d.daddr[v6 ? 15 : 3] = to;
+	skb = mmbt_pkt_build(k->dev, &d);
+	KUNIT_ASSERT_NOT_NULL(k->test, skb);
+	return skb;
+}
+
+/*
+ * A stateful rule's mark is its connections': the first packet, the later
+ * ones and the replies get it; a packet of no connection of it does not.
+ */
+static void marks_stateful_test(struct kunit *test)
+{
+	struct mmb_match_spec dns = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	struct mmb_target_spec set22 = mk_mark_mod(22, U32_MAX);
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_conns *mc = kunit_kzalloc(test, sizeof(*mc), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule;
+	unsigned int v6;
+	u32 mark;
+	struct mk k;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_NOT_NULL(test, mc);
+	mk_init(test, &k);
+	KUNIT_ASSERT_EQ(test, mmb_conns_init(mc, &init_net), 0);
+	mc->rpf = false;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mk_conns_exit, mc), 0);
+	k.mc = mc;
+	s->m[0] = dns;
+	s->nmatches = 1;
+	s->t[0] = set22;
+	s->ntargets = 1;
+	s->stateful = true;
+	rule = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(k.r, rule, NULL), 0);
+	for (v6 = 0; v6 < 2; v6++) {
+		KUNIT_EXPECT_EQ(test, mk_run(&k, mk_udp(&k, v6, 2, 4000, 9, 53), &mark), 1);
+		KUNIT_EXPECT_EQ(test, mark, 22);
+		KUNIT_EXPECT_EQ(test, mk_run(&k, mk_udp(&k, v6, 9, 53, 2, 4000), &mark), 1);
+		KUNIT_EXPECT_EQ(test, mark, 22);
+		KUNIT_EXPECT_EQ(test, mk_run(&k, mk_udp(&k, v6, 2, 4000, 9, 53), &mark), 1);
+		KUNIT_EXPECT_EQ(test, mark, 22);
+		/* Not of its connection: unmarked. */
+		KUNIT_EXPECT_EQ(test, mk_run(&k, mk_udp(&k, v6, 9, 54, 2, 4000), &mark), 1);
+		KUNIT_EXPECT_EQ(test, mark, 0);
+	}
+	/* The connections end before the rules go (the actions, in reverse). */
 }
 
 /* meta-mark matches: exact, under a mask, compared, negated; both families. */
@@ -527,7 +601,7 @@ static void marks_reset_test(struct kunit *test)
 	__be16 p53 = cpu_to_be16(53), p80 = cpu_to_be16(80);
 	struct mmb_rule *r53, *r80;
 	unsigned int i, rule, off;
-	struct mk k = { .test = test, .r = rules, .dev = init_net.loopback_dev };
+	struct mk k = { .test = test, .r = rules, .dev = init_net.loopback_dev, .mc = NULL };
 	struct mk_nl a;
 	u32 h53, h80;
 	struct nlt t;
@@ -592,6 +666,7 @@ static struct kunit_case marks_cases[] = {
 	KUNIT_CASE(marks_count_check_test),
 	KUNIT_CASE(marks_set_test),
 	KUNIT_CASE(marks_match_test),
+	KUNIT_CASE(marks_stateful_test),
 	KUNIT_CASE(marks_netlink_test),
 	KUNIT_CASE(marks_reset_test),
 	{}
