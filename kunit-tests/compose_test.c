@@ -14,6 +14,8 @@
 #include <linux/etherdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/route.h>
 #include <net/tcp.h>
 
 #include "../kmod/conn.h"
@@ -593,12 +595,93 @@ static void compose_clash_test(struct kunit *test)
 	}
 }
 
+/*
+ * mod tcp-opt-mss pmtu only ever lowers, whatever lowered the MSS before
+ * it in the same verdict: here the router's own SYN-ACK of a connection
+ * an arriving rule started ("add-stateful in DEV tcp-dport 80 mod
+ * tcp-opt-mss 1000"), whose rules apply as it leaves, beside "add leaving
+ * tcp-syn mod tcp-opt-mss pmtu" with a route of MTU 1400 (1360 from it).
+ * The image holds the MSS as parsed (1460): pmtu compared with that and
+ * wrote 1360, raising what the arriving rule lowered. A segment the
+ * arriving rule left at 1460 is still lowered to the route's.
+ */
+static void compose_pmtu_test(struct kunit *test)
+{
+	static const u8 mss1460[4] = { TCPOPT_MSS, TCPOLEN_MSS, 0x05, 0xb4 };
+	struct cmp *e = cmp_new(test);
+	struct mmb_match_spec m[2];
+	struct mmbt_target t = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_TCP_OPT_MSS,
+				 .vlen = 2 };
+	int v6, port, err;
+
+	rtnl_lock();
+	err = dev_set_mtu(e->dev, 1400);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+	m[1] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
+	put_unaligned_be16(1000, t.value);
+	mmbt_rule_targets(test, &e->mn->rules, true, m, 2, &t, 1);
+	m[0] = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 1);
+	m[1] = mmbt_match(MMB_FIELD_TCP_SYN, MMB_OP_EQ, 1);
+	put_unaligned_be16(0, t.value);			/* pmtu */
+	mmbt_rule_targets(test, &e->mn->rules, false, m, 2, &t, 1);
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_server6 : cmp_server4;	/* routed by the device */
+		const u8 *router = v6 ? cmp_client6 : cmp_client4;
+		unsigned int l4off = ETH_HLEN + (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+		u16 want[2] = { 1000, v6 ? 1340 : 1360 };
+
+		for (port = 0; port < 2; port++) {
+			struct mmbt_pkt_desc d;
+			struct dst_entry *dst;
+			struct sk_buff *skb;
+
+			/* Port 80: the arriving rule's connection; 81: none. */
+			d = cmp_pkt(v6, IPPROTO_TCP, client, 5000, router, 80 + port);
+			d.tcp_opts = mss1460;
+			d.tcp_opt_len = 4;
+			KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
+			d = cmp_pkt(v6, IPPROTO_TCP, router, 80 + port, client, 5000);
+			d.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
+			d.tcp_opts = mss1460;
+			d.tcp_opt_len = 4;
+			skb = cmp_leaving(e, &d);
+			skb->skb_iif = 0;		/* the router's own */
+			if (v6) {
+				struct flowi6 fl6 = { .flowi6_oif = e->dev->ifindex };
+
+				memcpy(&fl6.daddr, client, 16);
+				dst = ip6_route_output(&init_net, NULL, &fl6);
+			} else {
+				struct flowi4 fl4 = { .flowi4_oif = e->dev->ifindex };
+				struct rtable *rt;
+
+				memcpy(&fl4.daddr, client, 4);
+				rt = ip_route_output_key(&init_net, &fl4);
+				KUNIT_ASSERT_FALSE(test, IS_ERR(rt));
+				dst = &rt->dst;
+			}
+			KUNIT_ASSERT_EQ(test, dst->error, 0);
+			KUNIT_EXPECT_EQ(test, dst_mtu(dst), 1400);
+			skb_dst_set(skb, dst);
+			KUNIT_EXPECT_EQ(test, dev_queue_xmit(skb), NET_XMIT_SUCCESS);
+			KUNIT_ASSERT_GE(test, cmp_sent.len, l4off + 24);
+			KUNIT_EXPECT_EQ(test, get_unaligned_be16(cmp_sent.buf + l4off + 22),
+					want[port]);
+			KUNIT_EXPECT_EQ(test, mmbt_l4_csum(cmp_sent.buf + ETH_HLEN, l4off - ETH_HLEN,
+							   cmp_sent.len - l4off, v6, IPPROTO_TCP), 0);
+		}
+	}
+}
+
 static struct kunit_case compose_cases[] = {
 	KUNIT_CASE(compose_snat_test),
 	KUNIT_CASE(compose_early_reply_test),
 	KUNIT_CASE(compose_drop_test),
 	KUNIT_CASE(compose_race_test),
 	KUNIT_CASE(compose_clash_test),
+	KUNIT_CASE(compose_pmtu_test),
 	{}
 };
 
