@@ -604,6 +604,8 @@ static __always_inline bool mmb_conn_wrong_iif(const struct mmb_conn *c, u8 dir,
  * has no reply for an entry it has not confirmed: none could be sent to
  * the tuple the leaving rules may still map, and one that guessed the
  * unmapped one would mark @c as answered before its leaving judgement.
+ * An ICMP error about its first packet still is (the router's own, as
+ * nf_conntrack attaches the entry of the packet an error is about).
  */
 static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir)
 {
@@ -655,7 +657,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		v->held = true;
 		return;
 	}
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	/* An ICMP error about its first packet is its own (the router's time exceeded). */
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || (!related && mmb_conn_awaits(c, dir)))
 		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
@@ -697,7 +700,7 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
 	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev) ||
-	    mmb_conn_awaits(c, *dir))
+	    (!*related && mmb_conn_awaits(c, *dir)))
 		return NULL;
 	return c;
 }
