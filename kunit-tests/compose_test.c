@@ -380,7 +380,8 @@ static void compose_snat_test(struct kunit *test)
 			d = cmp_pkt(v6, proto, server, 80, outside, 40000 + p);
 			d.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
 			KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
-			cmp_expect_dst(test, cmp_got.buf, cmp_got.len, v6, proto, client, 40000 + p);
+			cmp_expect_dst(test, cmp_got.buf, cmp_got.len, v6, proto, client,
+				       40000 + p);
 			KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));
 		}
 		cmp_flush(e);
@@ -629,7 +630,8 @@ static void compose_pmtu_test(struct kunit *test)
 	for (v6 = 0; v6 < 2; v6++) {
 		const u8 *client = v6 ? cmp_server6 : cmp_server4;	/* routed by the device */
 		const u8 *router = v6 ? cmp_client6 : cmp_client4;
-		unsigned int l4off = ETH_HLEN + (v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr));
+		unsigned int l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+		unsigned int l4off = ETH_HLEN + l3len;
 		u16 want[2] = { 1000, v6 ? 1340 : 1360 };
 
 		for (port = 0; port < 2; port++) {
@@ -669,8 +671,9 @@ static void compose_pmtu_test(struct kunit *test)
 			KUNIT_ASSERT_GE(test, cmp_sent.len, l4off + 24);
 			KUNIT_EXPECT_EQ(test, get_unaligned_be16(cmp_sent.buf + l4off + 22),
 					want[port]);
-			KUNIT_EXPECT_EQ(test, mmbt_l4_csum(cmp_sent.buf + ETH_HLEN, l4off - ETH_HLEN,
-							   cmp_sent.len - l4off, v6, IPPROTO_TCP), 0);
+			KUNIT_EXPECT_EQ(test, mmbt_l4_csum(cmp_sent.buf + ETH_HLEN, l3len,
+							   cmp_sent.len - l4off, v6,
+							   IPPROTO_TCP), 0);
 		}
 	}
 }
