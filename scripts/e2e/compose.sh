@@ -122,6 +122,9 @@ conns=$(in_r mmbctl -j show connections | jq -c '.[]')
 check_jq "the LAN's IPv4 connections are one each, mapped to wan0's address" \
 	'map(select(.orig.src == "'"$HOST4"'" and .orig.dst == "'"$ISP4"'")) |
 	 length >= 3 and all(.[]; .reply.dst == "'"$WAN4"'")' "$conns"
+check_jq "the LAN's TCP connection has the rules of both ways (in lan0, masquerade, out wan0)" \
+	'map(select(.proto == "tcp" and .orig.src == "'"$HOST4"'" and .orig.dst == "'"$ISP4"'")) |
+	 length >= 1 and all(.[]; .rules | length == 3)' "$conns"
 check_jq "no connection of the LAN's IPv4 is left unmapped" \
 	'map(select(.orig.src == "'"$HOST4"'" and .reply.dst == "'"$HOST4"'")) | length == 0' "$conns"
 check "no packet was dropped unmapped or for want of a port" \
