@@ -12,6 +12,8 @@
  * judgement) and rp-filter off.
  */
 #include <linux/etherdevice.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/rtnetlink.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -597,6 +599,58 @@ static void compose_clash_test(struct kunit *test)
 }
 
 /*
+ * An ICMP error about the first packet of a connection whose replies wait
+ * for its leaving judgement (the router's own time exceeded: TTL 1) is
+ * still the connection's: its rules judge it (accept, beside "add leaving
+ * icmp-type 11 drop"), as nf_conntrack attaches the entry of the packet
+ * an error is about. Only replies proper wait.
+ */
+static void compose_related_test(struct kunit *test)
+{
+	struct cmp *e = cmp_new(test);
+	struct mmb_match_spec m[2];
+	int v6;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_client6 : cmp_client4;
+		const u8 *server = v6 ? cmp_server6 : cmp_server4;
+		unsigned int l3len = v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+		u8 proto = v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+		struct mmbt_pkt_desc d, q;
+		struct sk_buff *syn, *err;
+		__sum16 sum;
+		u8 *l3;
+
+		cmp_rules(e, v6);
+		m[0] = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 1);
+		m[1] = mmbt_match(v6 ? MMB_FIELD_ICMP6_TYPE : MMB_FIELD_ICMP_TYPE, MMB_OP_EQ,
+				  v6 ? ICMPV6_TIME_EXCEED : ICMP_TIME_EXCEEDED);
+		mmbt_rule_add(test, &e->mn->rules, false, MMB_TARGET_DROP, m, 2);
+		q = cmp_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, cmp_receive(e, &q), 1);
+		KUNIT_ASSERT_NOT_NULL(test, cmp_conn(e, &q));
+		/* The router's time exceeded, quoting the SYN's headers. */
+		d = cmp_pkt(v6, proto, server, (v6 ? ICMPV6_TIME_EXCEED : ICMP_TIME_EXCEEDED) << 8,
+			    client, 0);
+		d.payload_len = l3len + 8;
+		err = cmp_leaving(e, &d);
+		err->skb_iif = 0;
+		syn = mmbt_pkt_build(e->dev, &q);
+		KUNIT_ASSERT_NOT_NULL(test, syn);
+		l3 = err->data + ETH_HLEN;
+		skb_copy_bits(syn, 0, l3 + l3len + 8, l3len + 8);
+		kfree_skb(syn);
+		put_unaligned(0, (__sum16 *)(l3 + l3len + 2));
+		sum = mmbt_l4_csum(l3, l3len, 8 + l3len + 8, v6, proto);
+		put_unaligned(sum, (__sum16 *)(l3 + l3len + 2));
+		KUNIT_ASSERT_EQ(test, mmbt_l4_csum(l3, l3len, 8 + l3len + 8, v6, proto), 0);
+		KUNIT_EXPECT_EQ(test, dev_queue_xmit(err), NET_XMIT_SUCCESS);
+		KUNIT_EXPECT_EQ(test, cmp_sent.len, ETH_HLEN + l3len + 8 + l3len + 8);
+		cmp_flush(e);
+	}
+}
+
+/*
  * mod tcp-opt-mss pmtu only ever lowers, whatever lowered the MSS before
  * it in the same verdict: here the router's own SYN-ACK of a connection
  * an arriving rule started ("add-stateful in DEV tcp-dport 80 mod
@@ -684,6 +738,7 @@ static struct kunit_case compose_cases[] = {
 	KUNIT_CASE(compose_drop_test),
 	KUNIT_CASE(compose_race_test),
 	KUNIT_CASE(compose_clash_test),
+	KUNIT_CASE(compose_related_test),
 	KUNIT_CASE(compose_pmtu_test),
 	{}
 };
