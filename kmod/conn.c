@@ -1148,8 +1148,9 @@ static int mmb_conn_swap(struct mmb_conns *mc, struct mmb_conn *c, struct mmb_co
  *   map, a shuffled source port), built on @c's own mapping: the mapping
  *   is in the reply tuple, the key of a node, which cannot change under
  *   readers of other CPUs. A connection whose source an arriving rule
- *   mapped keeps that mapping (nf_nat maps a source once); offsets a
- *   leaving rule asks for are taken only if @c has none.
+ *   mapped keeps that mapping (nf_nat maps a source once); a leaving
+ *   rule's destination mapping is not taken (routing chose the way);
+ *   offsets a leaving rule asks for are taken only if @c has none.
  *
  * 0 (the packet goes on with @v), or -ENOSPC, -ENOMEM, -EAGAIN (another
  * CPU holds the judgement): the packet is dropped, and so is @c, but by
@@ -1196,8 +1197,18 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			mmb_conn_kill(mc, c, MMB_CSTAT_NAT_FULL);
 			return -ENOSPC;
 		}
-		if (nat && had)
-			plan.what = 0;
+		/*
+		 * Its destination stays where routing sent it (nft's postrouting
+		 * maps no destination either); offsets only if it has none.
+		 */
+		if (nat) {
+			plan.m.dst = t.dst;
+			plan.m.dport = t.dport;
+			if (!plan.src)
+				plan.hi = 0;
+			if (had)
+				plan.what = 0;
+		}
 	}
 	n = mmb_conn_copy(mc, c, v, nat ? plan.what : 0);
 	if (!n) {
