@@ -681,7 +681,14 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 	u8 dir;
 
 	c = mmb_conn_find(mc, t, &dir);
-	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	if (!c)
+		return;
+	/* Leaving while another CPU judges its first fragment leaving: unmapped. */
+	if (unlikely(v->out && dir == MMB_DIR_ORIG && mmb_conn_out_held(c))) {
+		v->held = true;
+		return;
+	}
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
 		return;
 	v->conn = c;
 	v->dir = dir;

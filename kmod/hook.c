@@ -86,7 +86,9 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 	if (out && v.conn) {
 		v.seen = mmb_judged_in(skb);
 		/* The first packet of one an arriving rule started: the leaving rules' too. */
-		v.bind = v.seen && v.outsf && !v.related && mmb_conn_unjudged(v.conn, v.dir);
+		v.bind = v.seen && v.outsf && !v.related &&
+			 !(pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER) &&
+			 mmb_conn_unjudged(v.conn, v.dir);
 	}
 	/* Leaving, only its connection's source mapping may be left to do. */
 	if (!out || mmb_ruleset_out(rs))
