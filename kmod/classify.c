@@ -89,7 +89,8 @@ void mmb_verdict_settle(struct mmb_verdict *v)
 
 /*
  * A stateful rule @pkt matches: ignored for a packet of a known
- * connection, or if a verdict cut it off; for another, among those its
+ * connection (but the first of one judged leaving now, @v->bind), or if
+ * a verdict cut it off; for another, among those its
  * connection will keep, the first by descending priority, then handle.
  * The accept and drop of those wait for mmb_conn_verdict(): a packet that
  * may not start a connection does not get them. A rule not kept is judged
@@ -100,7 +101,7 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 	const struct mmb_rule *last;
 	unsigned int i;
 
-	if (v->conn || mmb_verdict_cut(v, rule->prio))
+	if ((v->conn && !v->bind) || mmb_verdict_cut(v, rule->prio))
 		return false;
 	if (v->nsf == MMB_CONN_RULES) {
 		last = v->sf[v->nsf - 1];

@@ -9,6 +9,8 @@
 #include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/processor.h>	/* cpu_relax(): 6.12's bit_spinlock.h misses it */
+#include <linux/bit_spinlock.h>
 #include <linux/memcontrol.h>
 #include <linux/mm.h>
 #include <linux/sched/mm.h>
@@ -596,6 +598,22 @@ static __always_inline bool mmb_conn_wrong_iif(const struct mmb_conn *c, u8 dir,
 	return dir == MMB_DIR_REPLY && c->iif == dev->ifindex;
 }
 
+/*
+ * Is a packet going @dir, of @c, a reply before @c's first packet was
+ * judged leaving (MMB_CONN_OUT_PENDING)? It is not @c's, as nf_conntrack
+ * has no reply for an entry it has not confirmed: none could be sent to
+ * the tuple the leaving rules may still map, and one that guessed the
+ * unmapped one would mark @c as answered before its leaving judgement.
+ * An ICMP error about its first packet still is (the router's own, as
+ * nf_conntrack attaches the entry of the packet an error is about).
+ */
+static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir)
+{
+	return dir == MMB_DIR_REPLY &&
+	       (READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_PENDING) | BIT(MMB_CONN_OUT_DONE))) ==
+	       BIT(MMB_CONN_OUT_PENDING);
+}
+
 /* --- the datapath ------------------------------------------------------------ */
 
 /*
@@ -629,7 +647,18 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u8 dir;
 
 	c = mmb_conn_find_pkt(mc, pkt, skb, &dir, &related);
-	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
+	if (!c)
+		return;
+	/*
+	 * Leaving, a copy of its first packet while another CPU judges it
+	 * leaving (or after that failed): it would leave unmapped.
+	 */
+	if (unlikely(v->out && dir == MMB_DIR_ORIG && !related && mmb_conn_out_held(c))) {
+		v->held = true;
+		return;
+	}
+	/* An ICMP error about its first packet is its own (the router's time exceeded). */
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || (!related && mmb_conn_awaits(c, dir)))
 		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
@@ -652,7 +681,14 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 	u8 dir;
 
 	c = mmb_conn_find(mc, t, &dir);
-	if (!c || !mmb_conn_alive(mc, c, mmb_conn_now()))
+	if (!c)
+		return;
+	/* Leaving while another CPU judges its first fragment leaving: unmapped. */
+	if (unlikely(v->out && dir == MMB_DIR_ORIG && mmb_conn_out_held(c))) {
+		v->held = true;
+		return;
+	}
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
 		return;
 	v->conn = c;
 	v->dir = dir;
@@ -670,7 +706,8 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
 	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
-	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev))
+	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev) ||
+	    (!*related && mmb_conn_awaits(c, *dir)))
 		return NULL;
 	return c;
 }
@@ -687,6 +724,27 @@ bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	       mmb_conn_csum_ok(pkt, skb);
 }
 
+/* Memory for a connection, with an extension if @ext (its status says so). */
+static struct mmb_conn *mmb_conn_new(struct mmb_conns *mc, bool ext)
+{
+	struct mem_cgroup *old;
+	struct mmb_conn *c;
+
+	/* Charged to the memory cgroup of whoever made the namespace. */
+	old = set_active_memcg(mc->memcg);
+	if (ext) {
+		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache, MMB_CONN_GFP);
+
+		c = x ? &x->c : NULL;
+	} else {
+		c = kmem_cache_alloc(mmb_conn_cache, MMB_CONN_GFP);
+	}
+	set_active_memcg(old);
+	if (c)
+		c->status = ext ? BIT(MMB_CONN_EXT) : 0;
+	return c;
+}
+
 /*
  * A new connection for @t, starting in @state, with the rules of @v and,
  * if they ask for it (@p), a mapping and an extension.
@@ -696,24 +754,14 @@ static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tu
 				       const struct mmb_nat_plan *p, u8 state, u8 fin)
 {
 	bool ext = p && p->what;
-	struct mem_cgroup *old;
 	struct mmb_conn *c;
 	unsigned int i;
 
-	/* Charged to the memory cgroup of whoever made the namespace. */
-	old = set_active_memcg(mc->memcg);
-	if (ext) {
-		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache, MMB_CONN_GFP);
-
-		c = x ? &x->c : NULL;
-		if (x)
-			mmb_nat_ext_init(x, p->what);
-	} else {
-		c = kmem_cache_alloc(mmb_conn_cache, MMB_CONN_GFP);
-	}
-	set_active_memcg(old);
+	c = mmb_conn_new(mc, ext);
 	if (!c)
 		return NULL;
+	if (ext)
+		mmb_nat_ext_init(mmb_conn_ext(c), p->what);
 	c->orig.t = *t;
 	mmb_tuple_invert(p ? &p->m : t, &c->reply.t);
 	c->reply.t.dir = MMB_DIR_REPLY;
@@ -814,7 +862,7 @@ static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u8 dir;
 
 	c = mmb_conn_find(mc, t, &dir);
-	if (!c || !mmb_conn_alive(mc, c, now))
+	if (!c || !mmb_conn_alive(mc, c, now) || mmb_conn_awaits(c, dir))
 		return -ENOSPC;
 	mmb_conn_update(mc, c, dir, pkt, skb);
 	v->conn = c;
@@ -898,6 +946,19 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		if (plan.masq)
 			__set_bit(MMB_CONN_MASQ, &c->status);
 	}
+	/*
+	 * Started leaving, it was judged leaving. Started arriving, its first
+	 * packet is judged by the leaving stateful rules as it leaves by an
+	 * enabled device (mmb_conn_bind()); if that is where the route takes
+	 * it, replies wait for that judgement.
+	 */
+	if (v->out) {
+		__set_bit(MMB_CONN_OUT_CLAIM, &c->status);
+		__set_bit(MMB_CONN_OUT_DONE, &c->status);
+	} else if (v->outsf &&
+		   mmb_route_filtered(dev_net(skb->dev), t.family, &c->reply.t.src)) {
+		__set_bit(MMB_CONN_OUT_PENDING, &c->status);
+	}
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
 	if (err == -EADDRNOTAVAIL)
 		return mmb_conn_nat_full(mc);
@@ -969,6 +1030,244 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	return 0;
 }
 
+/* What a connection keeps of its status when its leaving judgement replaces it. */
+#define MMB_CONN_KEPT	(BIT(MMB_CONN_ASSURED) | BIT(MMB_CONN_MASQ))
+
+/*
+ * The connection that replaces @c once its first packet was judged
+ * leaving: a copy of it (state, windows, counters, offsets) holding @c's
+ * rules and then those of @v (references taken), an extension if @c has
+ * one or @what asks for one; not in the table, not confirmed. NULL if
+ * there is no memory, or a rule is going.
+ */
+static struct mmb_conn *mmb_conn_copy(struct mmb_conns *mc, struct mmb_conn *c,
+				      const struct mmb_verdict *v, u8 what)
+{
+	bool had = test_bit(MMB_CONN_EXT, &c->status);
+	struct mmb_conn *n = mmb_conn_new(mc, had || what);
+	unsigned int i;
+
+	if (!n)
+		return NULL;
+	if (had) {
+		const struct mmb_conn_ext *y = mmb_conn_ext(c);
+		struct mmb_conn_ext *x = mmb_conn_ext(n);
+
+		memcpy(x->seq, y->seq, sizeof(x->seq));
+		x->label = y->label;
+		x->ipid = y->ipid;
+		x->what = y->what;
+	} else if (what) {
+		mmb_nat_ext_init(mmb_conn_ext(n), what);
+	}
+	n->orig.t = c->orig.t;
+	n->reply.t = c->reply.t;
+	n->status |= (READ_ONCE(c->status) & MMB_CONN_KEPT) | BIT(MMB_CONN_OUT_CLAIM) |
+		     BIT(MMB_CONN_OUT_DONE);
+	/* Its state as the packets of @c that other CPUs judge leave it. */
+	bit_spin_lock(MMB_CONN_LOCKED, &c->status);
+	n->timeout = c->timeout;
+	n->state = c->state;
+	n->fin = c->fin;
+	memcpy(n->win, c->win, sizeof(n->win));
+	bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
+	for (i = 0; i < 2; i++) {
+		atomic64_set(&n->packets[i], atomic64_read(&c->packets[i]));
+		atomic64_set(&n->bytes[i], atomic64_read(&c->bytes[i]));
+	}
+	n->iif = c->iif;
+	for (n->nrules = 0; n->nrules < c->nrules + v->nsf; n->nrules++) {
+		struct mmb_rule *rule = n->nrules < c->nrules ?
+					READ_ONCE(c->rules[n->nrules]) :
+					(struct mmb_rule *)v->sf[n->nrules - c->nrules];
+
+		if (!refcount_inc_not_zero(&rule->ref)) {
+			mmb_conn_free(n);
+			return NULL;
+		}
+		n->rules[n->nrules] = rule;
+	}
+	return n;
+}
+
+/*
+ * Put @n in the table in the place of @c, which the caller made DYING
+ * (so that nobody else takes it out): @n's reply node first (its tuple
+ * may be new, and a picked port (@p) is picked again, once, if another
+ * connection took it meanwhile), then its orig node in the place of @c's
+ * in one step (rhashtable_replace_fast(): a lookup finds one or the
+ * other), then @c's reply node out if it is not replaced. @n is not
+ * confirmed yet. On an error nothing of @n is in the table (@n is freed),
+ * and @c is still all there.
+ */
+static int mmb_conn_swap(struct mmb_conns *mc, struct mmb_conn *c, struct mmb_conn *n,
+			 const struct mmb_nat_plan *p)
+{
+	bool same = mmb_tuple_equal(&n->reply.t, &c->reply.t);
+	unsigned int tries = 2;
+	int err;
+
+	for (;;) {
+		err = same ? rhashtable_replace_fast(&mc->ht, &c->reply.node, &n->reply.node,
+						     mmb_conn_params) :
+			     rhashtable_lookup_insert_fast(&mc->ht, &n->reply.node,
+							   mmb_conn_params);
+		if (err != -EEXIST)
+			break;
+		err = -EADDRNOTAVAIL;
+		if (!p || !p->hi || !--tries || mmb_nat_pick(mc, n, p))
+			break;
+	}
+	if (err) {
+		mmb_conn_free(n);	/* no reader ever saw it */
+		return err;
+	}
+	err = rhashtable_replace_fast(&mc->ht, &c->orig.node, &n->orig.node, mmb_conn_params);
+	if (WARN_ON_ONCE(err)) {
+		/* Readers may have found @n by its reply tuple: not confirmed, unused. */
+		if (same)
+			rhashtable_replace_fast(&mc->ht, &n->reply.node, &c->reply.node,
+						mmb_conn_params);
+		else
+			rhashtable_remove_fast(&mc->ht, &n->reply.node, mmb_conn_params);
+		call_rcu(&n->rcu, mmb_conn_free_rcu);
+		return err;
+	}
+	if (!same)
+		rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
+	return 0;
+}
+
+/*
+ * The first packet of @c, a connection an arriving rule started, leaves
+ * by an enabled device (@skb's): it is judged by the leaving stateful
+ * rules it matched too (@v's), as nf_conntrack's one entry meets the
+ * forward and postrouting chains. One CPU claims the judgement; a copy
+ * of the packet that meets @c meanwhile on another is dropped (it would
+ * leave unmapped: mmb_conn_lookup()). Then:
+ *
+ * - a drop (and no accept) drops the packet and ends @c, as an
+ *   unconfirmed conntrack entry dies with its packet: the next copy
+ *   starts afresh;
+ * - no leaving stateful rule left: @c is judged both ways as it is;
+ * - otherwise @c is replaced in the table by a copy that holds their rules
+ *   too and the source mapping they ask for (masquerade, mod ip-saddr,
+ *   map, a shuffled source port), built on @c's own mapping: the mapping
+ *   is in the reply tuple, the key of a node, which cannot change under
+ *   readers of other CPUs. A connection whose source an arriving rule
+ *   mapped keeps that mapping (nf_nat maps a source once); a leaving
+ *   rule's destination mapping is not taken (routing chose the way);
+ *   offsets a leaving rule asks for are taken only if @c has none.
+ *
+ * 0 (the packet goes on with @v), or -ENOSPC, -ENOMEM, -EAGAIN (another
+ * CPU holds the judgement): the packet is dropped, and so is @c, but by
+ * -EAGAIN.
+ */
+static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
+			 const struct sk_buff *skb, struct mmb_verdict *v)
+{
+	struct mmb_nat_plan plan __uninitialized;
+	struct mmb_tuple t __uninitialized;
+	struct mmb_conn *c = v->conn, *n;
+	bool had = test_bit(MMB_CONN_EXT, &c->status);
+	unsigned int i;
+	int err, nat = 0;
+
+	if (test_and_set_bit(MMB_CONN_OUT_CLAIM, &c->status))
+		return -EAGAIN;
+	mmb_test_bind(mc, c);
+	for (i = 0; i < v->nsf; i++)
+		mmb_verdict_judge(v, v->sf[i]);
+	if (v->drop && !v->accept) {
+		mmb_conn_kill(mc, c, MMB_CSTAT_ENDED);
+		return 0;
+	}
+	while (v->nsf && mmb_verdict_cut(v, v->sf[v->nsf - 1]->prio))
+		v->nsf--;
+	if (!v->nsf) {
+		set_bit(MMB_CONN_OUT_DONE, &c->status);
+		return 0;
+	}
+	if (v->sf_lost || c->nrules + v->nsf > MMB_CONN_RULES) {
+		mmb_conn_stat(mc, MMB_CSTAT_MANY_RULES);
+		net_warn_ratelimited("mmb: a connection matched more than %u stateful rules, dropping it\n",
+				     MMB_CONN_RULES);
+		mmb_conn_kill(mc, c, MMB_CSTAT_ENDED);
+		return -ENOSPC;
+	}
+	/* The tuple as @c maps it so far; its source, unless already mapped. */
+	mmb_tuple_invert(&c->reply.t, &t);
+	t.dir = MMB_DIR_ORIG;
+	if (!memcmp(&t.src, &c->orig.t.src, sizeof(t.src)) && t.sport == c->orig.t.sport) {
+		nat = mmb_nat_plan(v, &t, skb->dev, &plan);
+		if (nat < 0) {
+			mmb_conn_kill(mc, c, MMB_CSTAT_NAT_FULL);
+			return -ENOSPC;
+		}
+		/*
+		 * Its destination stays where routing sent it (nft's postrouting
+		 * maps no destination either); offsets only if it has none.
+		 */
+		if (nat) {
+			plan.m.dst = t.dst;
+			plan.m.dport = t.dport;
+			if (!plan.src)
+				plan.hi = 0;
+			if (had)
+				plan.what = 0;
+		}
+	}
+	n = mmb_conn_copy(mc, c, v, nat ? plan.what : 0);
+	if (!n) {
+		mmb_conn_kill(mc, c, MMB_CSTAT_NOMEM);
+		return -ENOMEM;
+	}
+	if (nat) {
+		mmb_tuple_invert(&plan.m, &n->reply.t);
+		n->reply.t.dir = MMB_DIR_REPLY;
+		if (mmb_nat_pick(mc, n, &plan)) {
+			mmb_conn_free(n);
+			mmb_conn_kill(mc, c, MMB_CSTAT_NAT_FULL);
+			return -ENOSPC;
+		}
+		if (plan.masq)
+			__set_bit(MMB_CONN_MASQ, &n->status);
+	}
+	mmb_tuple_invert(&n->orig.t, &t);
+	if (!mmb_tuple_equal(&t, &n->reply.t)) {
+		__set_bit(MMB_CONN_MAPPED, &n->status);
+		/* Its source is mapped here, and where replies leave, if enabled. */
+		mmb_conn_snat_where(n, skb, true);
+	}
+	/* Ended meanwhile (a flush, its rule deleted): its packet goes too. */
+	if (test_and_set_bit(MMB_CONN_DYING, &c->status)) {
+		mmb_conn_free(n);
+		return -ENOSPC;
+	}
+	err = mmb_conn_swap(mc, c, n, nat ? &plan : NULL);
+	if (err) {
+		mmb_conn_stat(mc, err == -EADDRNOTAVAIL ? MMB_CSTAT_NAT_FULL : MMB_CSTAT_NOMEM);
+		mmb_conn_unlink(mc, c);
+		return err == -EADDRNOTAVAIL ? -ENOSPC : -ENOMEM;
+	}
+	/* @n holds @c's place in the count; @c goes after a grace period. */
+	set_bit(MMB_CONN_UNLINKED, &c->status);
+	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
+	call_rcu(&c->rcu, mmb_conn_free_rcu);
+	mmb_conn_event(mc, n, MMB_CMD_CONN_NEW);
+	if (!mmb_conn_confirm(mc, n))
+		return -ENOSPC;
+	v->conn = n;
+	/*
+	 * This packet's destination (and @c's offsets) were mapped as it
+	 * arrived; its source is mapped now, and new offsets are applied.
+	 */
+	v->manip = MMB_MANIP_SRC | (!had && test_bit(MMB_CONN_EXT, &n->status) ?
+				    MMB_MANIP_DST : 0);
+	v->bound = true;
+	return 0;
+}
+
 /*
  * A leaving packet of no connection, which mmb saw arrive: is it a packet
  * of a mapped connection whose tuple the table holds only inverted, as
@@ -989,19 +1288,28 @@ static bool mmb_conn_mapped_in(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return false;
 	mmb_tuple_invert(&t, &r);
 	c = mmb_conn_find(mc, &r, &dir);
-	if (!c || !test_bit(MMB_CONN_MAPPED, &c->status) ||
-	    !mmb_conn_alive(mc, c, mmb_conn_now()))
+	if (!c || !test_bit(MMB_CONN_MAPPED, &c->status))
+		return false;
+	/* A copy of its first packet, whose leaving judgement another CPU holds. */
+	if (dir == MMB_DIR_REPLY && mmb_conn_out_held(c)) {
+		v->held = true;
+		return false;
+	}
+	dir = dir == MMB_DIR_ORIG ? MMB_DIR_REPLY : MMB_DIR_ORIG;
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
 		return false;
 	v->conn = c;
-	v->dir = dir == MMB_DIR_ORIG ? MMB_DIR_REPLY : MMB_DIR_ORIG;
+	v->dir = dir;
 	v->seen = true;
 	return true;
 }
 
 /*
  * After classification: a packet of a known connection gets its rules and
- * moves its state on; one that matched stateful rules starts one. 0, or
- * -ENOSPC (the table is full) or -ENOMEM: the packet is to be dropped.
+ * moves its state on; one that matched stateful rules starts one; the
+ * first packet of one an arriving rule started is judged leaving too
+ * (mmb_conn_bind()). 0, or -ENOSPC (the table is full), -ENOMEM or
+ * -EAGAIN (it would leave unmapped): the packet is to be dropped.
  */
 int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		     const struct sk_buff *skb, struct mmb_verdict *v)
@@ -1011,17 +1319,23 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	unsigned int i;
 
 	if (!c) {
-		if (!v->nsf)
+		/* With stateful leaving rules, see whether it is the first of one mapped whole. */
+		if (!v->nsf && !(v->out && v->outsf))
 			return 0;
 		if (v->out && mmb_conn_mapped_in(mc, pkt, skb, v)) {
+			/* Its first packet, which an arriving rule mapped whole. */
+			if (mmb_conn_unjudged(v->conn, v->dir))
+				return mmb_conn_bind(mc, pkt, skb, v);
 			mmb_verdict_stateless(v);
 			return 0;
 		}
-		return mmb_conn_start(mc, pkt, skb, v);
+		if (v->held)
+			return -EAGAIN;
+		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
 	}
 	/* Its rules judged it, and it moved the state, as it arrived. */
 	if (v->out && v->seen)
-		return 0;
+		return v->bind ? mmb_conn_bind(mc, pkt, skb, v) : 0;
 	/* At their connection priority, which cuts off as any other. */
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));

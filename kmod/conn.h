@@ -92,6 +92,16 @@ enum {
 	MMB_CONN_SNAT_ORIG,	/* NAT: the original direction leaves by an enabled device... */
 	MMB_CONN_SNAT_REPLY,	/* ...the reply one too: its egress hook maps the source */
 	MMB_CONN_MASQ,		/* masquerade: ends when its address leaves the host */
+	/*
+	 * The leaving judgement of a connection an arriving rule started: its
+	 * first packet, as it leaves by an enabled device, is judged by the
+	 * leaving stateful rules too, once (conn.c, mmb_conn_bind()).
+	 */
+	MMB_CONN_OUT_CLAIM,	/* a CPU took it (or it started leaving) */
+	MMB_CONN_OUT_DONE,	/* it is over: the connection is judged both ways */
+	MMB_CONN_OUT_PENDING,	/* its first packet leaves by an enabled device: no
+				 * packet of the reply direction is its own until DONE
+				 */
 };
 
 /*
@@ -226,6 +236,23 @@ static inline bool mmb_conn_live(const struct mmb_conn *c)
 static inline bool mmb_conn_expired(const struct mmb_conn *c, u32 now)
 {
 	return (s32)(READ_ONCE(c->timeout) - now) <= 0;
+}
+
+/*
+ * Is a packet of @c going @dir one whose leaving judgement is yet to come
+ * (its original direction, no reply seen, not claimed)?
+ */
+static inline bool mmb_conn_unjudged(const struct mmb_conn *c, u8 dir)
+{
+	return dir == MMB_DIR_ORIG &&
+	       !(READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_CLAIM) | BIT(MMB_CONN_SEEN_REPLY)));
+}
+
+/* Is @c's leaving judgement taken by a CPU and not over (or did it fail)? */
+static inline bool mmb_conn_out_held(const struct mmb_conn *c)
+{
+	return (READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_CLAIM) | BIT(MMB_CONN_OUT_DONE))) ==
+	       BIT(MMB_CONN_OUT_CLAIM);
 }
 
 /* Does @c, if any, rewrite its packets (NAT, offsets)? */

@@ -73,6 +73,7 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 		v.out = true;
 	}
 	stateful = mmb_ruleset_stateful(rs);
+	v.outsf = mmb_ruleset_outsf(rs);
 	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER))) {
 		/* Its first fragment's connection, or no connection. */
 		if (mmb_frag_lookup(&md->mn->frags, &md->mn->conns, &pkt, &v))
@@ -80,15 +81,23 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 	} else if (stateful) {
 		mmb_conn_lookup(&md->mn->conns, &pkt, skb, &v);
 	}
-	if (out && v.conn)
+	if (unlikely(v.held))
+		return MMB_DROP_UNMAPPED;
+	if (out && v.conn) {
 		v.seen = mmb_judged_in(skb);
+		/* The first packet of one an arriving rule started: the leaving rules' too. */
+		v.bind = v.seen && v.outsf && !v.related &&
+			 !(pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER) &&
+			 mmb_conn_unjudged(v.conn, v.dir);
+	}
 	/* Leaving, only its connection's source mapping may be left to do. */
 	if (!out || mmb_ruleset_out(rs))
 		mmb_classify_rules(rs, &pkt, skb, &v);
-	if (v.conn || v.nsf) {
+	if (v.conn || v.nsf || (out && v.outsf)) {
 		err = mmb_conn_verdict(&md->mn->conns, &pkt, skb, &v);
 		if (unlikely(err))
-			return err == -ENOSPC ? MMB_DROP_CONN : MMB_DROP_NOMEM;
+			return err == -ENOSPC ? MMB_DROP_CONN :
+			       err == -EAGAIN ? MMB_DROP_UNMAPPED : MMB_DROP_NOMEM;
 	}
 	if (v.drop && !v.accept)
 		return MMB_DROP_RULE;
@@ -98,7 +107,7 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 		     MMB_KF_FRAG))
 		mmb_frag_note(&md->mn->frags, &pkt, &v);
 	/* Destination before routing, source after (nat.c). */
-	if (mmb_conn_rewrites(v.conn))
+	if (mmb_conn_rewrites(v.conn) && !v.bound)
 		v.manip = mmb_nat_manip(v.conn, v.dir, v.related, out, v.seen);
 	if (!v.nrw && !(mmb_conn_rewrites(v.conn) && v.manip))
 		return -1;

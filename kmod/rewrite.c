@@ -258,17 +258,26 @@ int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned i
  */
 static int mmb_rewrite_mss_pmtu(struct sk_buff *skb, struct mmb_pkt *pkt)
 {
+	struct mmb_field_info f = *mmb_field(MMB_FIELD_TCP_OPT_MSS);
 	const struct dst_entry *dst = skb_dst(skb);
-	const u8 *b = pkt->key.b;
+	const u8 *b = pkt->key.b, *cur;
 	unsigned int hdrs, mtu;
-	__be16 mss;
+	__be16 mss, buf;
 
 	if (!dst || !(b[MMB_IMG_OPTV] & MMB_OPTV_MSS))
 		return 0;
 	hdrs = sizeof(struct tcphdr) +
 	       (b[MMB_IMG_FAMILY] == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr));
 	mtu = dst_mtu(dst);
-	if (mtu <= hdrs || get_unaligned_be16(&b[MMB_IMG_MSS]) <= mtu - hdrs)
+	/*
+	 * Compared with the MSS the segment carries now, not the image's: a
+	 * rule before this one in the verdict (a connection's, applied here)
+	 * may have lowered it, and pmtu only ever lowers.
+	 */
+	if (mtu <= hdrs || !mmb_tcpopt_locate(skb, pkt, &f))
+		return 0;
+	cur = skb_header_pointer(skb, pkt->l4off + f.hoff, sizeof(buf), &buf);
+	if (!cur || get_unaligned_be16(cur) <= mtu - hdrs)
 		return 0;
 	mss = htons(mtu - hdrs);
 	return mmb_rewrite_field(skb, pkt, MMB_FIELD_TCP_OPT_MSS, (const u8 *)&mss, 2, 16);

@@ -152,6 +152,8 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		WRITE_ONCE(rs->nout, rs->nout + 1);
 	if (rule->nat)
 		WRITE_ONCE(rs->nnat, rs->nnat + 1);
+	if (rule->out && rule->stateful)
+		WRITE_ONCE(rs->noutsf, rs->noutsf + 1);
 	mmb_ruleset_changed(rs);
 	return 0;
 }
@@ -174,6 +176,8 @@ static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		WRITE_ONCE(rs->nout, rs->nout - 1);
 	if (rule->nat)
 		WRITE_ONCE(rs->nnat, rs->nnat - 1);
+	if (rule->out && rule->stateful)
+		WRITE_ONCE(rs->noutsf, rs->noutsf - 1);
 	mmb_ruleset_changed(rs);
 	mmb_rule_put(rule);
 	return 0;
@@ -332,6 +336,12 @@ unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs)
 unsigned int mmb_ruleset_nat(const struct mmb_ruleset *rs)
 {
 	return READ_ONCE(rs->nnat);
+}
+
+/* How many of its rules are stateful and leaving; readers may call it without the lock. */
+unsigned int mmb_ruleset_outsf(const struct mmb_ruleset *rs)
+{
+	return READ_ONCE(rs->noutsf);
 }
 
 /* How many of its rules are stateful; readers may call it without the lock. */

@@ -87,6 +87,7 @@ unsigned int mmb_ruleset_count(const struct mmb_ruleset *rs);
 unsigned int mmb_ruleset_stateful(const struct mmb_ruleset *rs);
 unsigned int mmb_ruleset_out(const struct mmb_ruleset *rs);
 unsigned int mmb_ruleset_nat(const struct mmb_ruleset *rs);
+unsigned int mmb_ruleset_outsf(const struct mmb_ruleset *rs);
 unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs);
 
 /* What "show tables" reports of one mask (table.c). */
@@ -139,6 +140,10 @@ struct mmb_verdict {
 	bool trace;		/* a trace's: counts nothing */
 	bool out;		/* a leaving packet's, in the egress hook */
 	bool seen;		/* ...that mmb judged as it arrived (forwarded) */
+	bool bind;		/* ...the first of @conn, judged leaving now (conn.c) */
+	bool bound;		/* ...and bound: @manip is set */
+	bool held;		/* ...a copy of one whose judgement another CPU holds */
+	bool outsf;		/* the ruleset has stateful leaving rules */
 	u8 manip;		/* of @conn's mapping, what this hook does (MMB_MANIP_*) */
 	u8 dir;
 	u8 nsf;
@@ -161,6 +166,10 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->trace = false;
 	v->out = false;
 	v->seen = false;
+	v->bind = false;
+	v->bound = false;
+	v->held = false;
+	v->outsf = false;
 	v->manip = MMB_MANIP_ALL;	/* traces and tests: all at once */
 	v->nsf = 0;
 	v->sf_lost = false;

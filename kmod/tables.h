@@ -56,6 +56,7 @@ struct mmb_ruleset {
 	unsigned int nstateful;		/* of them stateful; likewise */
 	unsigned int nout;		/* of them judging leaving packets; likewise */
 	unsigned int nnat;		/* of them mapping connections (NAT); likewise */
+	unsigned int noutsf;		/* of them stateful and leaving; likewise */
 	unsigned long gen;		/* bumped by every change */
 	struct rcu_head *retired;	/* unpublished, freed after the bump */
 	struct mmb_cache **cache;	/* per CPU; set once, under the lock */

@@ -24,6 +24,8 @@ struct mmb_test_points {
 	void (*finish)(struct mmb_net *mn, unsigned int ended);
 	/* a new connection @c has its reply node in @mc's table, not yet its orig one */
 	void (*half_in)(struct mmb_conns *mc, struct mmb_conn *c);
+	/* the leaving judgement of @c is claimed, nothing of it published yet */
+	void (*bind)(struct mmb_conns *mc, struct mmb_conn *c);
 	/* a packet is about to refresh @c's timeout without its lock */
 	void (*refresh)(struct mmb_conn *c);
 	/* a lookup probes table @i of its ruleset (not from the flow cache) */
@@ -52,6 +54,12 @@ static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	if (mmb_test_points.half_in)
 		mmb_test_points.half_in(mc, c);
+}
+
+static inline void mmb_test_bind(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	if (mmb_test_points.bind)
+		mmb_test_points.bind(mc, c);
 }
 
 static inline void mmb_test_refresh(struct mmb_conn *c)
@@ -87,6 +95,10 @@ static inline void mmb_test_added(struct mmb_net *mn, u32 handle)
 }
 
 static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
+{
+}
+
+static inline void mmb_test_bind(struct mmb_conns *mc, struct mmb_conn *c)
 {
 }
 

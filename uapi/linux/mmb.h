@@ -237,7 +237,10 @@ enum mmb_attr {
  *             packet of a new connection                 NETFILTER_DROP
  *   UNMAPPED  a fragment other than the first, while
  *             there are stateful rules, whose first
- *             fragment mmb did not see pass (frag.c)     IP_INHDR
+ *             fragment mmb did not see pass (frag.c);
+ *             or a copy of a connection's first packet
+ *             leaving while another CPU judges it
+ *             leaving (it would leave unmapped)          IP_INHDR
  * And of the packets passed on: REWRITTEN, those rewritten; while there
  * are rules, NOT_IP (neither IPv4 nor IPv6: not judged) and MALFORMED (an
  * IP header mmb cannot read: not judged, the stack drops it).
