@@ -26,12 +26,12 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 }
 
 /*
- * Does @rule only accept or always drop, with nothing to check after the
- * probe but its residues?
+ * Does @rule only accept or always drop (without an answer), with nothing
+ * to check after the probe but its residues?
  */
 static bool mmb_rule_simple(const struct mmb_rule *rule)
 {
-	return !rule->slow && !rule->rewrite && !rule->stateful &&
+	return !rule->slow && !rule->rewrite && !rule->stateful && !rule->reject &&
 	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
 }
 
