@@ -324,6 +324,9 @@ static void mmb_reject_send(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 a
 	struct sk_buff *nskb;
 	struct rtable *rt;
 
+	/* From a driver, the IP header may not all be in the linear part yet. */
+	if (!out && !pskb_may_pull(skb, v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)))
+		return;
 	/* From the wire with one of the host's own addresses as its source: forged. */
 	if (!v4 && !out && ipv6_chk_addr(dev_net(skb->dev), &ipv6_hdr(skb)->saddr, NULL, 0))
 		return;
