@@ -60,7 +60,8 @@ bool mmb_reject_allow(struct mmb_reject_limit *l)
 	unsigned int rate = READ_ONCE(mmb_reject_rate);
 	int burst = min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX);
 	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp);
-	u32 delta = min_t(u32, now - stamp, HZ);
+	/* Another CPU may have moved the stamp past the jiffies read here. */
+	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
 	int old, new, incr;
 
 	if (!rate)

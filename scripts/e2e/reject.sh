@@ -184,7 +184,7 @@ in_r mmbctl flush
 # --- nft's reject on the same traffic: the oracle, where the kernel has it ---------
 if command -v nft > /dev/null && in_r nft -f - 2> /dev/null <<'EOF'
 table inet rj {
-	chain fwd {
+	chain rjf {
 		type filter hook forward priority 0;
 		tcp dport 7000 reject with tcp reset
 		udp dport 7000 reject with icmpx type admin-prohibited
