@@ -237,6 +237,7 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 			return -EINVAL;
 		}
 		t->reject = nla_get_u8(tb[MMB_TARGET_A_REJECT]);
+		r->at.tv[i] = tb[MMB_TARGET_A_REJECT];	/* errors about it point there */
 	}
 	if (t->type == MMB_TARGET_REJECT && tb[MMB_TARGET_A_RATE]) {
 		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");

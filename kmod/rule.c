@@ -429,7 +429,7 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, 
 	}
 	if (spec->t[0].type == MMB_TARGET_REJECT && spec->t[0].reject == MMB_REJECT_TCP_RESET &&
 	    !mmb_spec_tcp(spec, *l4)) {
-		mmb_rule_err(err, MMB_ERR_TARGET, 0,
+		mmb_rule_err(err, MMB_ERR_TARGET_VALUE, 0,
 			     "with tcp-reset is for TCP rules only (ip-proto tcp, or a tcp- field)");
 		return -EINVAL;
 	}

@@ -12,6 +12,7 @@
 #include <net/tcp.h>
 
 #include "../kmod/mmb.h"
+#include "nlt.h"
 #include "util.h"
 
 static const u8 rj_a4[4] = { 192, 0, 2, 1 }, rj_b4[4] = { 198, 51, 100, 7 };
@@ -452,6 +453,55 @@ static void rj_verdict(struct kunit *test)
 	mmbt_rules_done(test, r);
 }
 
+/*
+ * Over netlink: "udp-dport 53 reject with @how", its answer attribute's
+ * offset in *@at; and the same on a drop (@drop). The request's error.
+ */
+static int rj_nl_add(struct nlt *t, u8 how, bool drop, unsigned int *at)
+{
+	unsigned int rule, list, nest;
+	u8 port[2] = { 0, 53 };
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, port, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, drop ? MMB_TARGET_DROP : MMB_TARGET_REJECT);
+	*at = nlt_u8(t, MMB_TARGET_A_REJECT, how);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	nlt_nest_end(t, rule);
+	return nlt_send(t);
+}
+
+/* The extended ACK points at the answer's attribute; a good one is taken. */
+static void rj_netlink(struct kunit *test)
+{
+	unsigned int at;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	KUNIT_EXPECT_EQ(test, rj_nl_add(&t, MMB_REJECT_TCP_RESET, false, &at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, at);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t.msg, "tcp-reset"));
+	KUNIT_EXPECT_EQ(test, rj_nl_add(&t, MMB_REJECT_ADMIN_PROHIBITED, true, &at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, at);
+	/* The policy: an answer past the last is refused there. */
+	KUNIT_EXPECT_EQ(test, rj_nl_add(&t, MMB_REJECT_MAX + 1, false, &at), -ERANGE);
+	KUNIT_EXPECT_EQ(test, t.offs, at);
+	KUNIT_EXPECT_EQ(test, rj_nl_add(&t, MMB_REJECT_ADMIN_PROHIBITED, false, &at), 0);
+	KUNIT_EXPECT_NE(test, t.handle, 0);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
 static struct kunit_case mmb_reject_cases[] = {
 	KUNIT_CASE(rj_rst_syn4),
 	KUNIT_CASE(rj_rst_syn6),
@@ -463,6 +513,7 @@ static struct kunit_case mmb_reject_cases[] = {
 	KUNIT_CASE(rj_limit),
 	KUNIT_CASE(rj_refused),
 	KUNIT_CASE(rj_verdict),
+	KUNIT_CASE(rj_netlink),
 	{}
 };
 
