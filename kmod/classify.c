@@ -25,8 +25,13 @@ void mmb_verdict_judge_at(struct mmb_verdict *v, const struct mmb_rule *rule, u3
 {
 	bool drop = mmb_rule_drops(rule);
 
-	if (rule->accept || drop)
-		mmb_verdict_decide(v, prio, rule->accept, drop);
+	if (!rule->accept && !drop)
+		return;
+	mmb_verdict_decide(v, prio, rule->accept, drop);
+	/* Not cut off; of the rules that reject at its priority, the first by handle. */
+	if (unlikely(rule->reject) && v->prio == prio &&
+	    (!v->reject || rule->handle < v->reject->handle))
+		v->reject = rule;
 }
 
 /* The accept and drop of @rule, without its rewrites. */

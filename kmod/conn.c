@@ -1006,6 +1006,7 @@ static void mmb_verdict_stateless(struct mmb_verdict *v)
 static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			  const struct sk_buff *skb, struct mmb_verdict *v)
 {
+	const struct mmb_rule *reject = v->reject;
 	bool accept = v->accept, drop = v->drop;
 	u32 prio = v->prio;
 	unsigned int i;
@@ -1026,6 +1027,7 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	v->accept = accept;
 	v->drop = drop;
 	v->prio = prio;
+	v->reject = reject;
 	mmb_verdict_stateless(v);
 	return 0;
 }

@@ -99,8 +99,12 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 			return err == -ENOSPC ? MMB_DROP_CONN :
 			       err == -EAGAIN ? MMB_DROP_UNMAPPED : MMB_DROP_NOMEM;
 	}
-	if (v.drop && !v.accept)
+	if (v.drop && !v.accept) {
+		/* The answer's path: only for packets a reject rule drops. */
+		if (unlikely(v.reject))
+			mmb_reject(&md->mn->reject, skb, &pkt, v.reject->reject - 1, out);
 		return MMB_DROP_RULE;
+	}
 	mmb_verdict_settle(&v);
 	/* A first fragment: what its datagram's later ones are to get. */
 	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==

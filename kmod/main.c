@@ -51,6 +51,7 @@ static int __net_init mmb_net_init(struct net *net)
 
 	INIT_LIST_HEAD(&mn->devs);
 	INIT_LIST_HEAD(&mn->enabled);
+	mmb_reject_limit_init(&mn->reject);
 	err = mmb_rules_init(&mn->rules);
 	if (err)
 		return err;

@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "conn.h"
 #include "frag.h"
+#include "reject.h"
 #include "ruleset.h"
 #include "stats.h"
 #include "../uapi/linux/mmb.h"
@@ -63,6 +64,7 @@ struct mmb_net {
 	struct mmb_rules rules;
 	struct mmb_conns conns;
 	struct mmb_frags frags;
+	struct mmb_reject_limit reject;	/* answers (reject.c) */
 };
 
 extern unsigned int mmb_net_id;

@@ -38,6 +38,7 @@ static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
 	[MMB_TARGET_A_KIND]	= NLA_POLICY_MIN(NLA_U8, 2),
 	[MMB_TARGET_A_INVERT]	= { .type = NLA_FLAG },
 	[MMB_TARGET_A_MASK]	= { .type = NLA_U32 },
+	[MMB_TARGET_A_REJECT]	= NLA_POLICY_MAX(NLA_U8, MMB_REJECT_MAX),
 };
 
 static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
@@ -258,6 +259,19 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 	t->type = nla_get_u8(tb[MMB_TARGET_A_TYPE]);
 	t->rate = tb[MMB_TARGET_A_RATE] ? nla_get_u32(tb[MMB_TARGET_A_RATE]) :
 					  MMB_RATE_ALWAYS;
+	if (tb[MMB_TARGET_A_REJECT]) {
+		if (t->type != MMB_TARGET_REJECT) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_REJECT],
+					    "only reject takes an answer");
+			return -EINVAL;
+		}
+		t->reject = nla_get_u8(tb[MMB_TARGET_A_REJECT]);
+		r->at.tv[i] = tb[MMB_TARGET_A_REJECT];	/* errors about it point there */
+	}
+	if (t->type == MMB_TARGET_REJECT && tb[MMB_TARGET_A_RATE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_TARGET_A_RATE], "only drop takes a rate");
+		return -EINVAL;
+	}
 	if (t->type != MMB_TARGET_MOD && t->type != MMB_TARGET_MAP &&
 	    t->type != MMB_TARGET_SHUFFLE && t->type != MMB_TARGET_STRIP &&
 	    t->type != MMB_TARGET_ADD) {
@@ -817,8 +831,11 @@ static int mmb_nl_put_targets(struct sk_buff *skb, const struct mmb_rule *rule)
 	if (mmb_rule_verdict_only(rule)) {
 		nest = nla_nest_start(skb, 1);
 		if (!nest || nla_put_u8(skb, MMB_TARGET_A_TYPE, rule->accept ?
-					MMB_TARGET_ACCEPT : rule->drop ?
+					MMB_TARGET_ACCEPT : rule->reject ?
+					MMB_TARGET_REJECT : rule->drop ?
 					MMB_TARGET_DROP : MMB_TARGET_COUNT) ||
+		    (rule->reject > MMB_REJECT_DEFAULT + 1 &&
+		     nla_put_u8(skb, MMB_TARGET_A_REJECT, rule->reject - 1)) ||
 		    (rule->drop && rule->drop_rate != MMB_RATE_ALWAYS &&
 		     nla_put_u32(skb, MMB_TARGET_A_RATE, rule->drop_rate)))
 			return -EMSGSIZE;

@@ -266,6 +266,48 @@ static int mmb_check_shuffle(const struct mmb_target_spec *t, unsigned int i,
 	return mmb_check_proto(f->family, f->l4, family, l4, MMB_ERR_TARGET, i, err);
 }
 
+/*
+ * reject [with ANSWER]: a verdict, the rule's only target, of a stateless
+ * rule (a connection would add nothing to an answer per packet); a RST
+ * answers TCP only (mmb_check_spec(), which knows the matches).
+ */
+static int mmb_check_reject(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
+			    bool stateful, struct mmb_rule_err *err)
+{
+	if (n != 1) {
+		mmb_rule_err(err, MMB_ERR_TARGET, i,
+			     "reject must be a rule's only target: it drops, and cannot accept or rewrite");
+		return -EINVAL;
+	}
+	if (stateful) {
+		mmb_rule_err(err, MMB_ERR_TARGET, i,
+			     "reject answers each packet: for stateless rules only (add, not add-stateful)");
+		return -EINVAL;
+	}
+	if (t->reject > MMB_REJECT_MAX) {
+		mmb_rule_err(err, MMB_ERR_TARGET, i, "unknown reject answer");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Does @spec, whose fields pin it to L4 protocol @l4, judge TCP segments
+ * only: a tcp- field, or ip-proto == tcp?
+ */
+static bool mmb_spec_tcp(const struct mmb_rule_spec *spec, u8 l4)
+{
+	unsigned int i;
+
+	if (l4 == IPPROTO_TCP)
+		return true;
+	for (i = 0; i < spec->nmatches; i++)
+		if (spec->m[i].field == MMB_FIELD_IP_PROTO && spec->m[i].op == MMB_OP_EQ &&
+		    spec->m[i].vlen == 1 && spec->m[i].value[0] == IPPROTO_TCP)
+			return true;
+	return false;
+}
+
 /* Target @i of @n, of a stateful rule if @stateful. */
 static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, unsigned int n,
 			    bool stateful, u8 *family, u8 *l4, struct mmb_rule_err *err)
@@ -290,6 +332,8 @@ static int mmb_check_target(const struct mmb_target_spec *t, unsigned int i, uns
 			return -EINVAL;
 		}
 		return 0;
+	case MMB_TARGET_REJECT:
+		return mmb_check_reject(t, i, n, stateful, err);
 	case MMB_TARGET_STRIP:
 	case MMB_TARGET_ADD:
 		return mmb_check_opts(t, i, family, l4, err);
@@ -425,6 +469,12 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, 
 				       err);
 		if (ret)
 			return ret;
+	}
+	if (spec->t[0].type == MMB_TARGET_REJECT && spec->t[0].reject == MMB_REJECT_TCP_RESET &&
+	    !mmb_spec_tcp(spec, *l4)) {
+		mmb_rule_err(err, MMB_ERR_TARGET_VALUE, 0,
+			     "with tcp-reset is for TCP rules only (ip-proto tcp, or a tcp- field)");
+		return -EINVAL;
 	}
 	ret = mmb_check_nat(spec, err);
 	if (!ret)
@@ -582,7 +632,7 @@ static size_t mmb_spec_values(const struct mmb_rule_spec *spec)
 static bool mmb_spec_verdict_only(const struct mmb_rule_spec *spec)
 {
 	return spec->t[0].type == MMB_TARGET_ACCEPT || spec->t[0].type == MMB_TARGET_DROP ||
-	       spec->t[0].type == MMB_TARGET_COUNT;
+	       spec->t[0].type == MMB_TARGET_COUNT || spec->t[0].type == MMB_TARGET_REJECT;
 }
 
 /* Has @spec option targets, whose rule keeps a count of the ones not added? */
@@ -640,6 +690,10 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 	} else if (spec->t[0].type == MMB_TARGET_DROP) {
 		rule->drop = true;
 		rule->drop_rate = spec->t[0].rate;
+	} else if (spec->t[0].type == MMB_TARGET_REJECT) {
+		rule->drop = true;
+		rule->drop_rate = MMB_RATE_ALWAYS;
+		rule->reject = spec->t[0].reject + 1;
 	}
 	for (i = 0; i < rule->ntargets; i++) {
 		const struct mmb_target_spec *ts = &spec->t[i];
@@ -900,7 +954,7 @@ unsigned int mmb_rule_values_len(const struct mmb_rule *rule)
 static u32 mmb_rule_what(const struct mmb_rule *rule)
 {
 	return rule->nmatches | rule->ntargets << 8 | rule->stateful << 16 |
-	       rule->accept << 17 | rule->drop << 18;
+	       rule->accept << 17 | rule->drop << 18 | (u32)rule->reject << 24;
 }
 
 /*

@@ -66,6 +66,7 @@ struct mmb_target_spec {
 	u8 vlen;
 	u8 kind;		/* of MMB_FIELD_TCP_OPT; 0: none (strip: all) */
 	bool invert;		/* strip all but this option */
+	u8 reject;		/* a reject's answer, enum mmb_reject */
 	u32 rate;
 	u8 value[MMB_OPT_DATA_MAX];
 };
@@ -110,7 +111,7 @@ struct mmb_match {
 
 /*
  * A target as a rule keeps it, 10 bytes; a mod's value is among the rule's
- * values. Accept and drop are kept in the rule's flags instead.
+ * values. Accept, drop and reject are kept in the rule's flags instead.
  */
 struct mmb_target {
 	u8 type;
@@ -154,6 +155,7 @@ struct mmb_rule {
 	bool opts:1;		/* has option targets that may change a list's length */
 	bool out:1;		/* judges leaving packets (MMB_FIELD_LEAVING) */
 	u8 clen;		/* bytes of its comment, after the rest (mmb_rule_comment()) */
+	u8 reject;		/* a drop that answers: enum mmb_reject + 1; 0: none */
 	u32 slow;		/* bit i: match i is checked after the probe */
 	u32 drop_rate;		/* millionths */
 	u32 prio;		/* higher wins (docs/priorities.md) */

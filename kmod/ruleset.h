@@ -131,7 +131,8 @@ int mmb_ruleset_table(struct mmb_ruleset *rs, unsigned int index,
  * the connection it starts, and gets their accept and drop only if it may
  * start one (mmb_conn_verdict()); no connection is made if there are more
  * (@sf_lost). An ICMP error @related to @conn gets only its rules' accept
- * and drop.
+ * and drop. A drop at @prio by a rule that rejects (the lowest handle of
+ * those) answers the packet (@reject).
  */
 struct mmb_verdict {
 	bool accept;
@@ -152,6 +153,7 @@ struct mmb_verdict {
 	u32 prio;		/* of @accept and @drop, when either is set */
 	u64 floor;
 	struct mmb_conn *conn;
+	const struct mmb_rule *reject;	/* of the drops at @prio, the first rejecting one */
 	const struct mmb_rule *sf[MMB_CONN_RULES];
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
@@ -177,6 +179,7 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->prio = 0;
 	v->floor = 0;
 	v->conn = NULL;
+	v->reject = NULL;
 }
 
 /* Is a rule of priority @prio cut off by @v's verdict so far? */
@@ -199,6 +202,7 @@ static __always_inline void mmb_verdict_decide(struct mmb_verdict *v, u32 prio, 
 		if (prio > v->prio) {
 			v->accept = false;
 			v->drop = false;
+			v->reject = NULL;
 		}
 	}
 	v->prio = prio;

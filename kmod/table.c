@@ -26,13 +26,14 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 }
 
 /*
- * Does @rule only accept or always drop, with nothing to check after the
- * probe but its residues? (A rule that only counts decides nothing: it
- * must not raise a verdict's floor.)
+ * Does @rule only accept or always drop (without an answer), with nothing
+ * to check after the probe but its residues? (A rule that only counts
+ * decides nothing: it must not raise a verdict's floor.)
  */
 static bool mmb_rule_simple(const struct mmb_rule *rule)
 {
-	return !rule->slow && !rule->rewrite && !rule->stateful && (rule->accept || rule->drop) &&
+	return !rule->slow && !rule->rewrite && !rule->stateful && !rule->reject &&
+	       (rule->accept || rule->drop) &&
 	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
 }
 

@@ -38,6 +38,7 @@ static const struct nla_policy mmb_trace_policy[MMB_TRACE_A_MAX + 1] = {
 	[MMB_TRACE_A_CONN_NEW]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_RESULT]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_CONN_SPOOFED] = { .type = NLA_REJECT },
+	[MMB_TRACE_A_REJECT]	= { .type = NLA_REJECT },
 };
 
 const struct nla_policy mmb_trace_cmd_policy[MMB_A_TRACE + 1] = {
@@ -452,6 +453,30 @@ static int mmb_trace_put_rules(struct sk_buff *msg, const struct mmb_trace *t)
 	return 0;
 }
 
+/*
+ * A drop's answer, as hook.c would send it (no token taken, nothing sent):
+ * of the rejecting rules that apply at the verdict's priority, the lowest
+ * handle's; -1 for a drop that is no reject, MMB_REJECT_DEFAULT for one
+ * that sends nothing for this packet.
+ */
+static int mmb_trace_reject(const struct mmb_trace *t, const struct sk_buff *skb,
+			    const struct mmb_pkt *pkt)
+{
+	const struct mmb_rule *rule;
+	unsigned int i;
+	u8 answer;
+
+	for (i = 0; i < t->n; i++) {
+		rule = t->rule[i];
+		if (t->how[i] != MMB_TRACE_MATCHED || !rule->reject || rule->prio != t->j.prio)
+			continue;
+		answer = mmb_reject_answer(skb, pkt, rule->reject - 1, false);
+		return answer != MMB_REJECT_DEFAULT && mmb_reject_csum_ok(skb, pkt) ?
+		       answer : MMB_REJECT_DEFAULT;
+	}
+	return -1;
+}
+
 static int mmb_trace_put_skb(struct sk_buff *msg, int type, const struct sk_buff *skb)
 {
 	struct nlattr *a = nla_reserve(msg, type, skb->len);
@@ -473,7 +498,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	struct mmb_pkt pkt __uninitialized;
 	struct nlattr *nest;
 	u8 parse, verdict;
-	int err;
+	int err, reject = -1;
 
 	nest = nla_nest_start(msg, MMB_A_TRACE);
 	if (!nest || mmb_trace_put_skb(msg, MMB_TRACE_A_PACKET, skb))
@@ -511,12 +536,15 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	t->v.prio = t->j.prio;
 	mmb_verdict_settle(&t->v);
 	mmb_trace_cut(t);
+	if (verdict == MMB_TRACE_DROP && parse == MMB_TRACE_PARSED)
+		reject = mmb_trace_reject(t, skb, &pkt);
 	if (nla_put_u8(msg, MMB_TRACE_A_PARSE, parse) || mmb_trace_put_rules(msg, t) ||
 	    nla_put_u8(msg, MMB_TRACE_A_VERDICT, verdict) ||
 	    (t->v.conn && nla_put_u8(msg, MMB_TRACE_A_CONN_DIR, t->v.dir)) ||
 	    (t->v.related && nla_put_flag(msg, MMB_TRACE_A_RELATED)) ||
 	    (starts && nla_put_flag(msg, MMB_TRACE_A_CONN_NEW)) ||
-	    (spoofed && nla_put_flag(msg, MMB_TRACE_A_CONN_SPOOFED)))
+	    (spoofed && nla_put_flag(msg, MMB_TRACE_A_CONN_SPOOFED)) ||
+	    (reject >= 0 && nla_put_u8(msg, MMB_TRACE_A_REJECT, reject)))
 		return -EMSGSIZE;
 	if (verdict != MMB_TRACE_DROP && (t->v.nrw || mmb_conn_rewrites(t->v.conn))) {
 		err = mmb_rewrite(skb, &pkt, &t->v);

@@ -445,6 +445,9 @@ static int urule_check(const struct urule *r)
 		err = pin(t->fargi, family, l4, &rfamily, &rl4, &fargi, &largi);
 		if (err)
 			return err;
+		if (t->type == MMB_TARGET_REJECT && t->reject == MMB_REJECT_TCP_RESET && rl4 != 6)
+			return err_word(t->vargi,
+					"with tcp-reset is for TCP rules only (ip-proto tcp, or a tcp- field)");
 	}
 	return 0;
 }

@@ -38,6 +38,7 @@ struct utarget {
 	int argi;
 	int fargi;
 	int vargi;
+	int reject;		/* reject's answer, enum mmb_reject */
 };
 
 struct urule {
@@ -102,6 +103,8 @@ extern const struct target_kind target_kinds[];
 const struct target_kind *target_by_name(const char *w);
 const struct target_kind *target_by_type(int type);
 const char *target_names(void);
+/* The word of reject's answer @reject (enum mmb_reject), or NULL. */
+const char *reject_name(int reject);
 
 /* Words to a rule and back: lang.c. */
 /*

@@ -85,6 +85,79 @@ static void count_format(const struct utarget *t, char *buf, size_t len)
 	snprintf(buf, len, "count");
 }
 
+/* reject [with ANSWER]: the words of enum mmb_reject, nft's where it has them */
+static const char *const reject_names[MMB_REJECT_MAX + 1] = {
+	[MMB_REJECT_DEFAULT]		= "",
+	[MMB_REJECT_TCP_RESET]		= "tcp-reset",
+	[MMB_REJECT_PORT_UNREACH]	= "port-unreachable",
+	[MMB_REJECT_HOST_UNREACH]	= "host-unreachable",
+	[MMB_REJECT_NET_UNREACH]	= "net-unreachable",
+	[MMB_REJECT_ADMIN_PROHIBITED]	= "admin-prohibited",
+};
+
+const char *reject_name(int reject)
+{
+	return reject > 0 && reject <= MMB_REJECT_MAX ? reject_names[reject] : NULL;
+}
+
+static int reject_parse(int argc, char **argv, int *pi, struct utarget *t)
+{
+	int i = *pi + 1, r;
+
+	t->reject = MMB_REJECT_DEFAULT;
+	if (i < argc && !strcmp(argv[i], "with")) {
+		if (++i == argc)
+			return err_word(AT(argv + i - 1),
+					"with takes tcp-reset, port-unreachable, host-unreachable, net-unreachable or admin-prohibited");
+		for (r = MMB_REJECT_TCP_RESET; r <= MMB_REJECT_MAX; r++)
+			if (!strcmp(argv[i], reject_names[r]))
+				break;
+		if (r > MMB_REJECT_MAX)
+			return err_word(AT(argv + i),
+					"with takes tcp-reset, port-unreachable, host-unreachable, net-unreachable or admin-prohibited");
+		t->reject = r;
+		t->vargi = AT(argv + i);
+		i++;
+	}
+	*pi = i;
+	return 0;
+}
+
+static void reject_encode(struct mmb_req *req, const struct utarget *t)
+{
+	struct nlattr *a = mnl_nlmsg_get_payload_tail(req->nlh);
+
+	if (t->reject == MMB_REJECT_DEFAULT)
+		return;
+	mnl_attr_put_u8(req->nlh, MMB_TARGET_A_REJECT, t->reject);
+	mmb_req_token(req, a, t->vargi);
+}
+
+static int reject_decode(const struct attrs *ta, struct utarget *t)
+{
+	t->reject = ta->tb[MMB_TARGET_A_REJECT] ? mnl_attr_get_u8(ta->tb[MMB_TARGET_A_REJECT]) :
+						  MMB_REJECT_DEFAULT;
+	return 0;
+}
+
+static void reject_format(const struct utarget *t, char *buf, size_t len)
+{
+	const char *name = reject_name(t->reject);
+
+	if (t->reject == MMB_REJECT_DEFAULT)
+		snprintf(buf, len, "reject");
+	else if (name)
+		snprintf(buf, len, "reject with %s", name);
+	else
+		snprintf(buf, len, "reject with answer-%d", t->reject);
+}
+
+static void reject_json(const struct utarget *t)
+{
+	if (t->reject != MMB_REJECT_DEFAULT)
+		print_string("with", NULL, reject_name(t->reject) ?: "unknown");
+}
+
 /* masquerade: no words of its own either */
 static void masquerade_format(const struct utarget *t, char *buf, size_t len)
 {
@@ -407,6 +480,9 @@ const struct target_kind target_kinds[] = {
 	  .format = masquerade_format },
 	{ .name = "count", .type = MMB_TARGET_COUNT, .parse = accept_parse,
 	  .format = count_format },
+	{ .name = "reject", .type = MMB_TARGET_REJECT, .parse = reject_parse,
+	  .encode = reject_encode, .decode = reject_decode, .format = reject_format,
+	  .json = reject_json },
 	{ .name = NULL }
 };
 
@@ -421,6 +497,7 @@ const struct target_kind *target_by_name(const char *w)
 	case 'm':		/* mod, map */
 	case 's':		/* strip, shuffle */
 	case 'c':		/* count */
+	case 'r':		/* reject */
 		break;
 	default:
 		return NULL;

@@ -436,6 +436,15 @@ static int print_answer(const struct nlmsghdr *nlh)
 		  mnl_attr_get_u8(t.tb[MMB_TRACE_A_VERDICT]) : 0);
 	print_string("verdict", NULL, verdict_names[v][0]);
 	print_text("verdict %s\n", verdict_names[v][1]);
+	if (t.tb[MMB_TRACE_A_REJECT]) {
+		const char *name = reject_name(mnl_attr_get_u8(t.tb[MMB_TRACE_A_REJECT]));
+
+		print_string("reject", NULL, name ?: "none");
+		if (name)
+			print_text("would reject with %s (a trace sends nothing)\n", name);
+		else
+			print_text("would reject without an answer: the packet is one never answered\n");
+	}
 	if (t.tb[MMB_TRACE_A_RESULT])
 		print_packet("rewritten", "rewritten", t.tb[MMB_TRACE_A_RESULT]);
 	print_close_object();

@@ -352,6 +352,7 @@ enum mmb_target_attr {
 	MMB_TARGET_A_KIND,	/* u8: option kind of MMB_FIELD_TCP_OPT (2..255) */
 	MMB_TARGET_A_INVERT,	/* flag: MMB_TARGET_STRIP of all but this option */
 	MMB_TARGET_A_MASK,	/* be32, of a MMB_TARGET_MOD of MMB_FIELD_META_MARK */
+	MMB_TARGET_A_REJECT,	/* u8, enum mmb_reject: MMB_TARGET_REJECT's answer */
 	__MMB_TARGET_A_MAX
 };
 
@@ -405,8 +406,35 @@ enum mmb_target_type {
 	 * did not match. A rule's only target; stateless rules only.
 	 */
 	MMB_TARGET_COUNT,
+	/*
+	 * A drop (counted as one) that answers: a TCP RST, or an ICMP or
+	 * ICMPv6 destination unreachable quoting the packet, as
+	 * MMB_TARGET_A_REJECT says (default MMB_REJECT_DEFAULT). A rule's
+	 * only target; not in a stateful rule. Never in answer to an ICMP
+	 * error, a RST, a fragment other than the first, a packet to a
+	 * multicast or broadcast address or from an address no answer can
+	 * go to, or one whose checksum is wrong; at most the module's
+	 * reject_rate answers a second per namespace (burst reject_burst),
+	 * and ICMP errors also within the kernel's ICMP rate limits.
+	 * docs/reject.md has the whole of it.
+	 */
+	MMB_TARGET_REJECT,
 	__MMB_TARGET_MAX
 };
+
+/* MMB_TARGET_A_REJECT: the answer of MMB_TARGET_REJECT. */
+enum mmb_reject {
+	MMB_REJECT_DEFAULT,	/* TCP: a RST; else as MMB_REJECT_PORT_UNREACH */
+	MMB_REJECT_TCP_RESET,	/* a RST; for TCP rules only */
+	MMB_REJECT_PORT_UNREACH,	/* ICMP port unreachable, ICMPv6 port unreachable */
+	MMB_REJECT_HOST_UNREACH,	/* ICMP host unreachable, ICMPv6 address unreachable */
+	MMB_REJECT_NET_UNREACH,	/* ICMP net unreachable, ICMPv6 no route */
+	/* ICMP communication administratively prohibited, ICMPv6 the same */
+	MMB_REJECT_ADMIN_PROHIBITED,
+	__MMB_REJECT_MAX
+};
+
+#define MMB_REJECT_MAX (__MMB_REJECT_MAX - 1)
 
 #define MMB_TARGET_MAX (__MMB_TARGET_MAX - 1)
 #define MMB_RATE_ALWAYS		1000000
@@ -563,6 +591,12 @@ enum mmb_trace_attr {
 	MMB_TRACE_A_RESULT,	/* binary, answers: the packet after rewriting */
 	/* flag, answers: one would start, but the reverse-path check refuses it */
 	MMB_TRACE_A_CONN_SPOOFED,
+	/*
+	 * u8, answers: the verdict is a rule's reject; what it would send
+	 * (enum mmb_reject, never MMB_REJECT_DEFAULT), or MMB_REJECT_DEFAULT
+	 * for no answer (the packet is one never answered)
+	 */
+	MMB_TRACE_A_REJECT,
 	__MMB_TRACE_A_MAX
 };
 

@@ -25,6 +25,7 @@ int urule_same(const struct urule *a, const struct urule *b)
 		if (a->t[i].type != b->t[i].type || a->t[i].field != b->t[i].field ||
 		    a->t[i].rate != b->t[i].rate || a->t[i].vlen != b->t[i].vlen ||
 		    a->t[i].kind != b->t[i].kind || a->t[i].invert != b->t[i].invert ||
+		    a->t[i].reject != b->t[i].reject ||
 		    memcmp(a->t[i].value, b->t[i].value, a->t[i].vlen))
 			return 0;
 	return 1;

@@ -436,6 +436,19 @@ int main(void)
 	bad("in no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("out no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("!", EXIT_USAGE, 2);
+	/* reject [with ANSWER]: a RST only for TCP rules, said at the word. */
+	good("tcp-dport 22 reject", NULL);
+	good("udp-dport 53 reject with port-unreachable", NULL);
+	good("all reject with admin-prohibited", NULL);
+	good("ip6-daddr fd00::1 reject with net-unreachable", NULL);
+	good("tcp-syn reject with host-unreachable", NULL);
+	good("ip-proto tcp reject with tcp-reset", NULL);
+	good("out lo tcp-dport 25 reject with tcp-reset", NULL);
+	bad("udp-dport 53 reject with tcp-reset", EXIT_USAGE, 5);
+	bad("all reject with tcp-reset", EXIT_USAGE, 4);
+	bad("tcp-dport 22 reject with", EXIT_USAGE, 4);
+	bad("tcp-dport 22 reject with rst", EXIT_USAGE, 5);
+	bad("tcp-dport 22 reject 5", EXIT_USAGE, 4);
 
 	/* Attributes and back, stateful or not. */
 	wire("tcp-dport 80 mod tcp-dport 443", false);
@@ -447,6 +460,9 @@ int main(void)
 	wire("leaving tcp-dport 22 drop", false);
 	wire("out lo ip-saddr 10.0.0.0/8 masquerade", true);
 	wire("leaving tcp-syn mod tcp-opt-mss pmtu", false);
+	wire("tcp-dport 22 reject", false);
+	wire("udp-dport 53 reject with host-unreachable", false);
+	wire("ip-proto tcp reject with tcp-reset", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);
