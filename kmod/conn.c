@@ -657,8 +657,14 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		v->held = true;
 		return;
 	}
-	/* An ICMP error about its first packet is its own (the router's time exceeded). */
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || (!related && mmb_conn_awaits(c, dir)))
+	/*
+	 * Waiting for its leaving judgement, a reply is not its own, nor an
+	 * ICMP error about its first packet but the host's own (the router's
+	 * time exceeded, seen leaving only): one that arrives, or was seen
+	 * arriving, a remote sender made, quoting a packet never sent.
+	 */
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) ||
+	    (mmb_conn_awaits(c, dir) && (!related || !v->out || mmb_judged_in(skb))))
 		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
@@ -707,7 +713,7 @@ struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 
 	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
 	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev) ||
-	    (!*related && mmb_conn_awaits(c, *dir)))
+	    mmb_conn_awaits(c, *dir))	/* an arriving ICMP error about it too */
 		return NULL;
 	return c;
 }
