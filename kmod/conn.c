@@ -605,11 +605,13 @@ static __always_inline bool mmb_conn_wrong_iif(const struct mmb_conn *c, u8 dir,
  * the tuple the leaving rules may still map, and one that guessed the
  * unmapped one would mark @c as answered before its leaving judgement.
  * An ICMP error about its first packet still is (the router's own, as
- * nf_conntrack attaches the entry of the packet an error is about).
+ * nf_conntrack attaches the entry of the packet an error is about). With
+ * no leaving stateful rule left (@outsf: deleted since it started), none
+ * waits: nothing is left to judge it leaving.
  */
-static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir)
+static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir, bool outsf)
 {
-	return dir == MMB_DIR_REPLY &&
+	return outsf && dir == MMB_DIR_REPLY &&
 	       (READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_PENDING) | BIT(MMB_CONN_OUT_DONE))) ==
 	       BIT(MMB_CONN_OUT_PENDING);
 }
@@ -664,7 +666,7 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	 * arriving, a remote sender made, quoting a packet never sent.
 	 */
 	if (!mmb_conn_alive(mc, c, mmb_conn_now()) ||
-	    (mmb_conn_awaits(c, dir) && (!related || !v->out || mmb_judged_in(skb))))
+	    (mmb_conn_awaits(c, dir, v->outsf) && (!related || !v->out || mmb_judged_in(skb))))
 		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
@@ -694,7 +696,7 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 		v->held = true;
 		return;
 	}
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir, v->outsf))
 		return;
 	v->conn = c;
 	v->dir = dir;
@@ -707,13 +709,13 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
  * found); under RCU.
  */
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
-			       const struct sk_buff *skb, u8 *dir, bool *related)
+			       const struct sk_buff *skb, u8 *dir, bool *related, bool outsf)
 {
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
 	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
 	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev) ||
-	    mmb_conn_awaits(c, *dir))	/* an arriving ICMP error about it too */
+	    mmb_conn_awaits(c, *dir, outsf))	/* an arriving ICMP error about it too */
 		return NULL;
 	return c;
 }
@@ -868,7 +870,7 @@ static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u8 dir;
 
 	c = mmb_conn_find(mc, t, &dir);
-	if (!c || !mmb_conn_alive(mc, c, now) || mmb_conn_awaits(c, dir))
+	if (!c || !mmb_conn_alive(mc, c, now) || mmb_conn_awaits(c, dir, v->outsf))
 		return -ENOSPC;
 	mmb_conn_update(mc, c, dir, pkt, skb);
 	v->conn = c;
@@ -1302,7 +1304,7 @@ static bool mmb_conn_mapped_in(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return false;
 	}
 	dir = dir == MMB_DIR_ORIG ? MMB_DIR_REPLY : MMB_DIR_ORIG;
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir, v->outsf))
 		return false;
 	v->conn = c;
 	v->dir = dir;

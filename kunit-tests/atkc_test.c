@@ -279,7 +279,7 @@ static struct mmb_conn *atkc_conn(struct atkc *e, const struct mmbt_pkt_desc *d)
  * ip-saddr INSIDE map ip-saddr OUTSIDE" (the source NAT of masquerade,
  * with an address the test chooses). Both families, TCP and UDP.
  */
-static void atkc_rule_out(struct atkc *e, bool v6)
+static struct mmb_rule *atkc_rule_out(struct atkc *e, bool v6)
 {
 	struct mmb_match_spec m[2];
 	struct mmbt_target t = { .type = MMB_TARGET_MAP };
@@ -292,7 +292,7 @@ static void atkc_rule_out(struct atkc *e, bool v6)
 	t.field = v6 ? MMB_FIELD_IP6_SADDR : MMB_FIELD_IP_SADDR;
 	t.vlen = v6 ? 16 : 4;
 	memcpy(t.value, v6 ? atkc_outside6 : atkc_outside4, t.vlen);
-	mmbt_rule_targets(e->test, &e->mn->rules, true, m, 2, &t, 1);
+	return mmbt_rule_targets(e->test, &e->mn->rules, true, m, 2, &t, 1);
 }
 
 
@@ -383,8 +383,58 @@ static void atkc_remote_error_test(struct kunit *test)
 	}
 }
 
+/*
+ * The leaving stateful rules deleted while a connection waits for its
+ * leaving judgement (an admin's reload under traffic): its first packet
+ * left with no leaving stateful rule to judge it, and nothing ended the
+ * wait, so its replies were nobody's for as long as it lived (here:
+ * dropped by "in DEV drop"), and so were those of every copy after it.
+ * Its first packet leaving ends the wait, whatever the rules now.
+ */
+static void atkc_rules_gone_test(struct kunit *test)
+{
+	struct atkc *e = atkc_new(test);
+	struct mmb_match_spec m[2];
+	int v6;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? atkc_client6 : atkc_client4;
+		const u8 *server = v6 ? atkc_server6 : atkc_server4;
+		u64 drops = atkc_count(e, MMB_DROP_RULE);
+		struct mmbt_pkt_desc q;
+		struct mmb_rule *out;
+		struct mmb_conn *c;
+		struct mmb_txn txn;
+
+		out = atkc_rule_out(e, v6);
+		m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+		mmbt_rule_add(test, &e->mn->rules, false, MMB_TARGET_DROP, m, 1);
+		m[1] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
+		mmbt_rule_add(test, &e->mn->rules, true, MMB_TARGET_ACCEPT, m, 2);
+
+		q = atkc_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, atkc_receive(e, &q), 1);
+		c = atkc_conn(e, &q);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_OUT_PENDING, &c->status));
+		KUNIT_ASSERT_EQ(test, mmb_txn_begin(&e->mn->rules, &txn, MMB_TXN_INPLACE), 0);
+		KUNIT_ASSERT_EQ(test, mmb_txn_del(&txn, out->handle), 0);
+		mmb_txn_commit(&txn);
+		/* It leaves as it is; its reply is its own. */
+		KUNIT_EXPECT_EQ(test, atkc_send(e, &q), 1);
+		KUNIT_ASSERT_PTR_EQ(test, atkc_conn(e, &q), c);
+		q = atkc_pkt(v6, IPPROTO_TCP, server, 80, client, 40000);
+		q.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
+		KUNIT_EXPECT_EQ(test, atkc_receive(e, &q), 1);
+		KUNIT_EXPECT_EQ(test, atkc_count(e, MMB_DROP_RULE), drops);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));
+		atkc_flush(e);
+	}
+}
+
 static struct kunit_case atkc_cases[] = {
 	KUNIT_CASE(atkc_remote_error_test),
+	KUNIT_CASE(atkc_rules_gone_test),
 	{}
 };
 
