@@ -673,6 +673,7 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
 		return;
 	}
+	mmb_test_found(c);
 	v->conn = c;
 	v->dir = dir;
 	v->related = related;
@@ -1342,8 +1343,18 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
 	}
 	/* Its rules judged it, and it moved the state, as it arrived. */
-	if (v->out && v->seen)
-		return v->bind ? mmb_conn_bind(mc, pkt, skb, v) : 0;
+	if (v->out && v->seen) {
+		if (v->bind)
+			return mmb_conn_bind(mc, pkt, skb, v);
+		/*
+		 * Another CPU claimed its leaving judgement since the lookup,
+		 * and may have replaced it: a copy of its first packet would
+		 * leave unmapped.
+		 */
+		if (unlikely(v->dir == MMB_DIR_ORIG && !v->related && mmb_conn_out_held(c)))
+			return -EAGAIN;
+		return 0;
+	}
 	/* At their connection priority, which cuts off as any other. */
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));

@@ -57,7 +57,7 @@ static void atkc_setup(struct net_device *dev)
 }
 
 static int atkc_tap_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
-		       struct net_device *orig)
+			struct net_device *orig)
 {
 	atkc_got.n++;
 	atkc_got.len = min_t(unsigned int, skb->len, sizeof(atkc_got.buf));
@@ -150,6 +150,7 @@ static void atkc_free(void *data)
 	struct atkc *e = data;
 
 	mmb_test_points.bind = NULL;
+	mmb_test_points.found = NULL;
 	dev_remove_pack(&e->pt4);
 	dev_remove_pack(&e->pt6);
 	atkc_flush(e);
@@ -193,8 +194,8 @@ static struct atkc *atkc_new(struct kunit *test)
 }
 
 /* @a:@sport -> @b:@dport, a TCP SYN or a UDP datagram. */
-static struct mmbt_pkt_desc atkc_pkt(bool v6, u8 proto, const u8 *a, u16 sport, const u8 *b,
-				    u16 dport)
+static struct mmbt_pkt_desc atkc_pkt(bool v6, u8 proto, const u8 *a, u16 sport,
+				     const u8 *b, u16 dport)
 {
 	struct mmbt_pkt_desc d = {
 		.v6 = v6, .proto = proto, .ttl = 64, .sport = sport, .dport = dport,
@@ -294,7 +295,6 @@ static struct mmb_rule *atkc_rule_out(struct atkc *e, bool v6)
 	memcpy(t.value, v6 ? atkc_outside6 : atkc_outside4, t.vlen);
 	return mmbt_rule_targets(e->test, &e->mn->rules, true, m, 2, &t, 1);
 }
-
 
 /*
  * Receive on the device an ICMP error from @from to @to (port unreachable)
@@ -432,9 +432,77 @@ static void atkc_rules_gone_test(struct kunit *test)
 	}
 }
 
+static struct {
+	struct atkc *e;
+	struct mmbt_pkt_desc d;
+	unsigned int verdict, runs;
+} atkc_race;
+
+/* Another CPU's copy of the first packet leaves, whole, meanwhile. */
+static void atkc_race_found(struct mmb_conn *c)
+{
+	struct atkc *e = atkc_race.e;
+	struct sk_buff *skb;
+	struct mmb_dev *md;
+
+	if (atkc_race.runs++)
+		return;
+	skb = atkc_leaving(e, &atkc_race.d);
+	skb_set_network_header(skb, ETH_HLEN);
+	md = rcu_dereference(e->dev->rx_handler_data);
+	atkc_race.verdict = mmb_hook_out(md, skb, NULL);
+	kfree_skb(skb);
+}
+
+/*
+ * Two copies of a first packet leaving on two CPUs (a SYN retransmitted,
+ * RPS): one finds the connection, the other claims its leaving judgement,
+ * binds the source mapping and replaces it before the first looks at its
+ * judgement. The first, holding the replaced connection (claimed, never
+ * judged, not mapped), took it as judged and left with the inside source
+ * address: what "unmapped" drops exist to prevent. It is dropped unmapped.
+ */
+static void atkc_stale_copy_test(struct kunit *test)
+{
+	struct atkc *e = atkc_new(test);
+	struct mmb_match_spec m;
+	int v6;
+
+	m = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? atkc_client6 : atkc_client4;
+		const u8 *server = v6 ? atkc_server6 : atkc_server4;
+		const u8 *outside = v6 ? atkc_outside6 : atkc_outside4;
+		u64 unmapped = atkc_count(e, MMB_DROP_UNMAPPED);
+		struct mmbt_pkt_desc d;
+		struct mmb_conn *c;
+
+		mmbt_rule_add(test, &e->mn->rules, true, MMB_TARGET_ACCEPT, &m, 1);
+		atkc_rule_out(e, v6);
+		d = atkc_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, atkc_receive(e, &d), 1);
+		memset(&atkc_race, 0, sizeof(atkc_race));
+		atkc_race.e = e;
+		atkc_race.d = d;
+		mmb_test_points.found = atkc_race_found;
+		KUNIT_EXPECT_EQ(test, atkc_send(e, &d), 0);
+		mmb_test_points.found = NULL;
+		KUNIT_EXPECT_EQ(test, atkc_race.verdict, NF_ACCEPT);
+		KUNIT_EXPECT_EQ(test, atkc_count(e, MMB_DROP_UNMAPPED), unmapped + 1);
+		if (atkc_sent.n)
+			KUNIT_EXPECT_NE(test, memcmp(atkc_sent.buf + ETH_HLEN + (v6 ? 8 : 12),
+						     client, v6 ? 16 : 4), 0);
+		c = atkc_conn(e, &d);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_EQ(test, memcmp(&c->reply.t.dst, outside, v6 ? 16 : 4), 0);
+		atkc_flush(e);
+	}
+}
+
 static struct kunit_case atkc_cases[] = {
 	KUNIT_CASE(atkc_remote_error_test),
 	KUNIT_CASE(atkc_rules_gone_test),
+	KUNIT_CASE(atkc_stale_copy_test),
 	{}
 };
 
