@@ -605,11 +605,13 @@ static __always_inline bool mmb_conn_wrong_iif(const struct mmb_conn *c, u8 dir,
  * the tuple the leaving rules may still map, and one that guessed the
  * unmapped one would mark @c as answered before its leaving judgement.
  * An ICMP error about its first packet still is (the router's own, as
- * nf_conntrack attaches the entry of the packet an error is about).
+ * nf_conntrack attaches the entry of the packet an error is about). With
+ * no leaving stateful rule left (@outsf: deleted since it started), none
+ * waits: nothing is left to judge it leaving.
  */
-static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir)
+static __always_inline bool mmb_conn_awaits(const struct mmb_conn *c, u8 dir, bool outsf)
 {
-	return dir == MMB_DIR_REPLY &&
+	return outsf && dir == MMB_DIR_REPLY &&
 	       (READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_PENDING) | BIT(MMB_CONN_OUT_DONE))) ==
 	       BIT(MMB_CONN_OUT_PENDING);
 }
@@ -657,14 +659,21 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		v->held = true;
 		return;
 	}
-	/* An ICMP error about its first packet is its own (the router's time exceeded). */
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || (!related && mmb_conn_awaits(c, dir)))
+	/*
+	 * Waiting for its leaving judgement, a reply is not its own, nor an
+	 * ICMP error about its first packet but the host's own (the router's
+	 * time exceeded, seen leaving only): one that arrives, or was seen
+	 * arriving, a remote sender made, quoting a packet never sent.
+	 */
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) ||
+	    (mmb_conn_awaits(c, dir, v->outsf) && (!related || !v->out || mmb_judged_in(skb))))
 		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
 		return;
 	}
+	mmb_test_found(c);
 	v->conn = c;
 	v->dir = dir;
 	v->related = related;
@@ -688,7 +697,7 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 		v->held = true;
 		return;
 	}
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir, v->outsf))
 		return;
 	v->conn = c;
 	v->dir = dir;
@@ -701,13 +710,13 @@ void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
  * found); under RCU.
  */
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
-			       const struct sk_buff *skb, u8 *dir, bool *related)
+			       const struct sk_buff *skb, u8 *dir, bool *related, bool outsf)
 {
 	struct mmb_conn *c = mmb_conn_find_pkt(mc, pkt, skb, dir, related);
 
 	if (!c || !mmb_conn_live(c) || mmb_conn_expired(c, mmb_conn_now()) ||
 	    mmb_conn_orphan(c, false) || mmb_conn_wrong_iif(c, *dir, skb->dev) ||
-	    (!*related && mmb_conn_awaits(c, *dir)))
+	    mmb_conn_awaits(c, *dir, outsf))	/* an arriving ICMP error about it too */
 		return NULL;
 	return c;
 }
@@ -862,7 +871,7 @@ static int mmb_conn_join(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	u8 dir;
 
 	c = mmb_conn_find(mc, t, &dir);
-	if (!c || !mmb_conn_alive(mc, c, now) || mmb_conn_awaits(c, dir))
+	if (!c || !mmb_conn_alive(mc, c, now) || mmb_conn_awaits(c, dir, v->outsf))
 		return -ENOSPC;
 	mmb_conn_update(mc, c, dir, pkt, skb);
 	v->conn = c;
@@ -1298,7 +1307,7 @@ static bool mmb_conn_mapped_in(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return false;
 	}
 	dir = dir == MMB_DIR_ORIG ? MMB_DIR_REPLY : MMB_DIR_ORIG;
-	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir))
+	if (!mmb_conn_alive(mc, c, mmb_conn_now()) || mmb_conn_awaits(c, dir, v->outsf))
 		return false;
 	v->conn = c;
 	v->dir = dir;
@@ -1336,8 +1345,18 @@ int mmb_conn_verdict(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return v->nsf ? mmb_conn_start(mc, pkt, skb, v) : 0;
 	}
 	/* Its rules judged it, and it moved the state, as it arrived. */
-	if (v->out && v->seen)
-		return v->bind ? mmb_conn_bind(mc, pkt, skb, v) : 0;
+	if (v->out && v->seen) {
+		if (v->bind)
+			return mmb_conn_bind(mc, pkt, skb, v);
+		/*
+		 * Another CPU claimed its leaving judgement since the lookup,
+		 * and may have replaced it: a copy of its first packet would
+		 * leave unmapped.
+		 */
+		if (unlikely(v->dir == MMB_DIR_ORIG && !v->related && mmb_conn_out_held(c)))
+			return -EAGAIN;
+		return 0;
+	}
 	/* At their connection priority, which cuts off as any other. */
 	for (i = 0; i < c->nrules; i++) {
 		rule = mmb_rule_live(READ_ONCE(c->rules[i]));

@@ -278,7 +278,7 @@ struct mmb_conn *mmb_conn_find(struct mmb_conns *mc, const struct mmb_tuple *t, 
 void mmb_conn_lookup_tuple(struct mmb_conns *mc, const struct mmb_tuple *t,
 			   struct mmb_verdict *v);
 struct mmb_conn *mmb_conn_peek(struct mmb_conns *mc, const struct mmb_pkt *pkt,
-			       const struct sk_buff *skb, u8 *dir, bool *related);
+			       const struct sk_buff *skb, u8 *dir, bool *related, bool outsf);
 bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			  const struct sk_buff *skb);
 bool mmb_conn_spoofed(struct mmb_conns *mc, const struct mmb_pkt *pkt,

@@ -85,10 +85,15 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 		return MMB_DROP_UNMAPPED;
 	if (out && v.conn) {
 		v.seen = mmb_judged_in(skb);
-		/* The first packet of one an arriving rule started: the leaving rules' too. */
-		v.bind = v.seen && v.outsf && !v.related &&
+		/*
+		 * The first packet of one an arriving rule started: the leaving
+		 * rules' too, and the end of its replies' wait if there are none
+		 * left (deleted since it started).
+		 */
+		v.bind = v.seen && !v.related &&
 			 !(pkt.key.b[MMB_IMG_FLAGS] & MMB_KF_LATER) &&
-			 mmb_conn_unjudged(v.conn, v.dir);
+			 mmb_conn_unjudged(v.conn, v.dir) &&
+			 (v.outsf || test_bit(MMB_CONN_OUT_PENDING, &v.conn->status));
 	}
 	/* Leaving, only its connection's source mapping may be left to do. */
 	if (!out || mmb_ruleset_out(rs))

@@ -26,6 +26,8 @@ struct mmb_test_points {
 	void (*half_in)(struct mmb_conns *mc, struct mmb_conn *c);
 	/* the leaving judgement of @c is claimed, nothing of it published yet */
 	void (*bind)(struct mmb_conns *mc, struct mmb_conn *c);
+	/* a packet found its connection @c, and holds it from now on */
+	void (*found)(struct mmb_conn *c);
 	/* a packet is about to refresh @c's timeout without its lock */
 	void (*refresh)(struct mmb_conn *c);
 	/* a lookup probes table @i of its ruleset (not from the flow cache) */
@@ -60,6 +62,12 @@ static inline void mmb_test_bind(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	if (mmb_test_points.bind)
 		mmb_test_points.bind(mc, c);
+}
+
+static inline void mmb_test_found(struct mmb_conn *c)
+{
+	if (mmb_test_points.found)
+		mmb_test_points.found(c);
 }
 
 static inline void mmb_test_refresh(struct mmb_conn *c)
@@ -99,6 +107,10 @@ static inline void mmb_test_half_in(struct mmb_conns *mc, struct mmb_conn *c)
 }
 
 static inline void mmb_test_bind(struct mmb_conns *mc, struct mmb_conn *c)
+{
+}
+
+static inline void mmb_test_found(struct mmb_conn *c)
 {
 }
 

@@ -519,7 +519,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 	if (!err && rs && mmb_ruleset_count(rs)) {
 		if (mmb_ruleset_stateful(rs))
 			t->v.conn = mmb_conn_peek(&mn->conns, &pkt, skb, &t->v.dir,
-						  &t->v.related);
+						  &t->v.related, mmb_ruleset_outsf(rs));
 		mmb_classify_each(rs, &pkt, skb, mmb_trace_rule, t);
 		if (t->v.conn)
 			mmb_trace_conn(t);
