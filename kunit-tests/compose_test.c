@@ -495,23 +495,19 @@ static void compose_drop_test(struct kunit *test)
  */
 static struct {
 	struct cmp *e;
-	struct mmbt_pkt_desc d;
+	struct sk_buff *skb;	/* the copy, built before: the test point is atomic */
 	unsigned int verdict, runs;
 } cmp_race;
 
 static void cmp_race_bind(struct mmb_conns *mc, struct mmb_conn *c)
 {
 	struct cmp *e = cmp_race.e;
-	struct sk_buff *skb;
 	struct mmb_dev *md;
 
 	if (cmp_race.runs++)
 		return;
-	skb = cmp_leaving(e, &cmp_race.d);
-	skb_set_network_header(skb, ETH_HLEN);
 	md = rcu_dereference(e->dev->rx_handler_data);
-	cmp_race.verdict = mmb_hook_out(md, skb, NULL);
-	kfree_skb(skb);
+	cmp_race.verdict = mmb_hook_out(md, cmp_race.skb, NULL);
 }
 
 static void compose_race_test(struct kunit *test)
@@ -532,10 +528,12 @@ static void compose_race_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
 		memset(&cmp_race, 0, sizeof(cmp_race));
 		cmp_race.e = e;
-		cmp_race.d = d;
+		cmp_race.skb = cmp_leaving(e, &d);
+		skb_set_network_header(cmp_race.skb, ETH_HLEN);
 		mmb_test_points.bind = cmp_race_bind;
 		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
 		mmb_test_points.bind = NULL;
+		kfree_skb(cmp_race.skb);
 		KUNIT_EXPECT_EQ(test, cmp_race.runs, 1);
 		KUNIT_EXPECT_EQ(test, cmp_race.verdict, NF_DROP);
 		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_UNMAPPED), unmapped + 1);

@@ -398,6 +398,20 @@ static void rj_refused(struct kunit *test)
 }
 
 /*
+ * Classify @skb by @r's rules (the ruleset taken before the RCU section:
+ * mmbt_rs() takes a mutex).
+ */
+static void rj_classify(struct mmb_rules *r, struct mmb_pkt *pkt, struct sk_buff *skb,
+			struct mmb_verdict *v)
+{
+	struct mmb_ruleset *rs = mmbt_rs(r);
+
+	rcu_read_lock();
+	mmb_classify(rs, pkt, skb, v);
+	rcu_read_unlock();
+}
+
+/*
  * The verdict: a reject drops and names its rule; an accept of its
  * priority, or a verdict of a higher one, takes the answer away; of two
  * rejecting rules the lower handle answers.
@@ -419,24 +433,18 @@ static void rj_verdict(struct kunit *test)
 	rj = rj_rule(test, &tcp, 1, MMB_REJECT_HOST_UNREACH, false, false, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rj));
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rj, NULL), 0);
-	rcu_read_lock();
-	mmb_classify(mmbt_rs(r), &pkt, skb, &v);
-	rcu_read_unlock();
+	rj_classify(r, &pkt, skb, &v);
 	KUNIT_EXPECT_TRUE(test, v.drop && !v.accept);
 	KUNIT_EXPECT_PTR_EQ(test, v.reject, (const struct mmb_rule *)rj);
 	/* A second rejecting rule, of a higher handle: the first answers. */
 	rj2 = rj_rule(test, &all, 1, MMB_REJECT_DEFAULT, false, false, &err);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rj2));
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rj2, NULL), 0);
-	rcu_read_lock();
-	mmb_classify(mmbt_rs(r), &pkt, skb, &v);
-	rcu_read_unlock();
+	rj_classify(r, &pkt, skb, &v);
 	KUNIT_EXPECT_PTR_EQ(test, v.reject, (const struct mmb_rule *)rj);
 	/* An accept of the same priority: no drop, no answer. */
 	acc = mmbt_rule_add(test, r, false, MMB_TARGET_ACCEPT, &tcp, 1);
-	rcu_read_lock();
-	mmb_classify(mmbt_rs(r), &pkt, skb, &v);
-	rcu_read_unlock();
+	rj_classify(r, &pkt, skb, &v);
 	KUNIT_EXPECT_TRUE(test, v.accept);
 	KUNIT_EXPECT_EQ(test, mmbt_remove(r, acc), 0);
 	/* A plain drop of a higher priority: dropped without an answer. */
@@ -444,9 +452,7 @@ static void rj_verdict(struct kunit *test)
 			     &(struct mmbt_target){ .type = MMB_TARGET_DROP }, 1);
 	rj2->prio = 5;
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rj2, NULL), 0);
-	rcu_read_lock();
-	mmb_classify(mmbt_rs(r), &pkt, skb, &v);
-	rcu_read_unlock();
+	rj_classify(r, &pkt, skb, &v);
 	KUNIT_EXPECT_TRUE(test, v.drop && !v.accept);
 	KUNIT_EXPECT_NULL(test, v.reject);
 	kfree_skb(skb);
