@@ -434,7 +434,7 @@ static void atkc_rules_gone_test(struct kunit *test)
 
 static struct {
 	struct atkc *e;
-	struct mmbt_pkt_desc d;
+	struct sk_buff *skb;	/* the copy, built before: the test point is atomic */
 	unsigned int verdict, runs;
 } atkc_race;
 
@@ -442,16 +442,12 @@ static struct {
 static void atkc_race_found(struct mmb_conn *c)
 {
 	struct atkc *e = atkc_race.e;
-	struct sk_buff *skb;
 	struct mmb_dev *md;
 
 	if (atkc_race.runs++)
 		return;
-	skb = atkc_leaving(e, &atkc_race.d);
-	skb_set_network_header(skb, ETH_HLEN);
 	md = rcu_dereference(e->dev->rx_handler_data);
-	atkc_race.verdict = mmb_hook_out(md, skb, NULL);
-	kfree_skb(skb);
+	atkc_race.verdict = mmb_hook_out(md, atkc_race.skb, NULL);
 }
 
 /*
@@ -483,10 +479,12 @@ static void atkc_stale_copy_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, atkc_receive(e, &d), 1);
 		memset(&atkc_race, 0, sizeof(atkc_race));
 		atkc_race.e = e;
-		atkc_race.d = d;
+		atkc_race.skb = atkc_leaving(e, &d);
+		skb_set_network_header(atkc_race.skb, ETH_HLEN);
 		mmb_test_points.found = atkc_race_found;
 		KUNIT_EXPECT_EQ(test, atkc_send(e, &d), 0);
 		mmb_test_points.found = NULL;
+		kfree_skb(atkc_race.skb);
 		KUNIT_EXPECT_EQ(test, atkc_race.verdict, NF_ACCEPT);
 		KUNIT_EXPECT_EQ(test, atkc_count(e, MMB_DROP_UNMAPPED), unmapped + 1);
 		if (atkc_sent.n)
