@@ -16,49 +16,16 @@ set -u
 
 . "$(dirname "$0")/lib.sh"
 PAGE=$MMB_ROOT/docs/router.md
-WAN4=203.0.113.2 ISP4=203.0.113.1 HOST4=192.168.1.10
-WAN6=2001:db8::2 ISP6=2001:db8::1 HOST6=2001:db8:1::10
 
 # The fenced block after the page's marker "<!-- compose.sh: WHAT -->".
 block() {
-	awk -v m="<!-- compose.sh: $1 -->" '$0 == m { f = 1; next }
-		f && /^```/ { if (++n == 2) exit; next } f && n == 1' "$PAGE"
-}
-
-# The page's network: $C the home host, $R the router, $S the ISP.
-router_up() {
-	ip netns add "$C" && ip netns add "$R" && ip netns add "$S" || return 1
-	ip -n "$C" link add c0 type veth peer name lan0 netns "$R" || return 1
-	ip -n "$S" link add s0 type veth peer name wan0 netns "$R" || return 1
-	for ns in "$C" "$R" "$S"; do
-		ip -n "$ns" link set lo up
-		ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.accept_dad=0 \
-			net.ipv6.conf.default.accept_dad=0
-	done
-	ip -n "$C" addr add "$HOST4/24" dev c0
-	ip -n "$C" addr add "$HOST6/64" dev c0 nodad
-	ip -n "$R" addr add 192.168.1.1/24 dev lan0
-	ip -n "$R" addr add 2001:db8:1::1/64 dev lan0 nodad
-	ip -n "$R" addr add "$WAN4/24" dev wan0
-	ip -n "$R" addr add "$WAN6/64" dev wan0 nodad
-	ip -n "$S" addr add "$ISP4/24" dev s0
-	ip -n "$S" addr add "$ISP6/64" dev s0 nodad
-	for dev in "$C c0" "$R lan0" "$R wan0" "$S s0"; do
-		set -- $dev
-		ip -n "$1" link set "$2" up || return 1
-	done
-	ip -n "$C" route add default via 192.168.1.1
-	ip -n "$C" -6 route add default via 2001:db8:1::1
-	ip -n "$R" route add default via "$ISP4"
-	ip -n "$R" -6 route add default via "$ISP6"
-	# The ISP routes the LAN's IPv6 prefix to the router; not its IPv4 one.
-	ip -n "$S" -6 route add 2001:db8:1::/64 via "$WAN6"
-	ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	doc_block "$PAGE" "compose.sh: $1"
 }
 
 trap topology_down EXIT
 kernel_log_mark
-if ! router_up; then
+if ! router_page_up ||
+   ! in_r sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1; then
 	echo "Bail out! cannot build the namespaces"
 	exit 1
 fi
