@@ -155,6 +155,7 @@ static void cmp_free(void *data)
 	struct cmp *e = data;
 
 	mmb_test_points.bind = NULL;
+	mmb_test_points.found = NULL;
 	dev_remove_pack(&e->pt4);
 	dev_remove_pack(&e->pt6);
 	cmp_flush(e);
@@ -311,7 +312,7 @@ static void cmp_expect_dst(struct kunit *test, const u8 *l3, unsigned int len, b
  * ip-saddr INSIDE map ip-saddr OUTSIDE" (the source NAT of masquerade,
  * with an address the test chooses). Both families, TCP and UDP.
  */
-static void cmp_rule_out(struct cmp *e, bool v6)
+static struct mmb_rule *cmp_rule_out(struct cmp *e, bool v6)
 {
 	struct mmb_match_spec m[2];
 	struct mmbt_target t = { .type = MMB_TARGET_MAP };
@@ -324,7 +325,7 @@ static void cmp_rule_out(struct cmp *e, bool v6)
 	t.field = v6 ? MMB_FIELD_IP6_SADDR : MMB_FIELD_IP_SADDR;
 	t.vlen = v6 ? 16 : 4;
 	memcpy(t.value, v6 ? cmp_outside6 : cmp_outside4, t.vlen);
-	mmbt_rule_targets(e->test, &e->mn->rules, true, m, 2, &t, 1);
+	return mmbt_rule_targets(e->test, &e->mn->rules, true, m, 2, &t, 1);
 }
 
 static void cmp_rules(struct cmp *e, bool v6)
@@ -746,4 +747,221 @@ static struct kunit_suite compose_suite = {
 	.test_cases = compose_cases,
 };
 
-kunit_test_suite(compose_suite);
+/*
+ * Attacks on the composition (a remote sender's ICMP errors, an admin's
+ * reload, a stale copy racing the swap), on the same device and routes.
+ */
+/*
+ * Receive on the device an ICMP error from @from to @to (port unreachable)
+ * quoting the headers of @q: 1 if mmb let it in, else 0.
+ */
+static int cmp_receive_error(struct cmp *e, const u8 *from, const u8 *to,
+			     const struct mmbt_pkt_desc *q)
+{
+	unsigned int l3len = q->v6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr);
+	u8 proto = q->v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	u16 type = q->v6 ? ICMPV6_DEST_UNREACH << 8 | ICMPV6_PORT_UNREACH :
+		   ICMP_DEST_UNREACH << 8 | ICMP_PORT_UNREACH;
+	struct mmbt_pkt_desc d = cmp_pkt(q->v6, proto, from, type, to, 0);
+	struct sk_buff *skb, *quoted;
+	int before = cmp_got.n;
+	__sum16 sum;
+	u8 *l3;
+
+	d.payload_len = l3len + 8;
+	skb = mmbt_pkt_build(e->dev, &d);
+	quoted = mmbt_pkt_build(e->dev, q);
+	KUNIT_ASSERT_NOT_NULL(e->test, skb);
+	KUNIT_ASSERT_NOT_NULL(e->test, quoted);
+	l3 = skb->data;
+	skb_copy_bits(quoted, 0, l3 + l3len + 8, l3len + 8);
+	kfree_skb(quoted);
+	put_unaligned(0, (__sum16 *)(l3 + l3len + 2));
+	sum = mmbt_l4_csum(l3, l3len, 8 + l3len + 8, q->v6, proto);
+	put_unaligned(sum, (__sum16 *)(l3 + l3len + 2));
+	KUNIT_EXPECT_EQ(e->test, mmbt_l4_csum(l3, l3len, 8 + l3len + 8, q->v6, proto), 0);
+	mmbt_receive(mmbt_frame(e->dev, skb));
+	return cmp_got.n - before;
+}
+
+/*
+ * A remote sender's ICMP error (port unreachable) quoting the first packet
+ * of a connection whose replies wait for its leaving judgement, unmapped,
+ * arriving before that packet left (its next hop being resolved, a queue,
+ * a drop on the way): any ICMP error about it was the connection's (the
+ * exception made for the router's own time exceeded, which is only ever
+ * seen leaving), so it passed "in DEV drop" to the client and could tear
+ * its connection down. nf_conntrack has no entry to find for it before
+ * the first packet leaves: only the host's own error is the connection's.
+ * Once the first packet left mapped, an error quoting it as it left is
+ * the connection's.
+ */
+static void atkc_remote_error_test(struct kunit *test)
+{
+	struct cmp *e = cmp_new(test);
+	struct mmb_match_spec m[2];
+	int v6;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_client6 : cmp_client4;
+		const u8 *server = v6 ? cmp_server6 : cmp_server4;
+		const u8 *outside = v6 ? cmp_outside6 : cmp_outside4;
+		u64 drops = cmp_count(e, MMB_DROP_RULE);
+		struct mmbt_pkt_desc q;
+		struct mmb_conn *c;
+
+		/* Only what goes to port 80 starts one; nothing else comes in. */
+		cmp_rule_out(e, v6);
+		m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+		mmbt_rule_add(test, &e->mn->rules, false, MMB_TARGET_DROP, m, 1);
+		m[1] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
+		mmbt_rule_add(test, &e->mn->rules, true, MMB_TARGET_ACCEPT, m, 2);
+
+		q = cmp_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, cmp_receive(e, &q), 1);
+		c = cmp_conn(e, &q);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_OUT_PENDING, &c->status));
+		/* The sender's error about the unmapped SYN: a packet of none. */
+		KUNIT_EXPECT_EQ(test, cmp_receive_error(e, server, client, &q), 0);
+		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_RULE), drops + 1);
+		/* The SYN leaves mapped all the same. */
+		KUNIT_EXPECT_EQ(test, cmp_send(e, &q), 1);
+		c = cmp_conn(e, &q);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_MAPPED, &c->status));
+		/* An error about the SYN as it left is the connection's. */
+		q = cmp_pkt(v6, IPPROTO_TCP, outside, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, cmp_receive_error(e, server, outside, &q), 1);
+		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_RULE), drops + 1);
+		cmp_flush(e);
+	}
+}
+
+/*
+ * The leaving stateful rules deleted while a connection waits for its
+ * leaving judgement (an admin's reload under traffic): its first packet
+ * left with no leaving stateful rule to judge it, and nothing ended the
+ * wait, so its replies were nobody's for as long as it lived (here:
+ * dropped by "in DEV drop"), and so were those of every copy after it.
+ * Its first packet leaving ends the wait, whatever the rules now.
+ */
+static void atkc_rules_gone_test(struct kunit *test)
+{
+	struct cmp *e = cmp_new(test);
+	struct mmb_match_spec m[2];
+	int v6;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_client6 : cmp_client4;
+		const u8 *server = v6 ? cmp_server6 : cmp_server4;
+		u64 drops = cmp_count(e, MMB_DROP_RULE);
+		struct mmbt_pkt_desc q;
+		struct mmb_rule *out;
+		struct mmb_conn *c;
+		struct mmb_txn txn;
+
+		out = cmp_rule_out(e, v6);
+		m[0] = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+		mmbt_rule_add(test, &e->mn->rules, false, MMB_TARGET_DROP, m, 1);
+		m[1] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
+		mmbt_rule_add(test, &e->mn->rules, true, MMB_TARGET_ACCEPT, m, 2);
+
+		q = cmp_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, cmp_receive(e, &q), 1);
+		c = cmp_conn(e, &q);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_OUT_PENDING, &c->status));
+		KUNIT_ASSERT_EQ(test, mmb_txn_begin(&e->mn->rules, &txn, MMB_TXN_INPLACE), 0);
+		KUNIT_ASSERT_EQ(test, mmb_txn_del(&txn, out->handle), 0);
+		mmb_txn_commit(&txn);
+		/* It leaves as it is; its reply is its own. */
+		KUNIT_EXPECT_EQ(test, cmp_send(e, &q), 1);
+		KUNIT_ASSERT_PTR_EQ(test, cmp_conn(e, &q), c);
+		q = cmp_pkt(v6, IPPROTO_TCP, server, 80, client, 40000);
+		q.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
+		KUNIT_EXPECT_EQ(test, cmp_receive(e, &q), 1);
+		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_RULE), drops);
+		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));
+		cmp_flush(e);
+	}
+}
+
+static struct {
+	struct cmp *e;
+	struct sk_buff *skb;	/* the copy, built before: the test point is atomic */
+	unsigned int verdict, runs;
+} cmp_stale;
+
+/* Another CPU's copy of the first packet leaves, whole, meanwhile. */
+static void cmp_stale_found(struct mmb_conn *c)
+{
+	struct cmp *e = cmp_stale.e;
+	struct mmb_dev *md;
+
+	if (cmp_stale.runs++)
+		return;
+	md = rcu_dereference(e->dev->rx_handler_data);
+	cmp_stale.verdict = mmb_hook_out(md, cmp_stale.skb, NULL);
+}
+
+/*
+ * Two copies of a first packet leaving on two CPUs (a SYN retransmitted,
+ * RPS): one finds the connection, the other claims its leaving judgement,
+ * binds the source mapping and replaces it before the first looks at its
+ * judgement. The first, holding the replaced connection (claimed, never
+ * judged, not mapped), took it as judged and left with the inside source
+ * address: what "unmapped" drops exist to prevent. It is dropped unmapped.
+ */
+static void atkc_stale_copy_test(struct kunit *test)
+{
+	struct cmp *e = cmp_new(test);
+	struct mmb_match_spec m;
+	int v6;
+
+	m = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_client6 : cmp_client4;
+		const u8 *server = v6 ? cmp_server6 : cmp_server4;
+		const u8 *outside = v6 ? cmp_outside6 : cmp_outside4;
+		u64 unmapped = cmp_count(e, MMB_DROP_UNMAPPED);
+		struct mmbt_pkt_desc d;
+		struct mmb_conn *c;
+
+		mmbt_rule_add(test, &e->mn->rules, true, MMB_TARGET_ACCEPT, &m, 1);
+		cmp_rule_out(e, v6);
+		d = cmp_pkt(v6, IPPROTO_TCP, client, 40000, server, 80);
+		KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
+		memset(&cmp_stale, 0, sizeof(cmp_stale));
+		cmp_stale.e = e;
+		cmp_stale.skb = cmp_leaving(e, &d);
+		skb_set_network_header(cmp_stale.skb, ETH_HLEN);
+		mmb_test_points.found = cmp_stale_found;
+		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 0);
+		mmb_test_points.found = NULL;
+		kfree_skb(cmp_stale.skb);
+		KUNIT_EXPECT_EQ(test, cmp_stale.verdict, NF_ACCEPT);
+		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_UNMAPPED), unmapped + 1);
+		if (cmp_sent.n)
+			KUNIT_EXPECT_NE(test, memcmp(cmp_sent.buf + ETH_HLEN + (v6 ? 8 : 12),
+						     client, v6 ? 16 : 4), 0);
+		c = cmp_conn(e, &d);
+		KUNIT_ASSERT_NOT_NULL(test, c);
+		KUNIT_EXPECT_EQ(test, memcmp(&c->reply.t.dst, outside, v6 ? 16 : 4), 0);
+		cmp_flush(e);
+	}
+}
+
+static struct kunit_case atkc_cases[] = {
+	KUNIT_CASE(atkc_remote_error_test),
+	KUNIT_CASE(atkc_rules_gone_test),
+	KUNIT_CASE(atkc_stale_copy_test),
+	{}
+};
+
+static struct kunit_suite atkc_suite = {
+	.name = "mmb-atkc",
+	.test_cases = atkc_cases,
+};
+
+kunit_test_suites(&compose_suite, &atkc_suite);
