@@ -67,11 +67,14 @@ bool mmb_reject_allow(struct mmb_reject_limit *l)
 	if (!rate)
 		return true;
 	incr = min_t(u64, div_u64((u64)rate * delta, HZ), burst);
+	old = atomic_read(&l->credit);
 	if (incr && cmpxchg(&l->stamp, stamp, now) == stamp) {
-		old = atomic_read(&l->credit);
 		do {
 			new = old > burst - incr ? burst : old + incr;
 		} while (!atomic_try_cmpxchg(&l->credit, &old, new));
+	} else if (old > burst) {
+		/* reject_burst was lowered: the credit of the old burst goes */
+		atomic_cmpxchg(&l->credit, old, burst);
 	}
 	return atomic_dec_if_positive(&l->credit) >= 0;
 }

@@ -336,6 +336,17 @@ static void rj_limit(struct kunit *test)
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 0);
+	/*
+	 * reject_burst lowered while the credit is full: the lower burst
+	 * holds at once (e2e reject.sh's flood got 50 + its rate's share).
+	 */
+	mmb_reject_rate = 1;
+	mmb_reject_burst = 50;
+	mmb_reject_limit_init(&l);
+	mmb_reject_burst = 20;
+	for (i = 0, n = 0; i < 100; i++)
+		n += mmb_reject_allow(&l);
+	KUNIT_EXPECT_EQ(test, n, 20);
 	mmb_reject_rate = 0;	/* no limit */
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
