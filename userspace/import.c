@@ -158,6 +158,7 @@ struct imp {
 	struct chain *base;
 	const char *policy;
 	bool stateful;		/* after ct state established,related accept */
+	bool marked;		/* a meta mark set came before */
 	unsigned int est_group;	/* that rule's place */
 	/* The rule being translated, for errors. */
 	struct chain *at_chain;
@@ -509,6 +510,7 @@ struct lhs {
 	bool flags;		/* tcp flags */
 	bool th;		/* th sport/dport: the L4 protocol's */
 	const char *th_field;	/* "sport" or "dport" */
+	bool mark;		/* meta mark */
 };
 
 static const struct {
@@ -622,6 +624,16 @@ static int lhs_parse(struct imp *im, const json_t *expr, const json_t *left, str
 		if (!strcmp(key, "iifname") || !strcmp(key, "iif")) {
 			l->field = "in";
 			l->kind = K_IFACE;
+			return 0;
+		}
+		if (!strcmp(key, "mark")) {
+			if (im->marked)
+				return refuse(im, expr, "meta mark after a meta mark set in the "
+					      "same chain: mmb's rules see the mark a packet came "
+					      "with, not one another rule sets");
+			lhs_field(l, "meta-mark");
+			l->kind = K_NUM;
+			l->mark = true;
 			return 0;
 		}
 		return refuse(im, expr, "meta %s has no mmb field", key);
@@ -1158,6 +1170,35 @@ one:
 }
 
 /* One match statement ANDed into @d. */
+/* meta mark & MASK == VALUE (or !=): meta-mark VALUE/MASK. */
+static int mark_masked(struct imp *im, const json_t *expr, const char *op, const json_t *mask,
+		       const json_t *right, struct dnf *d)
+{
+	json_int_t m, v;
+	struct alts as = { 0 };
+	struct alt *a;
+	int ret;
+
+	if (strcmp(op, "==") && strcmp(op, "!="))
+		return refuse(im, expr, "meta mark & MASK compares with == or != only");
+	if (!json_is_integer(mask) || !json_is_integer(right))
+		return refuse(im, expr, "meta mark & MASK compares numbers only");
+	m = json_integer_value(mask);
+	v = json_integer_value(right);
+	if (m <= 0 || m > 0xffffffffLL || v < 0 || v > 0xffffffffLL)
+		return refuse(im, expr, "a mark and its mask are 32-bit numbers, the mask not 0");
+	if (v & ~m)
+		return refuse(im, expr, "a value with bits outside its mask never matches");
+	a = alts_new(&as);
+	if (!a)
+		return nomem();
+	alt_term(a, "meta-mark%s 0x%llx/0x%llx", strcmp(op, "!=") ? "" : " !=",
+		 (unsigned long long)v, (unsigned long long)m);
+	ret = dnf_and(im, expr, d, &as);
+	free(as.a);
+	return ret;
+}
+
 static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_want *ct)
 {
 	const json_t *left, *right, *elems, *mask = NULL, *e;
@@ -1190,9 +1231,12 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 		ret = lhs_parse(im, expr, json_array_get(and, 0), &ls[0]);
 		if (ret)
 			return ret;
-		if (!ls[0].flags)
-			return refuse(im, expr, "a bitwise and has an mmb match on TCP flags only");
+		if (!ls[0].flags && !ls[0].mark)
+			return refuse(im, expr, "a bitwise and has an mmb match on TCP flags and "
+				      "meta mark only");
 		mask = json_array_get(and, 1);
+		if (ls[0].mark)
+			return mark_masked(im, expr, op, mask, right, d);
 	} else if (json_is_object(left) && json_object_get(left, "concat")) {
 		const json_t *parts = json_object_get(left, "concat");
 
@@ -1333,6 +1377,172 @@ and:
 	}
 	free(as.a);
 	return ret;
+}
+
+/* --- statements -------------------------------------------------------- */
+
+/*
+ * meta mark set VALUE as mmb's mod meta-mark VALUE[/MASK], which is
+ * iptables' --set-xmark: mark = (mark & ~MASK) ^ VALUE. nft writes a
+ * masked set as (mark & A) | B or (mark & A) ^ B, or mark | B, mark & A.
+ */
+static int mark_set(struct imp *im, const json_t *e, char *buf, size_t len)
+{
+	const json_t *m = json_object_get(e, "mangle"), *v, *op, *and = NULL;
+	unsigned long long keep = 0xffffffffULL, val = 0, mask;
+	const char *key = NULL, *name = NULL;
+	bool is_or = false;
+
+	if (json_unpack((json_t *)m, "{s:{s:{s:s}}, s:o}", "key", "meta", "key", &key,
+			"value", &v) || strcmp(key, "mark"))
+		return refuse(im, e, "a mangle of anything but meta mark has no mmb meaning");
+	if (json_is_integer(v)) {
+		if (json_integer_value(v) < 0 || json_integer_value(v) > 0xffffffffLL)
+			return refuse(im, e, "a mark is a 32-bit number");
+		snprintf(buf, len, "mod meta-mark 0x%llx",
+			 (unsigned long long)json_integer_value(v));
+		im->marked = true;
+		return 0;
+	}
+	/* (mark & A) OP B, mark OP B, mark & A */
+	if (json_is_object(v) && json_object_size(v) == 1) {
+		name = json_object_iter_key(json_object_iter((json_t *)v));
+		op = json_object_get(v, name);
+	} else {
+		op = NULL;
+	}
+	if (!name || !json_is_array(op) || json_array_size(op) != 2)
+		return refuse(im, e, "this meta mark set has no mmb form");
+	if (!strcmp(name, "&")) {
+		and = op;
+	} else if (!strcmp(name, "|") || !strcmp(name, "^")) {
+		const json_t *l = json_array_get(op, 0), *r = json_array_get(op, 1);
+
+		is_or = !strcmp(name, "|");
+		if (!json_is_integer(r) || json_integer_value(r) < 0 ||
+		    json_integer_value(r) > 0xffffffffLL)
+			return refuse(im, e, "this meta mark set has no mmb form");
+		val = json_integer_value(r);
+		if (json_is_object(l) && json_object_get(l, "&"))
+			and = json_object_get(l, "&");
+		else if (json_unpack((json_t *)l, "{s:{s:s}}", "meta", "key", &key) ||
+			 strcmp(key, "mark"))
+			return refuse(im, e, "this meta mark set has no mmb form");
+	} else {
+		return refuse(im, e, "this meta mark set has no mmb form");
+	}
+	if (and) {
+		const json_t *l = json_array_get(and, 0), *r = json_array_get(and, 1);
+
+		if (!json_is_array(and) || json_array_size(and) != 2 ||
+		    json_unpack((json_t *)l, "{s:{s:s}}", "meta", "key", &key) ||
+		    strcmp(key, "mark") || !json_is_integer(r) || json_integer_value(r) < 0 ||
+		    json_integer_value(r) > 0xffffffffLL)
+			return refuse(im, e, "this meta mark set has no mmb form");
+		keep = json_integer_value(r);
+	}
+	/* (mark & keep) | val == (mark & ~(~keep | val)) ^ val */
+	mask = ~keep & 0xffffffffULL;
+	if (is_or)
+		mask |= val;
+	if (!mask)
+		return refuse(im, e, "meta mark set meta mark ^ VALUE (no bit cleared) has no "
+			      "mmb form: mod meta-mark clears the bits of a mask first");
+	snprintf(buf, len, "mod meta-mark 0x%llx/0x%llx", val, mask);
+	im->marked = true;
+	return 0;
+}
+
+/* reject [with ...] as mmb's words; 0, or refused. */
+static int reject_words(struct imp *im, const json_t *e, char *buf, size_t len)
+{
+	static const struct {
+		const char *type, *code, *mmb;
+	} codes[] = {
+		{ "icmpx", "port-unreachable", "port-unreachable" },
+		{ "icmpx", "admin-prohibited", "admin-prohibited" },
+		{ "icmpx", "host-unreachable", "host-unreachable" },
+		{ "icmpx", "no-route", "net-unreachable" },
+		{ "icmp", "port-unreachable", "port-unreachable" },
+		{ "icmp", "admin-prohibited", "admin-prohibited" },
+		{ "icmp", "host-unreachable", "host-unreachable" },
+		{ "icmp", "net-unreachable", "net-unreachable" },
+		{ "icmpv6", "port-unreachable", "port-unreachable" },
+		{ "icmpv6", "admin-prohibited", "admin-prohibited" },
+		{ "icmpv6", "addr-unreachable", "host-unreachable" },
+		{ "icmpv6", "no-route", "net-unreachable" },
+	};
+	const json_t *r = json_object_get(e, "reject");
+	const char *type = NULL, *code = NULL;
+	unsigned int i;
+
+	if (json_is_null(r) || (json_is_object(r) && !json_object_size(r))) {
+		/* nft's default: ICMP port unreachable, for TCP too */
+		snprintf(buf, len, "reject with port-unreachable");
+		return 0;
+	}
+	if (json_unpack((json_t *)r, "{s:s, s?s}", "type", &type, "expr", &code))
+		return refuse(im, e, "a reject of type and code expected");
+	if (!strcmp(type, "tcp reset")) {
+		snprintf(buf, len, "reject with tcp-reset");
+		return 0;
+	}
+	if (!code)
+		code = "port-unreachable";
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+		if (strcmp(codes[i].type, type) || strcmp(codes[i].code, code))
+			continue;
+		snprintf(buf, len, "reject with %s", codes[i].mmb);
+		return 0;
+	}
+	return refuse(im, e, "reject with %s %s has no mmb answer (mmb answers tcp-reset, "
+		      "port-unreachable, host-unreachable, net-unreachable, admin-prohibited)",
+		      type, code);
+}
+
+/* A reject of ICMP (IPv4) or ICMPv6 answers one family: every rule must be of it. */
+static int reject_family(struct imp *im, const json_t *e, const struct dnf *d)
+{
+	const char *type = NULL;
+	int fam, i;
+
+	if (json_unpack((json_t *)json_object_get(e, "reject"), "{s:s}", "type", &type))
+		return 0;
+	fam = !strcmp(type, "icmp") ? 4 : !strcmp(type, "icmpv6") ? 6 : 0;
+	for (i = 0; fam && i < d->n; i++)
+		if (d->c[i].fam != fam)
+			return refuse(im, e, "reject with %s on a rule that does not match IPv%d "
+				      "only: say the family (e.g. meta nfproto ipv%d)", type, fam, fam);
+	return 0;
+}
+
+/* The rule's comment as " comment \"TEXT\"" (quoted for -f), or "". */
+static int comment_words(struct imp *im, const json_t *rule, char *buf, size_t len)
+{
+	const json_t *c = json_object_get(rule, "comment");
+	const unsigned char *p;
+	size_t off;
+
+	buf[0] = '\0';
+	if (!c)
+		return 0;
+	if (!json_is_string(c) || !json_string_length(c) ||
+	    json_string_length(c) > MMB_COMMENT_MAX)
+		return refuse(im, rule, "a comment of 1 to %d bytes expected", MMB_COMMENT_MAX);
+	off = snprintf(buf, len, " comment \"");
+	for (p = (const unsigned char *)json_string_value(c); *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			return refuse(im, rule, "a comment with a control character (mmb keeps "
+				      "printable text only)");
+		if (off + 4 >= len)
+			break;
+		if (strchr("\"\\$`", *p))
+			buf[off++] = '\\';
+		buf[off++] = *p;
+	}
+	buf[off++] = '"';
+	buf[off] = '\0';
+	return 0;
 }
 
 /* --- flattening -------------------------------------------------------- */
@@ -1479,10 +1689,11 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 			      IMPORT_MAX_DEPTH);
 	for (i = start; i < ch->nrules && !ret && !*ended; i++) {
 		const json_t *rule = ch->rules[i], *exprs, *e, *verdict = NULL;
+		char mark[64] = "", rej[64] = "", cmt[2 * MMB_COMMENT_MAX + 16], vtext[400];
 		enum ct_want ct = CT_NONE;
 		const char *vname = NULL;
+		bool uncond = true, counted = false;
 		struct dnf d;
-		bool uncond = true;
 		size_t k;
 
 		im->at_chain = ch;
@@ -1511,6 +1722,16 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 				    !json_is_null(json_object_get(e, "counter")))
 					ret = refuse(im, e, "a named counter has no mmb meaning "
 						     "(each mmb rule counts its own packets)");
+				counted = true;
+			} else if (!strcmp(key, "mangle")) {
+				if (mark[0])
+					ret = refuse(im, e, "a second meta mark set in one rule");
+				else
+					ret = mark_set(im, e, mark, sizeof(mark));
+			} else if (!strcmp(key, "reject")) {
+				ret = reject_words(im, e, rej, sizeof(rej));
+				verdict = e;
+				vname = key;
 			} else if (!strcmp(key, "accept") || !strcmp(key, "drop") ||
 				   !strcmp(key, "return")) {
 				verdict = e;
@@ -1527,6 +1748,17 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 			if (ret)
 				break;
 		}
+		if (!ret)
+			ret = comment_words(im, rule, cmt, sizeof(cmt));
+		if (!ret && rej[0])
+			ret = reject_family(im, verdict, &d);
+		if (ret) {
+			dnf_free(&d);
+			break;
+		}
+		if (ct == CT_EST && (mark[0] || rej[0]))
+			ret = refuse(im, rule, "ct state established,related with a mark or a "
+				     "reject has no mmb translation");
 		if (ret) {
 			dnf_free(&d);
 			break;
@@ -1555,12 +1787,35 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 			dnf_free(&d);
 			break;
 		}
+		/*
+		 * A mark is a rule of its own just above the verdict's: it
+		 * applies to what the verdict's rule decides (an accept, a
+		 * jump's rules), and not to a connection's later packets,
+		 * which nft's established rule accepts before they get here.
+		 */
+		if (mark[0]) {
+			snprintf(vtext, sizeof(vtext), "%s%s", mark, cmt);
+			ret = emit(im, rule, &d, vtext, false);
+			if (ret) {
+				dnf_free(&d);
+				break;
+			}
+		}
 		if (!vname) {
-			dnf_free(&d);	/* counter only: nothing decided */
+			/* a bare counter: mmb's count (a mark counts already) */
+			if (counted && !mark[0]) {
+				snprintf(vtext, sizeof(vtext), "count%s", cmt);
+				ret = emit(im, rule, &d, vtext, false);
+			}
+			dnf_free(&d);
+			if (ret)
+				break;
 			continue;
 		}
-		if (!strcmp(vname, "accept") || !strcmp(vname, "drop")) {
-			ret = emit(im, verdict, &d, vname,
+		if (!strcmp(vname, "accept") || !strcmp(vname, "drop") ||
+		    !strcmp(vname, "reject")) {
+			snprintf(vtext, sizeof(vtext), "%s%s", rej[0] ? rej : vname, cmt);
+			ret = emit(im, verdict, &d, vtext,
 				   im->stateful && !strcmp(vname, "accept"));
 			*ended = uncond;
 		} else if (!strcmp(vname, "return")) {
@@ -1738,6 +1993,7 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 
 	im->at_chain = c;
 	im->at_handle = -1;
+	im->marked = false;
 	json_unpack(c->obj, "{s?s, s?s, s?s}", "type", &type, "hook", &hook, "policy", &policy);
 	if (!c->nrules && !strcmp(policy, "accept"))
 		return 0;	/* changes nothing */

@@ -466,6 +466,40 @@ add priority 2 net-proto ip4 tcp-dport 443 accept
 add priority 1 net-proto ip4 udp-dport >= 1000 udp-dport <= 2000 drop
 EOF
 
+# reject, marks, counters and comments as nft lists them: translated, and
+# the kernel takes the translation.
+in_r nft -f - <<'EOF'
+table inet st {
+	chain pre {
+		type filter hook prerouting priority 0; policy accept;
+		tcp dport 23 reject with tcp reset comment "no telnet"
+		udp dport 9 reject
+		ip saddr 10.9.0.0/16 reject with icmp type host-unreachable
+		ip6 saddr 2001:db8:9::/48 reject with icmpv6 type admin-prohibited
+		meta mark & 0xf0 == 0x10 counter accept
+		udp dport 5060 meta mark set 7
+		ip dscp 46 meta mark set meta mark & 0xffff00ff | 0x100
+		tcp dport 25 counter comment "smtp seen"
+	}
+}
+EOF
+in_r nft -j list ruleset > "$TMP/stmts.json"
+in_r nft flush ruleset
+check "reject, marks, counters, comments import (checked in the kernel)" \
+	in_r mmbctl import -c "$TMP/stmts.json"
+in_r mmbctl import -n "$TMP/stmts.json" | grep -v '^#' > "$TMP/stmts.out"
+check "and translate to their mmb words" diff -u - "$TMP/stmts.out" <<'EOF'
+flush
+add priority 8 tcp-dport 23 reject with tcp-reset comment "no telnet"
+add priority 7 udp-dport 9 reject with port-unreachable
+add priority 6 ip-saddr 10.9.0.0/16 reject with host-unreachable
+add priority 5 ip6-saddr 2001:db8:9::/48 reject with admin-prohibited
+add priority 4 meta-mark 0x10/0xf0 accept
+add priority 3 udp-dport 5060 mod meta-mark 0x7
+add priority 2 ip-dscp 46 mod meta-mark 0x100/0xff00
+add priority 1 tcp-dport 25 count comment "smtp seen"
+EOF
+
 # A refused ruleset changes nothing: the rules in place stay.
 in_r mmbctl add ip-saddr 192.0.2.1 drop
 in_r nft -f - <<'EOF'
@@ -473,7 +507,7 @@ table netdev x {
 	chain c {
 		type filter hook ingress device r0 priority 0; policy accept;
 		ip saddr 10.0.0.1 accept
-		meta mark 5 drop
+		meta length 100 drop
 	}
 }
 EOF
@@ -482,7 +516,7 @@ in_r nft -j list ruleset |
 	> "$TMP/refused.json"
 in_r nft flush ruleset
 refused "a refused ruleset names table, chain, handle and expression" 2 \
-	'table netdev x, chain c, rule handle [0-9]*: {"match".*"mark".*meta mark has no mmb field' \
+	'table netdev x, chain c, rule handle [0-9]*: {"match".*"length".*meta length has no mmb field' \
 	in_r mmbctl import "$TMP/refused.json"
 check_jq "and the rules in place stay" '.[0] | length == 1 and (.[0].priority // 0) == 0' \
 	"$(in_r mmbctl -j list)"

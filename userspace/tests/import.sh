@@ -77,7 +77,7 @@ refused() {
 }
 
 M='{"match":{"op":"==","left":'
-refused "meta mark" "$M"'{"meta":{"key":"mark"}},"right":5}}' "meta mark has no mmb field"
+refused "meta length" "$M"'{"meta":{"key":"length"}},"right":5}}' "meta length has no mmb field"
 refused "ip6 nexthdr" "$M"'{"payload":{"protocol":"ip6","field":"nexthdr"}},"right":"tcp"}}' \
 	"ip6 nexthdr is the first header's; mmb matches the L4 protocol after extension headers: say meta l4proto"
 refused "ip frag-off" "$M"'{"payload":{"protocol":"ip","field":"frag-off"}},"right":0}}' \
@@ -99,7 +99,11 @@ refused "a value too wide" "$M"'{"payload":{"protocol":"ip","field":"ttl"}},"rig
 refused "< on an address" '{"match":{"op":"<","left":{"payload":{"protocol":"ip","field":"saddr"}},"right":"10.0.0.1"}}' \
 	"< compares a number field with a number"
 refused "a bitwise and of ports" "$M"'{"&":[{"payload":{"protocol":"tcp","field":"dport"}},255]},"right":1}}' \
-	"a bitwise and has an mmb match on TCP flags only"
+	"a bitwise and has an mmb match on TCP flags and meta mark only"
+refused "a mark value outside its mask" "$M"'{"&":[{"meta":{"key":"mark"}},240]},"right":1}}' \
+	"a value with bits outside its mask never matches"
+refused "a mark compared under a mask with <" '{"match":{"op":"<","left":{"&":[{"meta":{"key":"mark"}},240]},"right":16}}' \
+	"meta mark & MASK compares with == or != only"
 refused "ct state at netdev ingress" '{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":"new"}}' \
 	"ct state at netdev ingress: nf_conntrack has seen no packet there yet"
 refused "ct mark" "$M"'{"ct":{"key":"mark"}},"right":1}}' "ct mark has no mmb meaning"
@@ -121,6 +125,60 @@ t "refused: a map used as a set" 2 \
 	"Error: table netdev t, chain c, rule handle 7: $M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@m"}}: @m is a map: maps have no mmb meaning' \
 	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@m"}}' '{"accept":null}')" \
 	'{"map":{"family":"netdev","table":"t","name":"m","type":"ipv4_addr","map":"verdict"}}')"
+
+# Statements: reject, meta mark set, a bare counter, comments.
+TCP23='{"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"dport"}},"right":23}}'
+UDP9='{"match":{"op":"==","left":{"payload":{"protocol":"udp","field":"dport"}},"right":9}}'
+SRC4='{"match":{"op":"==","left":{"payload":{"protocol":"ip","field":"saddr"}},"right":{"prefix":{"addr":"10.9.0.0","len":16}}}}'
+SRC6='{"match":{"op":"==","left":{"payload":{"protocol":"ip6","field":"saddr"}},"right":{"prefix":{"addr":"2001:db8:9::","len":48}}}}'
+MARKSET='{"mangle":{"key":{"meta":{"key":"mark"}},"value":'
+t "reject, mark, counter and comments translate" 0 '# mmbctl import of -: 12 rules, first match as priorities
+flush
+add priority 12 in lo tcp-dport 23 reject with tcp-reset comment "no \"telnet\" \$here"
+add priority 11 in lo udp-dport 9 reject with port-unreachable
+add priority 10 in lo udp-dport 9 reject with port-unreachable
+add priority 9 in lo ip-saddr 10.9.0.0/16 reject with host-unreachable
+add priority 8 in lo ip6-saddr 2001:db8:9::/48 reject with net-unreachable
+add priority 7 in lo tcp-dport 23 reject with admin-prohibited
+add priority 6 in lo meta-mark 0x10/0xf0 accept
+add priority 5 in lo meta-mark != 3 count
+add priority 4 in lo udp-dport 9 mod meta-mark 0x7 comment "voip"
+add priority 3 in lo udp-dport 9 accept comment "voip"
+add priority 2 in lo tcp-dport 23 mod meta-mark 0x100/0xff00
+add priority 1 in lo tcp-dport 23 mod meta-mark 0x4/0x4
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$TCP23" '{"reject":{"type":"tcp reset"}}' |
+	sed 's/}}$/,"comment":"no \\"telnet\\" $here"}}/'),$(
+	rule netdev 3 "$UDP9" '{"reject":null}'),$(
+	rule netdev 4 "$UDP9" '{"reject":{"type":"icmpx","expr":"port-unreachable"}}'),$(
+	rule netdev 5 "$SRC4" '{"reject":{"type":"icmp","expr":"host-unreachable"}}'),$(
+	rule netdev 6 "$SRC6" '{"reject":{"type":"icmpv6","expr":"no-route"}}'),$(
+	rule netdev 7 "$TCP23" '{"reject":{"type":"icmpx","expr":"admin-prohibited"}}'),$(
+	rule netdev 8 '{"match":{"op":"==","left":{"&":[{"meta":{"key":"mark"}},240]},"right":16}}' \
+		'{"counter":{"packets":0,"bytes":0}}' '{"accept":null}'),$(
+	rule netdev 9 '{"match":{"op":"!=","left":{"meta":{"key":"mark"}},"right":3}}' \
+		'{"counter":{"packets":0,"bytes":0}}'),$(
+	rule netdev 10 "$UDP9" "$MARKSET"'7}}' '{"accept":null}' | sed 's/}}$/,"comment":"voip"}}/'),$(
+	rule netdev 11 "$TCP23" "$MARKSET"'{"|":[{"&":[{"meta":{"key":"mark"}},4294902271]},256]}}}'),$(
+	rule netdev 12 "$TCP23" "$MARKSET"'{"|":[{"meta":{"key":"mark"}},4]}}}')")"
+t "refused: reject with icmp on a rule of both families" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"reject":{"type":"icmp","expr":"host-unreachable"}}: reject with icmp on a rule that does not match IPv4 only: say the family (e.g. meta nfproto ipv4)' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" '{"reject":{"type":"icmp","expr":"host-unreachable"}}')")"
+t "refused: a reject code mmb does not answer" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"reject":{"type":"icmp","expr":"prot-unreachable"}}: reject with icmp prot-unreachable has no mmb answer (mmb answers tcp-reset, port-unreachable, host-unreachable, net-unreachable, admin-prohibited)' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$SRC4" '{"reject":{"type":"icmp","expr":"prot-unreachable"}}')")"
+t "refused: meta mark set meta mark ^ VALUE" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"mangle":{"key":{"meta":{"key":"mark"}},"value":{"^":[{"meta":{"key":"mark"}},4]}}}: meta mark set meta mark ^ VALUE (no bit cleared) has no mmb form: mod meta-mark clears the bits of a mask first' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" "$MARKSET"'{"^":[{"meta":{"key":"mark"}},4]}}}')")"
+t "refused: a mangle of another key" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"mangle":{"key":{"meta":{"key":"priority"}},"value":1}}: a mangle of anything but meta mark has no mmb meaning' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" '{"mangle":{"key":{"meta":{"key":"priority"}},"value":1}}')")"
+t "refused: meta mark matched after a meta mark set" 2 \
+	'Error: table netdev t, chain c, rule handle 4: {"match":{"op":"==","left":{"meta":{"key":"mark"}},"right":7}}: meta mark after a meta mark set in the same chain: mmb'"'"'s rules see the mark a packet came with, not one another rule sets' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" "$MARKSET"'7}}'),$(
+		rule netdev 4 '{"match":{"op":"==","left":{"meta":{"key":"mark"}},"right":7}}' '{"drop":null}')")"
+t "refused: a comment with a newline" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"family":"netdev","table":"t","chain":"c","handle":3,"expr":[{"match":{"op":"==","left":{"payload":{"protocol":"udp","field":"dport"}},"right":9}},{"drop":null}],"comment":"a\nb"}: a comment with a control character (mmb keeps printable text only)' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" '{"drop":null}' | sed 's/}}$/,"comment":"a\\nb"}}/')")"
 
 # Chains.
 t "refused: an input chain" 2 'Error: table ip t, chain c: hook input: mmb classifies what devices receive, before routing (prerouting, netdev ingress)' \
