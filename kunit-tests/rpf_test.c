@@ -42,60 +42,7 @@ static const u8 rpf_none6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 9, [15] = 9 };
 static void rpf_route(struct kunit *test, struct net_device *dev, bool v6, const u8 *dst,
 		      u8 plen, u8 type, bool del)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	unsigned int alen = v6 ? 16 : 4, len;
-	struct {
-		struct nlmsghdr nlh;
-		struct rtmsg rtm;
-		u8 attrs[64];
-	} req = {};
-	struct msghdr msg = {};
-	struct nlmsghdr *ans;
-	struct socket *sock;
-	struct nlattr *a;
-	struct kvec iov;
-	u8 *rx;
-
-	rx = kunit_kzalloc(test, 1024, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, rx);
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE,
-					       &sock), 0);
-	req.nlh.nlmsg_type = del ? RTM_DELROUTE : RTM_NEWROUTE;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (del ? 0 : NLM_F_CREATE | NLM_F_EXCL);
-	req.nlh.nlmsg_seq = 1;
-	req.rtm.rtm_family = v6 ? AF_INET6 : AF_INET;
-	req.rtm.rtm_dst_len = plen;
-	req.rtm.rtm_table = RT_TABLE_MAIN;
-	req.rtm.rtm_protocol = RTPROT_STATIC;
-	req.rtm.rtm_scope = dev ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
-	req.rtm.rtm_type = type;
-	len = NLMSG_ALIGN(NLMSG_LENGTH(sizeof(req.rtm)));
-	a = (struct nlattr *)((u8 *)&req + len);
-	a->nla_type = RTA_DST;
-	a->nla_len = nla_attr_size(alen);
-	memcpy(nla_data(a), dst, alen);
-	len += nla_total_size(alen);
-	if (dev) {
-		a = (struct nlattr *)((u8 *)&req + len);
-		a->nla_type = RTA_OIF;
-		a->nla_len = nla_attr_size(4);
-		*(u32 *)nla_data(a) = dev->ifindex;
-		len += nla_total_size(4);
-	}
-	req.nlh.nlmsg_len = len;
-	msg.msg_name = &sa;
-	msg.msg_namelen = sizeof(sa);
-	iov.iov_base = &req;
-	iov.iov_len = len;
-	KUNIT_ASSERT_EQ(test, kernel_sendmsg(sock, &msg, &iov, 1, len), (int)len);
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = rx;
-	iov.iov_len = 1024;
-	KUNIT_ASSERT_GT(test, kernel_recvmsg(sock, &msg, &iov, 1, 1024, 0), 0);
-	sock_release(sock);
-	ans = (struct nlmsghdr *)rx;
-	KUNIT_ASSERT_EQ(test, ans->nlmsg_type, NLMSG_ERROR);
-	KUNIT_ASSERT_EQ(test, ((struct nlmsgerr *)nlmsg_data(ans))->error, 0);
+	mmbt_route(test, &init_net, dev, v6, dst, plen, type, del);
 }
 
 static const u8 rpf_hole4_net[4] = { 192, 0, 2, 128 };

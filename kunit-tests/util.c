@@ -414,3 +414,105 @@ int mmbt_judge(struct mmb_rules *r, struct mmb_conns *mc, struct sk_buff *skb)
 	kfree_skb(skb);
 	return ret;
 }
+
+/*
+ * @nlh, an rtnetlink request ("ip route", "ip addr"), sent in @net as
+ * iproute2 sends it: the error its answer carries (0: done).
+ */
+int mmbt_rtnl(struct kunit *test, struct net *net, struct nlmsghdr *nlh)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct msghdr msg = {};
+	struct nlmsghdr *ans;
+	struct socket *sock;
+	struct kvec iov;
+	u8 *rx;
+	int n;
+
+	rx = kunit_kzalloc(test, 1024, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, rx);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE, &sock), 0);
+	nlh->nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = 1;
+	msg.msg_name = &sa;
+	msg.msg_namelen = sizeof(sa);
+	iov.iov_base = nlh;
+	iov.iov_len = nlh->nlmsg_len;
+	n = kernel_sendmsg(sock, &msg, &iov, 1, nlh->nlmsg_len);
+	if (n == nlh->nlmsg_len) {
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = rx;
+		iov.iov_len = 1024;
+		n = kernel_recvmsg(sock, &msg, &iov, 1, 1024, 0);
+	} else {
+		n = -EIO;
+	}
+	sock_release(sock);
+	KUNIT_ASSERT_GT(test, n, 0);
+	ans = (struct nlmsghdr *)rx;
+	KUNIT_ASSERT_EQ(test, ans->nlmsg_type, NLMSG_ERROR);
+	return ((struct nlmsgerr *)nlmsg_data(ans))->error;
+}
+
+/* Attribute @type of @len bytes at the end of @nlh (the caller has room for it). */
+static void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len)
+{
+	struct nlattr *a = (struct nlattr *)((u8 *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
+
+	a->nla_type = type;
+	a->nla_len = nla_attr_size(len);
+	memcpy(nla_data(a), data, len);
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + nla_total_size(len);
+}
+
+/*
+ * "ip route add @dst/@plen dev @dev" (@dev NULL: a route of @type, such as
+ * a blackhole, in @net), or "ip route del" with @del.
+ */
+void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
+		const u8 *dst, u8 plen, u8 type, bool del)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct rtmsg rtm;
+		u8 attrs[64];
+	} req = {};
+
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rtm));
+	req.nlh.nlmsg_type = del ? RTM_DELROUTE : RTM_NEWROUTE;
+	req.nlh.nlmsg_flags = del ? 0 : NLM_F_CREATE | NLM_F_EXCL;
+	req.rtm.rtm_family = v6 ? AF_INET6 : AF_INET;
+	req.rtm.rtm_dst_len = plen;
+	req.rtm.rtm_table = RT_TABLE_MAIN;
+	req.rtm.rtm_protocol = RTPROT_STATIC;
+	req.rtm.rtm_scope = dev ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;
+	req.rtm.rtm_type = type;
+	mmbt_rtnl_put(&req.nlh, RTA_DST, dst, v6 ? 16 : 4);
+	if (dev)
+		mmbt_rtnl_put(&req.nlh, RTA_OIF, &dev->ifindex, 4);
+	KUNIT_ASSERT_EQ(test, mmbt_rtnl(test, net, &req.nlh), 0);
+}
+
+/* "ip addr add @addr/@plen dev @dev" (IPv6: nodad), or "ip addr del" with @del. */
+void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr, u8 plen,
+	       bool del)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct ifaddrmsg ifa;
+		u8 attrs[64];
+	} req = {};
+	unsigned int alen = v6 ? 16 : 4;
+
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(req.ifa));
+	req.nlh.nlmsg_type = del ? RTM_DELADDR : RTM_NEWADDR;
+	req.nlh.nlmsg_flags = del ? 0 : NLM_F_CREATE | NLM_F_EXCL;
+	req.ifa.ifa_family = v6 ? AF_INET6 : AF_INET;
+	req.ifa.ifa_prefixlen = plen;
+	req.ifa.ifa_flags = v6 ? IFA_F_NODAD : 0;
+	req.ifa.ifa_scope = RT_SCOPE_UNIVERSE;
+	req.ifa.ifa_index = dev->ifindex;
+	mmbt_rtnl_put(&req.nlh, IFA_LOCAL, addr, alen);
+	mmbt_rtnl_put(&req.nlh, IFA_ADDRESS, addr, alen);
+	KUNIT_ASSERT_EQ(test, mmbt_rtnl(test, dev_net(dev), &req.nlh), 0);
+}

@@ -85,5 +85,11 @@ struct mmb_conns;
 int mmbt_judge(struct mmb_rules *r, struct mmb_conns *mc, struct sk_buff *skb);
 int mmbt_table(struct mmb_rules *r, unsigned int index, struct mmb_table_info *info);
 void mmbt_conn_cap(struct kunit *test, unsigned int n);
+struct nlmsghdr;
+int mmbt_rtnl(struct kunit *test, struct net *net, struct nlmsghdr *nlh);
+void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
+		const u8 *dst, u8 plen, u8 type, bool del);
+void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr, u8 plen,
+	       bool del);
 
 #endif /* _MMB_KUNIT_UTIL_H */
