@@ -909,6 +909,28 @@ static int mmb_conns_reserve(struct mmb_conns *mc, const struct mmb_tuple *t,
 	return 0;
 }
 
+/*
+ * Masquerade picks a device's address before its connection is in the
+ * table, and an address lost in between is not seen by the walk its loss
+ * started: read the count of losses before the pick, and after the
+ * connection is in, walk again if it moved (mmb_masq_lost()). Either the
+ * new count is seen here or the walk sees the connection.
+ */
+static u32 mmb_conn_masq_gen(struct mmb_conns *mc)
+{
+	u32 gen = atomic_read(&mc->masq_gen);
+
+	smp_rmb();	/* the count, then the addresses */
+	return gen;
+}
+
+static void mmb_conn_masq_recheck(struct mmb_conns *mc, u32 gen)
+{
+	smp_mb();	/* the connection in the table, then the count */
+	if (unlikely(atomic_read(&mc->masq_gen) != gen))
+		schedule_work(&mc->masq);
+}
+
 /* The first packet of a connection: create it, or join a racing CPU's. */
 static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 			   const struct sk_buff *skb, struct mmb_verdict *v)
@@ -920,9 +942,11 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	int state, err;
 	u8 fin = 0;
 	bool nat;
+	u32 gen;
 
 	if (!mmb_conn_tuple(pkt, &t) || mmb_tuple_self(&t))
 		return 0;	/* not tracked: its rules applied to it alone */
+	gen = mmb_conn_masq_gen(mc);
 	err = mmb_nat_plan(v, &t, v->out ? skb->dev : NULL, &plan);
 	if (err < 0)
 		return mmb_conn_nat_full(mc);
@@ -977,6 +1001,8 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
 	}
+	if (nat && plan.masq)
+		mmb_conn_masq_recheck(mc, gen);
 	mmb_conn_stat(mc, MMB_CSTAT_CREATED);
 	mmb_conn_count(c, MMB_DIR_ORIG, skb);
 	mmb_conn_event(mc, c, MMB_CMD_CONN_NEW);
@@ -1183,6 +1209,7 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	bool had = test_bit(MMB_CONN_EXT, &c->status);
 	unsigned int i;
 	int err, nat = 0;
+	u32 gen = 0;
 
 	if (test_and_set_bit(MMB_CONN_OUT_CLAIM, &c->status))
 		return -EAGAIN;
@@ -1210,6 +1237,7 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	mmb_tuple_invert(&c->reply.t, &t);
 	t.dir = MMB_DIR_ORIG;
 	if (!memcmp(&t.src, &c->orig.t.src, sizeof(t.src)) && t.sport == c->orig.t.sport) {
+		gen = mmb_conn_masq_gen(mc);
 		nat = mmb_nat_plan(v, &t, skb->dev, &plan);
 		if (nat < 0) {
 			mmb_conn_kill(mc, c, MMB_CSTAT_NAT_FULL);
@@ -1261,6 +1289,8 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_unlink(mc, c);
 		return err == -EADDRNOTAVAIL ? -ENOSPC : -ENOMEM;
 	}
+	if (nat > 0 && plan.masq)
+		mmb_conn_masq_recheck(mc, gen);
 	/* @n holds @c's place in the count; @c goes after a grace period. */
 	set_bit(MMB_CONN_UNLINKED, &c->status);
 	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
@@ -1450,8 +1480,12 @@ static void mmb_masq_lost(struct net_device *dev, unsigned long event)
 	if (event != NETDEV_DOWN)
 		return;
 	mn = mmb_pernet(dev_net(dev));
-	if (mn && mn->conns.stats)
+	if (mn && mn->conns.stats) {
+		smp_mb__before_atomic();	/* the address gone, then counted */
+		atomic_inc(&mn->conns.masq_gen);
+		smp_mb__after_atomic();		/* counted, then the walk (mmb_conn_masq_gen()) */
 		schedule_work(&mn->conns.masq);
+	}
 }
 
 static int mmb_inetaddr_event(struct notifier_block *nb, unsigned long event, void *ptr)

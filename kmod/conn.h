@@ -195,6 +195,7 @@ struct mmb_conns {
 	struct mutex lock;		/* settings, flush, GC's walk */
 	struct delayed_work gc;
 	struct work_struct masq;	/* ends masqueraded connections of a lost address */
+	atomic_t masq_gen;		/* addresses lost so far (mmb_masq_lost()) */
 	unsigned int gc_slot;		/* the GC's next bucket, of a table of... */
 	unsigned int gc_size;		/* ...this many */
 	struct mem_cgroup *memcg;	/* charged for the connections, or NULL */

@@ -86,59 +86,14 @@ static const u8 cmp_client6[16] = { 0xfd, [15] = 1 };
 static const u8 cmp_server6[16] = { 0xfd, 0, 0, 1, [15] = 2 };
 static const u8 cmp_outside6[16] = { 0xfd, [15] = 8 };
 
-/* "ip route add @dst/@plen dev @dev", or del. */
+/* "ip route add SERVERS dev @dev", or del. */
 static void cmp_route(struct kunit *test, struct net_device *dev, bool v6, bool del)
 {
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	unsigned int alen = v6 ? 16 : 4, len;
-	struct {
-		struct nlmsghdr nlh;
-		struct rtmsg rtm;
-		u8 attrs[64];
-	} req = {};
-	struct msghdr msg = {};
-	struct nlmsghdr *ans;
-	struct socket *sock;
-	struct nlattr *a;
-	struct kvec iov;
-	u8 rx[512];
+	u8 dst[16];
 
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW, NETLINK_ROUTE,
-					       &sock), 0);
-	req.nlh.nlmsg_type = del ? RTM_DELROUTE : RTM_NEWROUTE;
-	req.nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | (del ? 0 : NLM_F_CREATE | NLM_F_EXCL);
-	req.rtm.rtm_family = v6 ? AF_INET6 : AF_INET;
-	req.rtm.rtm_dst_len = v6 ? 64 : 24;
-	req.rtm.rtm_table = RT_TABLE_MAIN;
-	req.rtm.rtm_protocol = RTPROT_STATIC;
-	req.rtm.rtm_scope = RT_SCOPE_LINK;
-	req.rtm.rtm_type = RTN_UNICAST;
-	len = NLMSG_ALIGN(NLMSG_LENGTH(sizeof(req.rtm)));
-	a = (struct nlattr *)((u8 *)&req + len);
-	a->nla_type = RTA_DST;
-	a->nla_len = nla_attr_size(alen);
-	memcpy(nla_data(a), v6 ? cmp_server6 : cmp_server4, alen);
-	((u8 *)nla_data(a))[alen - 1] = 0;	/* the servers' prefix */
-	len += nla_total_size(alen);
-	a = (struct nlattr *)((u8 *)&req + len);
-	a->nla_type = RTA_OIF;
-	a->nla_len = nla_attr_size(4);
-	*(u32 *)nla_data(a) = dev->ifindex;
-	len += nla_total_size(4);
-	req.nlh.nlmsg_len = len;
-	msg.msg_name = &sa;
-	msg.msg_namelen = sizeof(sa);
-	iov.iov_base = &req;
-	iov.iov_len = len;
-	KUNIT_ASSERT_EQ(test, kernel_sendmsg(sock, &msg, &iov, 1, len), (int)len);
-	memset(&msg, 0, sizeof(msg));
-	iov.iov_base = rx;
-	iov.iov_len = sizeof(rx);
-	KUNIT_ASSERT_GT(test, kernel_recvmsg(sock, &msg, &iov, 1, sizeof(rx), 0), 0);
-	sock_release(sock);
-	ans = (struct nlmsghdr *)rx;
-	KUNIT_ASSERT_EQ(test, ans->nlmsg_type, NLMSG_ERROR);
-	KUNIT_ASSERT_EQ(test, ((struct nlmsgerr *)nlmsg_data(ans))->error, 0);
+	memcpy(dst, v6 ? cmp_server6 : cmp_server4, v6 ? 16 : 4);
+	dst[v6 ? 15 : 3] = 0;	/* the servers' prefix */
+	mmbt_route(test, &init_net, dev, v6, dst, v6 ? 64 : 24, RTN_UNICAST, del);
 }
 
 static void cmp_flush(struct cmp *e)
@@ -156,6 +111,7 @@ static void cmp_free(void *data)
 
 	mmb_test_points.bind = NULL;
 	mmb_test_points.found = NULL;
+	mmb_test_points.half_in = NULL;
 	dev_remove_pack(&e->pt4);
 	dev_remove_pack(&e->pt6);
 	cmp_flush(e);
@@ -952,10 +908,68 @@ static void atkc_stale_copy_test(struct kunit *test)
 	}
 }
 
+/* What mmb_masq_lost() does, here between masquerade's pick and the table. */
+static void cmp_masq_lost(struct mmb_conns *mc, struct mmb_conn *c)
+{
+	atomic_inc(&mc->masq_gen);
+}
+
+/*
+ * An address lost between masquerade's pick of it and its connection's
+ * place in the table: the walk its loss started had passed, so the
+ * connection lived on with an address the host no longer has (its packets
+ * leaving with it, its replies lost) until it timed out. A masqueraded
+ * connection that sees the count of losses move meanwhile walks the table
+ * again, which ends it if its address is gone.
+ */
+static void atkc_masq_race_test(struct kunit *test)
+{
+	struct mmbt_target t = { .type = MMB_TARGET_MASQUERADE };
+	struct cmp *e = cmp_new(test);
+	struct mmb_conns *mc = &e->mn->conns;
+	struct mmb_match_spec m;
+	int v6;
+
+	m = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 1);
+	mmbt_rule_targets(test, &e->mn->rules, true, &m, 1, &t, 1);
+	for (v6 = 0; v6 < 2; v6++) {
+		const u8 *client = v6 ? cmp_client6 : cmp_client4;
+		const u8 *server = v6 ? cmp_server6 : cmp_server4;
+		const u8 *outside = v6 ? cmp_outside6 : cmp_outside4;
+		struct mmbt_pkt_desc d, d2;
+
+		mmbt_addr(test, e->dev, v6, outside, v6 ? 64 : 24, false);
+		flush_work(&mc->masq);
+		/* No loss meanwhile: no walk. */
+		d = cmp_pkt(v6, IPPROTO_UDP, client, 40000, server, 53);
+		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
+		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+			       IPPROTO_UDP, outside, 40000);
+		KUNIT_EXPECT_FALSE(test, work_pending(&mc->masq));
+		/* A loss between the pick and the table: the table is walked again. */
+		d2 = cmp_pkt(v6, IPPROTO_UDP, client, 40001, server, 53);
+		mmb_test_points.half_in = cmp_masq_lost;
+		KUNIT_EXPECT_EQ(test, cmp_send(e, &d2), 1);
+		mmb_test_points.half_in = NULL;
+		KUNIT_EXPECT_TRUE(test, work_pending(&mc->masq));
+		flush_work(&mc->masq);
+		/* The address is still the host's: the walk ends neither. */
+		KUNIT_EXPECT_NOT_NULL(test, cmp_conn(e, &d));
+		KUNIT_EXPECT_NOT_NULL(test, cmp_conn(e, &d2));
+		/* Its loss ends both. */
+		mmbt_addr(test, e->dev, v6, outside, v6 ? 64 : 24, true);
+		flush_work(&mc->masq);
+		KUNIT_EXPECT_NULL(test, cmp_conn(e, &d));
+		KUNIT_EXPECT_NULL(test, cmp_conn(e, &d2));
+		mmb_conns_flush(mc);
+	}
+}
+
 static struct kunit_case atkc_cases[] = {
 	KUNIT_CASE(atkc_remote_error_test),
 	KUNIT_CASE(atkc_rules_gone_test),
 	KUNIT_CASE(atkc_stale_copy_test),
+	KUNIT_CASE(atkc_masq_race_test),
 	{}
 };
 
