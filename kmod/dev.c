@@ -7,6 +7,7 @@
  */
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/stringify.h>
 
 #include "mmb.h"
 
@@ -230,6 +231,19 @@ static bool mmb_dev_planned(const struct mmb_dev_plan *p, const struct net_devic
 	return false;
 }
 
+/* The names and patterns @mn has enabled, and @p would add. */
+static unsigned int mmb_dev_enabled_count(struct mmb_net *mn, const struct mmb_dev_plan *p)
+{
+	const struct mmb_enabled *e;
+	unsigned int n = 0;
+
+	list_for_each_entry(e, &mn->enabled, list)
+		n++;
+	list_for_each_entry(e, &p->names, list)
+		n++;
+	return n;
+}
+
 /*
  * Under RTNL, plan to enable the name or pattern @name in @p: checked,
  * and each device it stands for that is not attached prepared (the step
@@ -261,6 +275,11 @@ int mmb_dev_plan_name(struct mmb_dev_plan *p, const char *name, bool again,
 	list_for_each_entry(e, &p->names, list)
 		if (!strncmp(e->name, name, IFNAMSIZ))
 			return 0;
+	if (mmb_dev_enabled_count(mn, p) >= MMB_ENABLED_MAX) {
+		NL_SET_ERR_MSG(extack, "at most " __stringify(MMB_ENABLED_MAX)
+			       " names and patterns are enabled in a namespace (a pattern stands for many)");
+		return -ENOSPC;
+	}
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
 		return -ENOMEM;

@@ -214,6 +214,51 @@ static void ifname_pattern_test(struct kunit *test)
 	mmbt_netdev_destroy(c);
 }
 
+/*
+ * A namespace holds at most MMB_ENABLED_MAX names and patterns (an admin's
+ * loop, a script enabling every container's veth by name): the next is
+ * refused with ENOSPC and a message, in a plan of many names too, and
+ * nothing of it is kept; one forgotten makes room again.
+ */
+static void ifname_cap_test(struct kunit *test)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	struct netlink_ext_ack extack = {};
+	struct mmb_dev_plan plan;
+	struct mmb_enabled *e;
+	char name[IFNAMSIZ];
+	unsigned int i, n = 0;
+	int err;
+
+	ift_init_net(test);
+	for (i = 0; i < MMB_ENABLED_MAX; i++) {
+		snprintf(name, sizeof(name), "mmbk%u", i);
+		KUNIT_ASSERT_EQ(test, ift_enable(&init_net, name), 0);
+	}
+	KUNIT_EXPECT_EQ(test, ift_enable(&init_net, "mmbk*"), -ENOSPC);
+	rtnl_lock();
+	mmb_dev_plan_init(&plan, &init_net);
+	err = mmb_dev_plan_name(&plan, "mmbkx", false, &extack);
+	mmb_dev_plan_abort(&plan);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, err, -ENOSPC);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(extack._msg ?: "", "at most 4096 names"));
+	list_for_each_entry(e, &mn->enabled, list)
+		n++;
+	KUNIT_EXPECT_EQ(test, n, MMB_ENABLED_MAX);
+	/* A plan counts its own names: two in one plan, room for one. */
+	KUNIT_ASSERT_EQ(test, ift_forget(&init_net, "mmbk7"), 0);
+	rtnl_lock();
+	mmb_dev_plan_init(&plan, &init_net);
+	err = mmb_dev_plan_name(&plan, "mmbky", false, NULL);
+	if (!err)
+		err = mmb_dev_plan_name(&plan, "mmbkz", false, NULL);
+	mmb_dev_plan_abort(&plan);
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, err, -ENOSPC);
+	KUNIT_EXPECT_EQ(test, ift_enable(&init_net, "mmbk*"), 0);
+}
+
 /* Renamed to an enabled name: attached; away from it: detached; the id follows the name. */
 static void ifname_rename_test(struct kunit *test)
 {
@@ -588,6 +633,7 @@ static struct kunit_case ifname_cases[] = {
 	KUNIT_CASE(ifname_valid_test),
 	KUNIT_CASE(ifname_register_test),
 	KUNIT_CASE(ifname_pattern_test),
+	KUNIT_CASE(ifname_cap_test),
 	KUNIT_CASE(ifname_rename_test),
 	KUNIT_CASE(ifname_busy_test),
 	KUNIT_CASE(ifname_netns_test),

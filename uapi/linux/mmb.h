@@ -35,6 +35,8 @@
  *	         passes over those;
  *	ENODEV   no device of that MMB_A_IFINDEX;
  *	EEXIST   the name or pattern is enabled already;
+ *	ENOSPC   the namespace has MMB_ENABLED_MAX names and patterns
+ *	         enabled (a pattern stands for many);
  *	EBUSY    a device of the name already has an rx_handler (bridge,
  *	         bond, team, macvlan, ipvlan, Open vSwitch port, ...).
  *
@@ -440,6 +442,7 @@ enum mmb_reject {
 #define MMB_RATE_ALWAYS		1000000
 #define MMB_PAYLOAD_MAX		64
 #define MMB_COMMENT_MAX		128	/* bytes of MMB_RULE_A_COMMENT, without its NUL */
+#define MMB_ENABLED_MAX		4096	/* names and patterns enabled per namespace */
 
 /* The fields rules match and rewrite; see mmb_fields.h for their names. */
 enum mmb_field {
