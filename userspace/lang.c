@@ -72,7 +72,8 @@ static bool starts_match(const char *w)
 {
 	if (w[0] == '!')
 		return !w[1];
-	return islower((unsigned char)w[0]) && (field_lookup(w) >= 0 || ecn_alias(w) >= 0);
+	return islower((unsigned char)w[0]) && (field_lookup(w) >= 0 || ecn_alias(w) >= 0 ||
+						!strcmp(w, "limit"));
 }
 
 /* A field of a connection's tuple: rewriting it per connection is NAT. */
