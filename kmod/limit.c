@@ -33,10 +33,13 @@
 static const struct netlink_range_validation mmb_limit_rate_range = {
 	.min = 1, .max = MMB_LIMIT_RATE_MAX,
 };
+
 static const struct netlink_range_validation mmb_limit_unit_range = { .min = 1, .max = 86400 };
+
 static const struct netlink_range_validation mmb_limit_burst_range = {
 	.min = 1, .max = MMB_LIMIT_BURST_MAX,
 };
+
 static const struct netlink_range_validation mmb_limit_size_range = {
 	.min = 1, .max = MMB_LIMIT_SIZE_MAX,
 };
@@ -265,6 +268,7 @@ static int mmb_meter_slot_take(const struct mmb_limit *l, struct mmb_meter_slot 
 		if (READ_ONCE(sl->seq) != seq)
 			return MMB_METER_AGAIN;
 	}
+	/* The bucket read before the slot's sequence: as above. */
 	smp_rmb();
 	return READ_ONCE(sl->seq) == seq ? MMB_METER_BEYOND : MMB_METER_AGAIN;
 }
@@ -313,14 +317,16 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 	for (tries = 0; tries < 4; tries++) {
 		room = NULL;
 		again = false;
-		for (j = 0, i = reciprocal_scale(h, size); j < n; j++, i = i + 1 == size ? 0 : i + 1) {
+		i = reciprocal_scale(h, size);
+		for (j = 0; j < n; j++, i = i + 1 == size ? 0 : i + 1) {
 			sl = &l->slot[i];
 			/* Pairs with the release in mmb_meter_claim(). */
 			s = smp_load_acquire(&sl->seq);
+			/* Being given to a key: skipped, never waited for. */
 			if (s & 1)
-				continue;	/* being given to a key: skipped, never waited for */
+				continue;
 			if (!s) {
-				/* Never used: no key of this window lies beyond it (but racing). */
+				/* Never used: no key of this window lies past it (but racing). */
 				if (!room) {
 					room = sl;
 					rseq = 0;
@@ -328,6 +334,7 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 				break;
 			}
 			if (READ_ONCE(sl->key[0]) == key[0] && READ_ONCE(sl->key[1]) == key[1]) {
+				/* The key read before the sequence again: not torn by a claim. */
 				smp_rmb();
 				if (READ_ONCE(sl->seq) != s)
 					continue;

@@ -1006,7 +1006,8 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || a->clen != b->clen ||
 	    memcmp(mmb_rule_comment(a), mmb_rule_comment(b), a->clen) ||
-	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])) || !mmb_limit_same(a->limit, b->limit))
+	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])) ||
+	    !mmb_limit_same(a->limit, b->limit))
 		return false;
 	/* A target has a padding byte: field by field. */
 	for (i = 0; i < a->ntargets; i++)

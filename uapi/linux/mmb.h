@@ -318,7 +318,7 @@ enum mmb_limit_attr {
 #define MMB_LIMIT_BURST_MAX	1000000
 #define MMB_LIMIT_BURST_DEFAULT	5		/* as nft's and iptables' */
 #define MMB_LIMIT_SIZE_DEFAULT	65535		/* as nft's sets */
-#define MMB_LIMIT_SIZE_MAX	(1 << 22)	/* 32 bytes a key: 128 MiB */
+#define MMB_LIMIT_SIZE_MAX	4194304		/* 32 bytes a key: 128 MiB */
 
 enum mmb_table_attr {
 	MMB_TABLE_A_UNSPEC,
