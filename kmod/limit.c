@@ -30,17 +30,18 @@
 #include "rule.h"
 #include "limit.h"
 
-static const struct netlink_range_validation mmb_limit_rate_range = {
+/* Not const: 6.1's policy takes them so (as nlrule.c's mmb_rate_range). */
+static struct netlink_range_validation mmb_limit_rate_range = {
 	.min = 1, .max = MMB_LIMIT_RATE_MAX,
 };
 
-static const struct netlink_range_validation mmb_limit_unit_range = { .min = 1, .max = 86400 };
+static struct netlink_range_validation mmb_limit_unit_range = { .min = 1, .max = 86400 };
 
-static const struct netlink_range_validation mmb_limit_burst_range = {
+static struct netlink_range_validation mmb_limit_burst_range = {
 	.min = 1, .max = MMB_LIMIT_BURST_MAX,
 };
 
-static const struct netlink_range_validation mmb_limit_size_range = {
+static struct netlink_range_validation mmb_limit_size_range = {
 	.min = 1, .max = MMB_LIMIT_SIZE_MAX,
 };
 
@@ -327,10 +328,8 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 				continue;
 			if (!s) {
 				/* Never used: no key of this window lies past it (but racing). */
-				if (!room) {
-					room = sl;
-					rseq = 0;
-				}
+				room = sl;
+				rseq = 0;
 				break;
 			}
 			if (READ_ONCE(sl->key[0]) == key[0] && READ_ONCE(sl->key[1]) == key[1]) {
