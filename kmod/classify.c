@@ -147,6 +147,54 @@ static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
 }
 
 /*
+ * @rule, whose matches @pkt holds, if its limit lets it apply (limit.c)
+ * and no verdict cut it off: its limit is asked only then, so a packet
+ * that a rule of higher priority decides takes no token.
+ */
+static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *rule,
+				const struct mmb_pkt *pkt, struct sk_buff *skb)
+{
+	if (mmb_verdict_cut(v, rule->prio) || !mmb_limit_applies(rule->limit, pkt))
+		return;
+	mmb_stats_count(rule->stats, skb);
+	mmb_verdict_add(v, rule);
+}
+
+/*
+ * A stateless rule with a limit, whose matches hold: it waits until every
+ * table is probed (a rule of higher priority in a later table or entry
+ * may cut it off); past MMB_MAX_LIMITS of them, asked at once.
+ */
+static void mmb_verdict_limit(struct mmb_verdict *v, const struct mmb_rule *rule,
+			      const struct mmb_pkt *pkt, struct sk_buff *skb)
+{
+	if (v->nlim == MMB_MAX_LIMITS) {
+		mmb_verdict_limited(v, rule, pkt, skb);
+		return;
+	}
+	v->lim[v->nlim++] = rule;
+}
+
+/* The rules with a limit that waited, by descending priority, then handle. */
+static noinline void mmb_verdict_limits(struct mmb_verdict *v, const struct mmb_pkt *pkt,
+					struct sk_buff *skb)
+{
+	const struct mmb_rule *rule;
+	unsigned int i, j, n = v->nlim;
+
+	for (i = 1; i < n; i++) {
+		rule = v->lim[i];
+		for (j = i; j > 0 && mmb_rewrite_before(rule, rule->prio, v->lim[j - 1],
+							v->lim[j - 1]->prio); j--)
+			v->lim[j] = v->lim[j - 1];
+		v->lim[j] = rule;
+	}
+	v->nlim = 0;
+	for (i = 0; i < n; i++)
+		mmb_verdict_limited(v, v->lim[i], pkt, skb);
+}
+
+/*
  * A verdict at priority @prio that the header image under the tables'
  * masks decides alone: no table of lower priority can change it.
  */
@@ -162,7 +210,7 @@ static __always_inline void mmb_verdict_floor(struct mmb_verdict *v, u32 prio)
  */
 static __always_inline bool mmb_rule_sure(const struct mmb_rule *rule)
 {
-	return !rule->slow && !rule->stateful &&
+	return !rule->slow && !rule->stateful && !rule->limit &&
 	       (rule->accept || (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS));
 }
 
@@ -193,6 +241,10 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 	}
 	if (!mmb_rule_slow_holds(rule, pkt, skb))
 		return;
+	if (unlikely(rule->limit)) {
+		mmb_verdict_limit(v, rule, pkt, skb);
+		return;
+	}
 	if (unlikely(rule->stateful)) {
 		if (!mmb_verdict_stateful(v, rule))
 			return;
@@ -287,7 +339,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	if (c) {
 		ce = mmb_cache_lookup(rs, c, mv, gen, pkt, skb, v, &hit);
 		if (hit)
-			return;
+			goto limits;
 	}
 	for (i = 0; i < mv->n; i++) {
 		const struct mmb_mask *mask = mv->m[i];
@@ -316,6 +368,9 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			ce->e[n] = NULL;
 		ce->gen = gen;
 	}
+limits:
+	if (unlikely(v->nlim))
+		mmb_verdict_limits(v, pkt, skb);
 }
 
 /*

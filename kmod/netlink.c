@@ -150,7 +150,8 @@ int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __perc
 	    (counts && mmb_nl_put_counts(skb, n)) ||
 	    (rule && rule->opts &&
 	     nla_put_u64_64bit(skb, MMB_STATS_A_NOFIT, atomic64_read(mmb_rule_nofit(rule)),
-			       MMB_STATS_A_PAD)))
+			       MMB_STATS_A_PAD)) ||
+	    (rule && mmb_limit_put_stats(skb, rule->limit)))
 		goto cancel;
 	nla_nest_end(skb, nest);
 	return 0;

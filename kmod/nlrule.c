@@ -49,6 +49,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_PRIORITY]	= { .type = NLA_U32 },
 	[MMB_RULE_A_CONN_PRIORITY] = { .type = NLA_U32 },
 	[MMB_RULE_A_COMMENT]	= { .type = NLA_NUL_STRING, .len = MMB_COMMENT_MAX },
+	[MMB_RULE_A_LIMIT]	= NLA_POLICY_NESTED(mmb_limit_policy),
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -89,6 +90,7 @@ struct mmb_nl_where {
 	const struct nlattr *t[MMB_MAX_TARGETS];	/* a target */
 	const struct nlattr *tf[MMB_MAX_TARGETS];	/* its field */
 	const struct nlattr *tv[MMB_MAX_TARGETS];	/* its value */
+	const struct nlattr *limit;			/* MMB_RULE_A_LIMIT */
 };
 
 /* A rule being added: its spec and where its parts came from. */
@@ -119,6 +121,9 @@ static void mmb_nl_rule_err(struct netlink_ext_ack *extack, const struct mmb_nl_
 		break;
 	case MMB_ERR_TARGET_VALUE:
 		attr = at->tv[err->index];
+		break;
+	case MMB_ERR_LIMIT:
+		attr = at->limit;
 		break;
 	}
 	mmb_nl_err_attr(extack, attr, err->msg, err->text);
@@ -395,6 +400,13 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 	r->spec.nmatches = 0;
 	r->spec.ntargets = 0;
 	r->spec.clen = 0;
+	r->spec.limit.rate = 0;
+	r->at.limit = tb[MMB_RULE_A_LIMIT];
+	if (tb[MMB_RULE_A_LIMIT]) {
+		ret = mmb_limit_parse(tb[MMB_RULE_A_LIMIT], &r->spec.limit, extack);
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	if (tb[MMB_RULE_A_COMMENT]) {
 		ret = mmb_nl_parse_comment(tb[MMB_RULE_A_COMMENT], &r->spec, extack);
 		if (ret)
@@ -881,6 +893,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    (rule->conn_prio != rule->prio &&
 	     nla_put_u32(skb, MMB_RULE_A_CONN_PRIORITY, rule->conn_prio)) ||
 	    (rule->clen && nla_put_string(skb, MMB_RULE_A_COMMENT, mmb_rule_comment(rule))) ||
+	    (rule->limit && mmb_limit_put(skb, rule->limit)) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -917,6 +930,7 @@ static void mmb_nl_rule_reset_one(struct mmb_rule *rule)
 	mmb_stats_reset(rule->stats);
 	if (rule->opts)
 		atomic64_set(mmb_rule_nofit(rule), 0);
+	mmb_limit_reset(rule->limit);
 }
 
 int mmb_nl_rule_reset(struct sk_buff *skb, struct genl_info *info)

@@ -852,12 +852,22 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	ret = mmb_check_spec(spec, &family, &l4, &out, err);
 	if (ret)
 		return ERR_PTR(ret);
+	if (spec->limit.rate && mmb_limit_check(&spec->limit, family, l4, spec->stateful)) {
+		mmb_rule_err(err, MMB_ERR_LIMIT, 0,
+			     mmb_limit_check(&spec->limit, family, l4, spec->stateful));
+		return ERR_PTR(-EINVAL);
+	}
 	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
 	rule->stats = mmb_stats_take(pool ?: &one, &rule->sblk);
 	mmb_stats_pool_end(&one);
 	if (!rule->stats) {
+		mmb_rule_free(rule);
+		return ERR_PTR(-ENOMEM);
+	}
+	rule->limit = spec->limit.rate ? mmb_limit_new(&spec->limit) : NULL;
+	if (spec->limit.rate && !rule->limit) {
 		mmb_rule_free(rule);
 		return ERR_PTR(-ENOMEM);
 	}
@@ -891,6 +901,7 @@ void mmb_rule_free(struct mmb_rule *rule)
 	}
 	if (rule->sblk)
 		mmb_stats_put(rule->sblk);
+	mmb_limit_free(rule->limit);
 	if (rule->cache)
 		kmem_cache_free(mmb_rule_caches[rule->cache - 1], p);
 	else
@@ -975,6 +986,7 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
 				 (u32)t[i].kind << 24, t[i].field | (u32)t[i].voff << 16,
 				 t[i].invert, h);
 	h = jhash(mmb_rule_comment(rule), rule->clen, h);
+	h = mmb_limit_hash(rule->limit, h);
 	return jhash(mmb_rule_values(rule), mmb_rule_values_len(rule), h);
 }
 
@@ -994,7 +1006,8 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || a->clen != b->clen ||
 	    memcmp(mmb_rule_comment(a), mmb_rule_comment(b), a->clen) ||
-	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])))
+	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])) ||
+	    !mmb_limit_same(a->limit, b->limit))
 		return false;
 	/* A target has a padding byte: field by field. */
 	for (i = 0; i < a->ntargets; i++)

@@ -158,6 +158,10 @@ struct mmb_verdict {
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
 	u32 rwprio[MMB_MAX_REWRITES];
+	/* rules with a limit whose matches hold, asked once the tables are probed */
+#define MMB_MAX_LIMITS 8
+	unsigned int nlim;
+	const struct mmb_rule *lim[MMB_MAX_LIMITS];
 };
 
 static inline void mmb_verdict_init(struct mmb_verdict *v)
@@ -176,6 +180,7 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->nsf = 0;
 	v->sf_lost = false;
 	v->nrw = 0;
+	v->nlim = 0;
 	v->prio = 0;
 	v->floor = 0;
 	v->conn = NULL;

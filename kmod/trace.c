@@ -64,6 +64,7 @@ struct mmb_trace {
 	unsigned int n;
 	const struct mmb_rule *rule[MMB_TRACE_RULES];	/* by handle */
 	u8 how[MMB_TRACE_RULES];	/* enum mmb_trace_how */
+	const struct mmb_pkt *pkt;	/* for the rules' limits */
 };
 
 /* Note @rule as applying (@how), in handle order; the lowest handles stay. */
@@ -130,6 +131,11 @@ static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 
 	if (rule->stateful && t->v.conn) {
 		mmb_trace_note(t, rule, MMB_TRACE_IGNORED);
+		return;
+	}
+	/* Would its limit let it apply? No token taken, no key given a slot. */
+	if (rule->limit && !mmb_limit_peek(rule->limit, t->pkt, mmb_limit_now())) {
+		mmb_trace_note(t, rule, MMB_TRACE_LIMITED);
 		return;
 	}
 	if (rule->stateful) {
@@ -520,6 +526,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 		if (mmb_ruleset_stateful(rs))
 			t->v.conn = mmb_conn_peek(&mn->conns, &pkt, skb, &t->v.dir,
 						  &t->v.related, mmb_ruleset_outsf(rs));
+		t->pkt = &pkt;
 		mmb_classify_each(rs, &pkt, skb, mmb_trace_rule, t);
 		if (t->v.conn)
 			mmb_trace_conn(t);

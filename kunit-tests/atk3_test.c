@@ -262,10 +262,12 @@ static int atk3_verdict(struct kunit *test, struct mmb_rules *r, u8 host, u16 dp
 	};
 	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, &d);
 	struct mmb_ruleset *rs = mmbt_rs(r);	/* takes a mutex: before the RCU section */
-	struct mmb_verdict v[3];
+	/* Three verdicts: off the stack (the debug kernel's frame limit). */
+	struct mmb_verdict *v = kunit_kcalloc(test, 3, sizeof(*v), GFP_KERNEL);
 	struct mmb_pkt pkt;
 	int i, got[3];
 
+	KUNIT_ASSERT_NOT_NULL(test, v);
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
 	rcu_read_lock();

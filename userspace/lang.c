@@ -4,7 +4,7 @@
  *
  *   RULE   := [ priority N ] [ conn-priority N ] MATCH... TARGET...
  *             (N: 0 to 4294967295, higher wins; conn-priority: add-stateful)
- *   MATCH  := [ ! ] FIELD [ [ OP ] VALUE ] | all
+ *   MATCH  := [ ! ] FIELD [ [ OP ] VALUE ] | all | LIMIT   (LIMIT: limit.c)
  *   OP     := == | != | < | > | <= | >=
  *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE | count   (targets.c)
  *   then, last, an optional comment TEXT (1 to 128 bytes, no control character)
@@ -72,7 +72,8 @@ static bool starts_match(const char *w)
 {
 	if (w[0] == '!')
 		return !w[1];
-	return islower((unsigned char)w[0]) && (field_lookup(w) >= 0 || ecn_alias(w) >= 0);
+	return islower((unsigned char)w[0]) && (field_lookup(w) >= 0 || ecn_alias(w) >= 0 ||
+						!strcmp(w, "limit"));
 }
 
 /* A field of a connection's tuple: rewriting it per connection is NAT. */
@@ -449,7 +450,7 @@ static int urule_check(const struct urule *r)
 			return err_word(t->vargi,
 					"with tcp-reset is for TCP rules only (ip-proto tcp, or a tcp- field)");
 	}
-	return 0;
+	return limit_check(r, rfamily, rl4);
 }
 
 /* comment TEXT at word *@pi: the rule's last words. */
@@ -493,6 +494,7 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->conn_prio_argi = 0;
 	r->comment[0] = '\0';
 	r->comment_argi = 0;
+	r->limit.rate = 0;
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
@@ -502,7 +504,10 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	while (i < argc && !target_by_name(argv[i])) {
 		if (!strcmp(argv[i], "comment"))
 			return err_word(AT(argv + i), "the comment comes last, after the targets");
-		err = parse_match(argc, argv, &i, r);
+		if (!strcmp(argv[i], "limit"))
+			err = limit_parse(argc, argv, &i, r);
+		else
+			err = parse_match(argc, argv, &i, r);
 		if (err)
 			return err;
 	}
@@ -589,6 +594,10 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 	}
 	for (i = 0; i < r->nm; i++) {
 		match_format(&r->m[i], w, sizeof(w));
+		off = append(buf, len, off, w);
+	}
+	if (r->limit.rate) {
+		limit_format(&r->limit, w, sizeof(w));
 		off = append(buf, len, off, w);
 	}
 	for (i = 0; i < r->nt; i++) {

@@ -56,6 +56,10 @@ static const struct metric global[] = {
 	{ "stats.bytes", "bytes_total", NULL, NULL, "Bytes of the packets a rule matched", false },
 	{ "stats.nofit", "nofit_total", NULL, NULL,
 	  "TCP options a rule's add or mod could not fit into a segment", false },
+	{ "stats.evicted", "limit_evicted_total", NULL, NULL,
+	  "Idle keys a rule's meter evicted for new ones", false },
+	{ "stats.full", "limit_full_total", NULL, NULL,
+	  "Keys a rule's meter found no slot for (beyond their rate)", false },
 	{}
 };
 

@@ -41,6 +41,14 @@ struct utarget {
 	int reject;		/* reject's answer, enum mmb_reject */
 };
 
+/* limit [over] RATE/UNIT [burst N] [per FIELD[/PREFIX] [size N]] (limit.c); rate 0: none */
+struct ulimit {
+	uint32_t rate, unit, burst, size;	/* size 0: no meter */
+	int per, plen;				/* per -1: no meter */
+	bool over, has_burst;
+	int argi, rate_argi, burst_argi, per_argi, size_argi;
+};
+
 struct urule {
 	int nm, nt;
 	bool stateful;		/* add-stateful */
@@ -53,6 +61,7 @@ struct urule {
 	int comment_argi;
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
+	struct ulimit limit;	/* among the matches */
 };
 
 /* An option kind: decimal, 0xHEX or xHEX; -1 if @w is none (lang.c). */
@@ -120,6 +129,14 @@ void urule_comment(const struct urule *r, char *buf, size_t len);
 void urule_put(struct mmb_req *req, const struct urule *r);
 int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		 struct attrs *stats);
+
+/* A rule's limit: limit.c */
+int limit_parse(int argc, char **argv, int *pi, struct urule *r);
+int limit_check(const struct urule *r, int family, int l4);
+void limit_put(struct mmb_req *req, const struct urule *r);
+int limit_decode(const struct nlattr *attr, struct urule *r);
+void limit_format(const struct ulimit *l, char *buf, size_t len);
+void limit_json(const struct ulimit *l);
 
 /* rules.c */
 int handle_put(struct mmb_req *req, int argc, char **argv);

@@ -82,6 +82,7 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->comment_argi);
 		mnl_attr_put_strz(req->nlh, MMB_RULE_A_COMMENT, r->comment);
 	}
+	limit_put(req, r);
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -170,6 +171,8 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 			return -1;
 		r->nt++;
 	}
+	if (limit_decode(ra.tb[MMB_RULE_A_LIMIT], r))
+		return -1;
 	memset(stats, 0, sizeof(*stats));
 	if (ra.tb[MMB_RULE_A_STATS])
 		attrs_nested(ra.tb[MMB_RULE_A_STATS], stats);

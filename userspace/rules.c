@@ -160,6 +160,8 @@ static void print_rule_json(const struct urule *r)
 		print_close_object();
 	}
 	print_close_array();
+	if (r->limit.rate)
+		limit_json(&r->limit);
 	print_open_array("targets");
 	for (i = 0; i < r->nt; i++) {
 		const struct target_kind *k = target_by_type(r->t[i].type);
@@ -208,6 +210,12 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	if (stats.tb[MMB_STATS_A_NOFIT])	/* a rule that adds TCP options */
 		print_u64("nofit", opt_stats ? " nofit %llu" : NULL,
 			  attr_u64(stats.tb[MMB_STATS_A_NOFIT]));
+	if (stats.tb[MMB_STATS_A_LIMIT_EVICTED]) {	/* a meter's */
+		print_u64("evicted", opt_stats ? " evicted %llu" : NULL,
+			  attr_u64(stats.tb[MMB_STATS_A_LIMIT_EVICTED]));
+		print_u64("full", opt_stats ? " full %llu" : NULL,
+			  attr_u64(stats.tb[MMB_STATS_A_LIMIT_FULL]));
+	}
 	print_close_object();
 	print_rule_json(r);
 	print_close_object();

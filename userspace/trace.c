@@ -302,6 +302,7 @@ static const char *const how_names[][2] = {
 	[MMB_TRACE_IGNORED] = { "ignored", "matches, not applied (a known connection's packet)" },
 	[MMB_TRACE_CONN] = { "connection", "applies as the connection's" },
 	[MMB_TRACE_CUT] = { "cut", "matches, cut off by a verdict of higher priority" },
+	[MMB_TRACE_LIMITED] = { "limited", "matches, not applied: its limit leaves it out (no token taken)" },
 };
 
 static const char *const verdict_names[][2] = {

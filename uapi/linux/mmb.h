@@ -265,6 +265,8 @@ enum mmb_stats_attr {
 	MMB_STATS_A_CACHE_HITS,	/* u64, of MMB_A_STATS: flow cache lookups that hit */
 	MMB_STATS_A_CACHE_MISSES, /* u64 */
 	MMB_STATS_A_DROP_UNMAPPED,	/* u64, of the drops by cause (below CONN's) */
+	MMB_STATS_A_LIMIT_EVICTED,	/* u64, of a meter's rule: idle keys evicted */
+	MMB_STATS_A_LIMIT_FULL,	/* u64, of a meter's rule: keys that found no slot */
 	__MMB_STATS_A_MAX
 };
 
@@ -281,10 +283,44 @@ enum mmb_rule_attr {
 	MMB_RULE_A_PRIORITY,	/* u32: higher wins; absent: 0 */
 	MMB_RULE_A_CONN_PRIORITY, /* u32, stateful rules: its connections'; absent: PRIORITY */
 	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX printable bytes */
+	MMB_RULE_A_LIMIT,	/* nest of enum mmb_limit_attr: a rate limit or meter */
 	__MMB_RULE_A_MAX
 };
 
 #define MMB_RULE_A_MAX (__MMB_RULE_A_MAX - 1)
+
+/*
+ * MMB_RULE_A_LIMIT: the rule applies to the packets its matches select
+ * that are within RATE packets per UNIT, with bursts of BURST (a token
+ * bucket, nft's "limit rate"); with MMB_LIMIT_A_OVER, to those beyond it
+ * ("limit rate over"). The bucket is asked only once every other match of
+ * the rule holds, and a packet beyond the rate takes no token. With
+ * MMB_LIMIT_A_PER, a meter: one bucket per value of that field (its first
+ * MMB_LIMIT_A_PREFIX bits), in a table of MMB_LIMIT_A_SIZE keys made with
+ * the rule; a key whose bucket is full again is idle and its slot may be
+ * given to another, and a key that finds no slot is beyond its rate.
+ * A packet that lacks the field (of the other family, without that L4
+ * header) is one the rule does not match. Stateless rules only.
+ * docs/limit.md has the whole of it.
+ */
+enum mmb_limit_attr {
+	MMB_LIMIT_A_UNSPEC,
+	MMB_LIMIT_A_RATE,	/* u32: packets per unit, 1 to MMB_LIMIT_RATE_MAX */
+	MMB_LIMIT_A_UNIT,	/* u32: the unit, seconds: 1, 60, 3600 or 86400 */
+	MMB_LIMIT_A_BURST,	/* u32: 1 to MMB_LIMIT_BURST_MAX; absent: 5 */
+	MMB_LIMIT_A_OVER,	/* flag: the packets beyond the rate */
+	MMB_LIMIT_A_PER,	/* u16, enum mmb_field: a meter's key */
+	MMB_LIMIT_A_PREFIX,	/* u8: of the key, the bits kept; absent: all */
+	MMB_LIMIT_A_SIZE,	/* u32: a meter's keys, 1 to MMB_LIMIT_SIZE_MAX */
+	__MMB_LIMIT_A_MAX
+};
+
+#define MMB_LIMIT_A_MAX (__MMB_LIMIT_A_MAX - 1)
+#define MMB_LIMIT_RATE_MAX	1000000000	/* per unit */
+#define MMB_LIMIT_BURST_MAX	1000000
+#define MMB_LIMIT_BURST_DEFAULT	5		/* as nft's and iptables' */
+#define MMB_LIMIT_SIZE_DEFAULT	65535		/* as nft's sets */
+#define MMB_LIMIT_SIZE_MAX	4194304		/* 32 bytes a key: 128 MiB */
 
 enum mmb_table_attr {
 	MMB_TABLE_A_UNSPEC,
@@ -634,6 +670,8 @@ enum mmb_trace_how {
 	MMB_TRACE_IGNORED,	/* a stateful rule, not applied: a known connection's packet */
 	MMB_TRACE_CONN,		/* a rule of its connection */
 	MMB_TRACE_CUT,		/* a rule it matches, cut off by a verdict of higher priority */
+	/* its matches hold, but its limit (MMB_RULE_A_LIMIT) says no: it does not apply */
+	MMB_TRACE_LIMITED,
 };
 
 /*

@@ -168,7 +168,9 @@ int main(int argc, char **argv)
 		bool all = true;
 
 		for (a = MMB_STATS_A_PACKETS; a < __MMB_STATS_A_MAX; a++) {
-			if (a == MMB_STATS_A_NOFIT || (i && (a == MMB_STATS_A_CACHE_HITS ||
+			/* A rule's own: options not added, a meter's keys. */
+			if (a == MMB_STATS_A_NOFIT || a == MMB_STATS_A_LIMIT_EVICTED ||
+			    a == MMB_STATS_A_LIMIT_FULL || (i && (a == MMB_STATS_A_CACHE_HITS ||
 							     a == MMB_STATS_A_CACHE_MISSES)))
 				continue;
 			snprintf(num, sizeof(num), " %u\n", (i ? 3100 : 1000) + a);

@@ -449,6 +449,38 @@ int main(void)
 	bad("tcp-dport 22 reject with", EXIT_USAGE, 4);
 	bad("tcp-dport 22 reject with rst", EXIT_USAGE, 5);
 	bad("tcp-dport 22 reject 5", EXIT_USAGE, 4);
+	/* limit [over] RATE/UNIT [burst N] [per FIELD[/PREFIX] [size N]], among the matches. */
+	good("tcp-dport 22 limit over 10/second burst 5 drop", NULL);
+	good("tcp-dport 22 limit over 10/second drop", "tcp-dport 22 limit over 10/second burst 5 drop");
+	good("tcp-dport 22 limit rate over 10/second burst 5 packets drop",
+	     "tcp-dport 22 limit over 10/second burst 5 drop");
+	good("limit 3/minute burst 1 tcp-dport 22 accept",
+	     "tcp-dport 22 limit 3/minute burst 1 accept");
+	good("tcp-syn limit over 100/second burst 200 per ip-saddr/24 size 4096 drop", NULL);
+	good("ip6-saddr 2001:db8::/32 limit 1000/hour burst 10 per ip6-saddr/64 size 1024 accept",
+	     NULL);
+	good("tcp-dport 22 limit 1/day burst 1 per ip-saddr size 65535 count", NULL);
+	good("udp-dport 53 limit over 5/second burst 5 per udp-sport size 10 drop", NULL);
+	good("tcp-dport 22 limit 3/minute per ip-saddr drop",
+	     "tcp-dport 22 limit 3/minute burst 5 per ip-saddr size 65535 drop");
+	bad("tcp-dport 22 limit 0/second drop", EXIT_USAGE, 4);
+	bad("tcp-dport 22 limit 10 drop", EXIT_USAGE, 4);
+	bad("tcp-dport 22 limit 10/week drop", EXIT_USAGE, 4);
+	bad("tcp-dport 22 limit over drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 limit 10/second burst 0 drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second burst 1000001 drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per tcp-payload drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per meta-mark drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per in drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per ip-saddr/33 drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per ip-saddr/0 drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 10/second per ip-saddr size 0 drop", EXIT_USAGE, 8);
+	bad("tcp-dport 22 limit 10/second per ip-saddr size 4194305 drop", EXIT_USAGE, 8);
+	bad("tcp-dport 22 limit 10/second size 10 drop", EXIT_USAGE, 5);
+	bad("ip6-saddr ::1 limit 10/second per ip-saddr drop", EXIT_USAGE, 6);
+	bad("udp-dport 53 limit 10/second per tcp-sport drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 limit 1/second limit 2/second drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 limit", EXIT_USAGE, 4);
 
 	/* Attributes and back, stateful or not. */
 	wire("tcp-dport 80 mod tcp-dport 443", false);
@@ -463,6 +495,11 @@ int main(void)
 	wire("tcp-dport 22 reject", false);
 	wire("udp-dport 53 reject with host-unreachable", false);
 	wire("ip-proto tcp reject with tcp-reset", false);
+	wire("tcp-dport 22 limit over 10/second burst 5 drop", false);
+	wire("tcp-dport 22 limit 3/minute drop", false);
+	wire("tcp-syn limit over 100/second burst 200 per ip-saddr/24 size 4096 drop", false);
+	wire("all limit 1000/hour per ip6-saddr/64 accept", false);
+	wire("all limit 10/day per tcp-dport count", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);

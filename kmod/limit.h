@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * mmb: rate limits and meters (limit.c), a rule's "limit [over] RATE/UNIT
+ * [burst N] [per FIELD[/PREFIX] [size N]]". docs/limit.md is the user's
+ * side.
+ */
+#ifndef _MMB_LIMIT_H
+#define _MMB_LIMIT_H
+
+#include <linux/atomic.h>
+#include <linux/cache.h>
+#include <linux/siphash.h>
+#include <net/netlink.h>
+
+#include "pkt.h"
+
+/* A limit as given (MMB_RULE_A_LIMIT); rate 0: the rule has none. */
+struct mmb_limit_spec {
+	u32 rate;		/* packets per @unit */
+	u32 unit;		/* seconds: 1, 60, 3600, 86400 */
+	u32 burst;
+	u32 size;		/* a meter's keys */
+	u16 per;		/* a meter's key field */
+	u8 plen;		/* of it, the bits kept */
+	bool over;
+	bool meter;		/* @per, @plen and @size mean something */
+};
+
+/*
+ * A meter's slot, 32 bytes: the key and its bucket. @seq is even while
+ * the slot is stable, odd while one CPU gives it to a new key (0: never
+ * used); readers never wait for it: a slot being given is skipped.
+ */
+struct mmb_meter_slot {
+	u32 seq;
+	u32 pad;
+	atomic64_t tat;
+	u64 key[2];
+};
+
+struct mmb_limit_pcpu {
+	u64 evicted;		/* idle keys whose slot went to another */
+	u64 full;		/* keys that found no slot: beyond their rate */
+};
+
+/*
+ * A rule's limit, made with the rule (mmb_limit_new()) and freed with it.
+ * A bucket is the time its next packet's token is free (GCRA, the
+ * "theoretical arrival time"), in ns of the monotonic clock: a packet is
+ * within the rate if that time is no more than @tau - @cost ahead of now,
+ * and then moves it on by @cost. Taken with one cmpxchg, no lock.
+ */
+struct mmb_limit {
+	struct mmb_limit_spec spec;
+	u64 cost;		/* ns of rate per packet: unit / rate */
+	u64 tau;		/* ns of burst: burst * cost */
+	/* a meter's key: where it is in the image */
+	u8 img, len, shift, family, l4;
+	u32 fmask, vmask;	/* of a key of up to 32 bits */
+	u64 amask[2];		/* of an IPv6 address, as its bytes lie */
+	siphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
+	struct mmb_limit_pcpu __percpu *pcpu;
+	struct mmb_meter_slot *slot;	/* spec.size of them */
+	atomic64_t tat ____cacheline_aligned_in_smp;	/* a plain limit's bucket */
+};
+
+/* The most slots of a meter a packet reads: four cache lines. */
+#define MMB_METER_PROBE		8
+
+extern const struct nla_policy mmb_limit_policy[MMB_LIMIT_A_MAX + 1];
+
+int mmb_limit_parse(const struct nlattr *attr, struct mmb_limit_spec *ls,
+		    struct netlink_ext_ack *extack);
+int mmb_limit_put(struct sk_buff *skb, const struct mmb_limit *l);
+int mmb_limit_put_stats(struct sk_buff *skb, const struct mmb_limit *l);
+const char *mmb_limit_check(const struct mmb_limit_spec *ls, u8 family, u8 l4, bool stateful);
+struct mmb_limit *mmb_limit_new(const struct mmb_limit_spec *ls);
+void mmb_limit_free(struct mmb_limit *l);
+void mmb_limit_reset(struct mmb_limit *l);
+bool mmb_limit_same(const struct mmb_limit *a, const struct mmb_limit *b);
+u32 mmb_limit_hash(const struct mmb_limit *l, u32 h);
+
+/* The datapath's clock: the monotonic time at the last tick, ns. */
+static inline u64 mmb_limit_now(void)
+{
+	return ktime_get_coarse_ns();
+}
+
+bool mmb_limit_take(struct mmb_limit *l, const struct mmb_pkt *pkt, u64 now);
+bool mmb_limit_peek(struct mmb_limit *l, const struct mmb_pkt *pkt, u64 now);
+bool mmb_bucket_take(atomic64_t *tat, u64 cost, u64 tau, u64 now);
+void mmb_limit_counts(const struct mmb_limit *l, u64 *evicted, u64 *full);
+
+/*
+ * Does a rule of limit @l apply to @pkt, all of whose other matches hold?
+ * Takes a token if it is within the rate.
+ */
+static inline bool mmb_limit_applies(struct mmb_limit *l, const struct mmb_pkt *pkt)
+{
+	return mmb_limit_take(l, pkt, mmb_limit_now());
+}
+
+#endif /* _MMB_LIMIT_H */
