@@ -59,11 +59,17 @@ bool mmb_reject_allow(struct mmb_reject_limit *l)
 {
 	unsigned int rate = READ_ONCE(mmb_reject_rate);
 	int burst = min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX);
-	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp);
-	/* Another CPU may have moved the stamp past the jiffies read here. */
-	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
+	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp), delta = now - stamp;
 	int old, new, incr;
 
+	/*
+	 * Jiffies since the stamp, a second's worth at most. A stamp up to a
+	 * second ahead of the jiffies read here was moved by another CPU
+	 * since: no time passed. One further "ahead" is old: jiffies went past
+	 * it by over 2^31 (24.8 days at HZ=1000 without an answer), and taken
+	 * as no time passed it held the bucket empty for as long again.
+	 */
+	delta = delta > (u32)-HZ ? 0 : min_t(u32, delta, HZ);
 	if (!rate)
 		return true;
 	incr = min_t(u64, div_u64((u64)rate * delta, HZ), burst);
