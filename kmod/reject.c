@@ -101,13 +101,17 @@ static bool mmb_reject_addrs4(__be32 saddr, __be32 daddr, bool out)
 	return out || !ipv4_is_loopback(saddr);
 }
 
-/* Can an IPv6 answer go from @daddr back to @saddr? */
+/*
+ * Can an IPv6 answer go from @daddr back to @saddr? Neither loopback
+ * (ipv6_rcv() drops it from the wire; a RST from ::1 would leave by it)
+ * nor IPv4-mapped.
+ */
 static bool mmb_reject_addrs6(const struct in6_addr *saddr, const struct in6_addr *daddr)
 {
 	int st = ipv6_addr_type(saddr), dt = ipv6_addr_type(daddr);
+	int never = IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED;
 
-	return !(st & (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED)) &&
-	       st != IPV6_ADDR_ANY && !(dt & IPV6_ADDR_MULTICAST) && dt != IPV6_ADDR_ANY;
+	return !(st & never) && st != IPV6_ADDR_ANY && !(dt & never) && dt != IPV6_ADDR_ANY;
 }
 
 u8 mmb_reject_answer(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 how, bool out)
