@@ -308,7 +308,8 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 
 /*
  * A rule's comment: 1 to MMB_COMMENT_MAX bytes (the policy), none of them
- * a control character (a line of "list" is one line).
+ * a control character (a line of "list" is one line), nothing but NULs
+ * after its first NUL (list gives back what was sent).
  */
 static int mmb_nl_parse_comment(const struct nlattr *attr, struct mmb_rule_spec *spec,
 				struct netlink_ext_ack *extack)
@@ -319,6 +320,11 @@ static int mmb_nl_parse_comment(const struct nlattr *attr, struct mmb_rule_spec 
 	spec->clen = 0;
 	if (!len) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment is 1 to 128 bytes");
+		return -EINVAL;
+	}
+	/* The policy found a NUL; anything after it would be lost. */
+	if (memchr_inv(c + len, 0, nla_len(attr) - len)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment holds no NUL before its end");
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++) {

@@ -3,14 +3,16 @@
  * mmb KUnit: attacks on issue 40's actions (reject, count, marks,
  * comments). Each case is a defect found by attack, seen failing before
  * its fix: the reject budget after a long quiet, answers to destinations
- * the stack would drop.
+ * the stack would drop, a comment's bytes after a NUL.
  */
 #include <kunit/test.h>
+#include <net/genetlink.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
 #include <net/tcp.h>
 
 #include "../kmod/mmb.h"
+#include "nlt.h"
 #include "util.h"
 
 /*
@@ -82,9 +84,55 @@ static void atk40_dst6(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atk40_answer6(test, a, mapped), MMB_REJECT_DEFAULT);
 }
 
+/* add udp-dport 53 count, with a comment attribute of @len bytes at @c. */
+static unsigned int atk40_add_comment(struct nlt *t, const char *c, unsigned int len)
+{
+	__be16 p53 = cpu_to_be16(53);
+	unsigned int rule, list, nest, off;
+
+	nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(t, MMB_A_RULE);
+	list = nlt_nest(t, MMB_RULE_A_MATCHES);
+	nest = nlt_nest(t, 1);
+	nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_UDP_DPORT);
+	nlt_put(t, MMB_MATCH_A_VALUE, &p53, 2);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	list = nlt_nest(t, MMB_RULE_A_TARGETS);
+	nest = nlt_nest(t, 1);
+	nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_COUNT);
+	nlt_nest_end(t, nest);
+	nlt_nest_end(t, list);
+	off = nlt_put(t, MMB_RULE_A_COMMENT, c, len);
+	nlt_nest_end(t, rule);
+	return off;
+}
+
+/*
+ * A comment with bytes after a NUL inside its attribute was taken, cut at
+ * the NUL: what a caller sent is not what list gives back. Refused at the
+ * attribute; one NUL at the end (or padding NULs after it) is the string.
+ */
+static void atk40_comment_nul(struct kunit *test)
+{
+	struct nlt t;
+	unsigned int off;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	off = atk40_add_comment(&t, "ab\0cd", 6);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, off);
+	off = atk40_add_comment(&t, "ab\0\0", 4);
+	KUNIT_EXPECT_EQ(test, nlt_send(&t), 0);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
 static struct kunit_case atk40_cases[] = {
 	KUNIT_CASE(atk40_budget_quiet),
 	KUNIT_CASE(atk40_dst6),
+	KUNIT_CASE(atk40_comment_nul),
 	{}
 };
 
