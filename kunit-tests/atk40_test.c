@@ -3,7 +3,8 @@
  * mmb KUnit: attacks on issue 40's actions (reject, count, marks,
  * comments). Each case is a defect found by attack, seen failing before
  * its fix: the reject budget after a long quiet, answers to destinations
- * the stack would drop, a comment's bytes after a NUL.
+ * the stack would drop, a comment's bytes after a NUL, a comment that is
+ * not UTF-8 text.
  */
 #include <kunit/test.h>
 #include <net/genetlink.h>
@@ -129,10 +130,45 @@ static void atk40_comment_nul(struct kunit *test)
 	nlt_close(&t);
 }
 
+/*
+ * A comment is text that -j prints as a JSON string and list prints to a
+ * terminal: bytes that are not UTF-8 (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF) made -j's output no JSON at all, and
+ * C1 control characters (U+0080 to U+009F) are control characters too.
+ */
+static void atk40_comment_utf8(struct kunit *test)
+{
+	static const char * const bad[] = {
+		"\xff", "a\xc3", "\xc0\xaf", "\xe0\x80\xaf", "\xed\xa0\x80",
+		"\xf4\x90\x80\x80", "\xe2\x9c", "\x9b", "\xc2\x9b[2J", "\xf8\x88\x80\x80\x80",
+	};
+	static const char * const good[] = {
+		"caf\xc3\xa9", "\xe2\x9c\x93 ok", "\xf0\x9f\x94\x92 ssh", "\xc2\xa0nbsp",
+		"\xef\xbf\xbd", "\xf4\x8f\xbf\xbf",
+	};
+	unsigned int i, off;
+	struct nlt t;
+
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		off = atk40_add_comment(&t, bad[i], strlen(bad[i]) + 1);
+		KUNIT_EXPECT_EQ_MSG(test, nlt_send(&t), -EINVAL, "bad[%u]", i);
+		KUNIT_EXPECT_EQ_MSG(test, t.offs, off, "bad[%u]", i);
+	}
+	for (i = 0; i < ARRAY_SIZE(good); i++) {
+		atk40_add_comment(&t, good[i], strlen(good[i]) + 1);
+		KUNIT_EXPECT_EQ_MSG(test, nlt_send(&t), 0, "good[%u] %s", i, t.msg);
+	}
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(&t);
+}
+
 static struct kunit_case atk40_cases[] = {
 	KUNIT_CASE(atk40_budget_quiet),
 	KUNIT_CASE(atk40_dst6),
 	KUNIT_CASE(atk40_comment_nul),
+	KUNIT_CASE(atk40_comment_utf8),
 	{}
 };
 
