@@ -176,4 +176,5 @@ static struct kunit_suite atk40_suite = {
 	.name = "mmb-atk40",
 	.test_cases = atk40_cases,
 };
+
 kunit_test_suite(atk40_suite);
