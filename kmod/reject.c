@@ -9,7 +9,9 @@
  *   mmb_reject_allow()   the namespace's budget, a lockless token bucket
  *   checksum             a packet whose TCP or UDP checksum is wrong is
  *                        not answered (it may not be what it says), nor
- *                        one from the host's own address
+ *                        one ip_rcv() or ipv6_rcv() drops as corrupt (an
+ *                        IPv4 header checksum wrong, a length past the
+ *                        packet's end), nor one from the host's own address
  *   RST                  built here (mmb_reject_rst()), routed back to the
  *                        source, sent by ip_local_out() / ip6_local_out()
  *   ICMP                 __icmp_send() / icmp6_send(): the kernel's own,
@@ -155,7 +157,40 @@ u8 mmb_reject_answer(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 ho
 	return how == MMB_REJECT_DEFAULT ? MMB_REJECT_PORT_UNREACH : how;
 }
 
-/* Is @pkt's TCP or UDP checksum right (or not to be checked: a fragment)? */
+/*
+ * Would ip_rcv() or ipv6_rcv() take @pkt's IP header: as long as the
+ * packet it says (GSO's BIG TCP packets say 0), for IPv4 with its
+ * checksum right? A corrupt one's source may be anyone's.
+ */
+static bool mmb_reject_ip_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
+{
+	union {
+		struct iphdr ip;
+		struct ipv6hdr ip6;
+		u8 opts[60];
+	} _h;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *iph;
+	u32 len;
+
+	if (pkt->key.b[MMB_IMG_FAMILY] == 4) {
+		iph = skb_header_pointer(skb, 0, sizeof(_h.ip), &_h.ip);
+		if (!iph || iph_totlen(skb, iph) > skb->len)
+			return false;
+		iph = skb_header_pointer(skb, 0, iph->ihl * 4, &_h);
+		return iph && !ip_fast_csum(iph, iph->ihl);
+	}
+	ip6 = skb_header_pointer(skb, 0, sizeof(_h.ip6), &_h.ip6);
+	if (!ip6)
+		return false;
+	len = ipv6_payload_len(skb, ip6);
+	return !len || sizeof(*ip6) + len <= skb->len;
+}
+
+/*
+ * Is @pkt's IP header one the stack would take (mmb_reject_ip_ok()), and
+ * its TCP or UDP checksum right (or not to be checked: a fragment)?
+ */
 bool mmb_reject_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 {
 	u8 flags = pkt->key.b[MMB_IMG_FLAGS], l4 = pkt->key.b[MMB_IMG_L4PROTO];
@@ -169,6 +204,8 @@ bool mmb_reject_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 	const struct udphdr *uh;
 	__wsum csum;
 
+	if (!mmb_reject_ip_ok(skb, pkt))
+		return false;
 	if ((l4 != IPPROTO_TCP && l4 != IPPROTO_UDP) || !(flags & MMB_KF_L4) ||
 	    (flags & MMB_KF_FRAG) || skb_csum_unnecessary(skb))
 		return true;

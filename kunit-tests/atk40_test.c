@@ -7,6 +7,8 @@
  * not UTF-8 text.
  */
 #include <kunit/test.h>
+#include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <net/genetlink.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
@@ -83,6 +85,72 @@ static void atk40_dst6(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atk40_answer6(test, a, b), MMB_REJECT_TCP_RESET);
 	KUNIT_EXPECT_EQ(test, atk40_answer6(test, a, lo), MMB_REJECT_DEFAULT);
 	KUNIT_EXPECT_EQ(test, atk40_answer6(test, a, mapped), MMB_REJECT_DEFAULT);
+}
+
+/* @d's packet, parsed into @pkt; the caller frees it. */
+static struct sk_buff *atk40_pkt(struct kunit *test, const struct mmbt_pkt_desc *d,
+				 struct mmb_pkt *pkt)
+{
+	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, d);
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb->pkt_type = PACKET_HOST;
+	skb->ip_summed = CHECKSUM_NONE;
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, pkt), 0);
+	return skb;
+}
+
+/*
+ * What ip_rcv() and ipv6_rcv() drop as corrupt, mmb answered (it answers
+ * before them): an IPv4 header whose checksum is wrong (its source may be
+ * anyone's: a UDP or TCP checksum covers the addresses, an ICMP or other
+ * packet's does not), a packet shorter than its IP header says.
+ */
+static void atk40_corrupt(struct kunit *test)
+{
+	struct mmbt_pkt_desc udp = { .proto = IPPROTO_UDP, .sport = 1000, .dport = 53,
+				     .payload_len = 8, .ttl = 64,
+				     .saddr = { 192, 0, 2, 1 }, .daddr = { 198, 51, 100, 7 } };
+	struct mmbt_pkt_desc echo = { .proto = IPPROTO_ICMP, .sport = ICMP_ECHO << 8,
+				      .payload_len = 8, .ttl = 64,
+				      .saddr = { 192, 0, 2, 1 }, .daddr = { 198, 51, 100, 7 } };
+	struct mmbt_pkt_desc echo6 = { .v6 = true, .proto = IPPROTO_ICMPV6,
+				       .sport = ICMPV6_ECHO_REQUEST << 8, .payload_len = 8,
+				       .ttl = 64,
+				       .saddr = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 },
+				       .daddr = { 0x20, 0x01, 0x0d, 0xb8, 0, 5, [15] = 2 } };
+	struct mmb_pkt pkt;
+	struct sk_buff *skb;
+	struct iphdr *iph;
+
+	/* Whole, then with a bit of its IPv4 header checksum flipped. */
+	skb = atk40_pkt(test, &udp, &pkt);
+	KUNIT_EXPECT_TRUE(test, mmb_reject_csum_ok(skb, &pkt));
+	skb->data[offsetof(struct iphdr, check)] ^= 0x01;
+	KUNIT_EXPECT_FALSE(test, mmb_reject_csum_ok(skb, &pkt));
+	kfree_skb(skb);
+	skb = atk40_pkt(test, &echo, &pkt);
+	KUNIT_EXPECT_EQ(test, mmb_reject_answer(skb, &pkt, MMB_REJECT_DEFAULT, false),
+			MMB_REJECT_PORT_UNREACH);
+	KUNIT_EXPECT_TRUE(test, mmb_reject_csum_ok(skb, &pkt));
+	skb->data[offsetof(struct iphdr, saddr) + 3] ^= 0x40;	/* a source of someone else */
+	KUNIT_EXPECT_FALSE(test, mmb_reject_csum_ok(skb, &pkt));
+	kfree_skb(skb);
+	/* 8 bytes longer than it is, its header checksum right. */
+	skb = atk40_pkt(test, &echo, &pkt);
+	iph = (struct iphdr *)skb->data;
+	iph->tot_len = htons(ntohs(iph->tot_len) + 8);
+	ip_send_check(iph);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_FALSE(test, mmb_reject_csum_ok(skb, &pkt));
+	kfree_skb(skb);
+	skb = atk40_pkt(test, &echo6, &pkt);
+	KUNIT_EXPECT_TRUE(test, mmb_reject_csum_ok(skb, &pkt));
+	((struct ipv6hdr *)skb->data)->payload_len =
+		htons(ntohs(((struct ipv6hdr *)skb->data)->payload_len) + 8);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	KUNIT_EXPECT_FALSE(test, mmb_reject_csum_ok(skb, &pkt));
+	kfree_skb(skb);
 }
 
 /* add udp-dport 53 count, with a comment attribute of @len bytes at @c. */
@@ -167,6 +235,7 @@ static void atk40_comment_utf8(struct kunit *test)
 static struct kunit_case atk40_cases[] = {
 	KUNIT_CASE(atk40_budget_quiet),
 	KUNIT_CASE(atk40_dst6),
+	KUNIT_CASE(atk40_corrupt),
 	KUNIT_CASE(atk40_comment_nul),
 	KUNIT_CASE(atk40_comment_utf8),
 	{}
