@@ -312,26 +312,84 @@ static int mmb_nl_parse_target(const struct nlattr *attr, struct mmb_nl_rule *r,
 }
 
 /*
- * A rule's comment: 1 to MMB_COMMENT_MAX bytes (the policy), none of them
- * a control character (a line of "list" is one line).
+ * What is wrong with comment @c of @len bytes: -EILSEQ if it is not UTF-8
+ * (RFC
+ * 3629: no overlong form, surrogate or code point over U+10FFFF: -j prints
+ * it in JSON), -EINVAL if it holds a control character, C0, DEL or C1 (a
+ * line of "list" is one line, and a terminal prints it), or 0.
+ */
+static int mmb_nl_comment_bad(const u8 *c, size_t len)
+{
+	size_t i, k, n;
+	u32 cp, min;
+
+	for (i = 0; i < len; i += n + 1) {
+		cp = c[i];
+		n = 0;
+		if (cp < 0x80) {
+			if (cp < 0x20 || cp == 0x7f)
+				break;
+			continue;
+		}
+		if ((cp & 0xe0) == 0xc0) {
+			n = 1;
+			min = 0x80;
+		} else if ((cp & 0xf0) == 0xe0) {
+			n = 2;
+			min = 0x800;
+		} else if ((cp & 0xf8) == 0xf0) {
+			n = 3;
+			min = 0x10000;
+		} else {
+			return -EILSEQ;
+		}
+		if (n >= len - i)
+			return -EILSEQ;
+		cp &= 0x3f >> n;
+		for (k = 1; k <= n; k++) {
+			if ((c[i + k] & 0xc0) != 0x80)
+				return -EILSEQ;
+			cp = cp << 6 | (c[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return -EILSEQ;
+		if (cp <= 0x9f)
+			break;
+	}
+	return i < len ? -EINVAL : 0;
+}
+
+/*
+ * A rule's comment: 1 to MMB_COMMENT_MAX bytes (the policy) of text
+ * (mmb_nl_comment_bad()), nothing but NULs after its first NUL (list
+ * gives back what was sent).
  */
 static int mmb_nl_parse_comment(const struct nlattr *attr, struct mmb_rule_spec *spec,
 				struct netlink_ext_ack *extack)
 {
 	const char *c = nla_data(attr);
-	size_t i, len = strnlen(c, nla_len(attr));
+	size_t len = strnlen(c, nla_len(attr));
+	int bad;
 
 	spec->clen = 0;
 	if (!len) {
 		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment is 1 to 128 bytes");
 		return -EINVAL;
 	}
-	for (i = 0; i < len; i++) {
-		if ((u8)c[i] < 0x20 || c[i] == 0x7f) {
-			NL_SET_ERR_MSG_ATTR(extack, attr,
-					    "a comment holds no control character (newline, tab, ...)");
-			return -EINVAL;
-		}
+	/* The policy found a NUL; anything after it would be lost. */
+	if (memchr_inv(c + len, 0, nla_len(attr) - len)) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment holds no NUL before its end");
+		return -EINVAL;
+	}
+	bad = mmb_nl_comment_bad((const u8 *)c, len);
+	if (bad == -EILSEQ) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "a comment is UTF-8 text");
+		return -EINVAL;
+	}
+	if (bad) {
+		NL_SET_ERR_MSG_ATTR(extack, attr,
+				    "a comment holds no control character (newline, tab, ...)");
+		return -EINVAL;
 	}
 	memcpy(spec->comment, c, len);
 	spec->comment[len] = '\0';

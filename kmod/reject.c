@@ -9,7 +9,9 @@
  *   mmb_reject_allow()   the namespace's budget, a lockless token bucket
  *   checksum             a packet whose TCP or UDP checksum is wrong is
  *                        not answered (it may not be what it says), nor
- *                        one from the host's own address
+ *                        one ip_rcv() or ipv6_rcv() drops as corrupt (an
+ *                        IPv4 header checksum wrong, a length past the
+ *                        packet's end), nor one from the host's own address
  *   RST                  built here (mmb_reject_rst()), routed back to the
  *                        source, sent by ip_local_out() / ip6_local_out()
  *   ICMP                 __icmp_send() / icmp6_send(): the kernel's own,
@@ -59,11 +61,17 @@ bool mmb_reject_allow(struct mmb_reject_limit *l)
 {
 	unsigned int rate = READ_ONCE(mmb_reject_rate);
 	int burst = min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX);
-	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp);
-	/* Another CPU may have moved the stamp past the jiffies read here. */
-	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
+	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp), delta = now - stamp;
 	int old, new, incr;
 
+	/*
+	 * Jiffies since the stamp, a second's worth at most. A stamp up to a
+	 * second ahead of the jiffies read here was moved by another CPU
+	 * since: no time passed. One further "ahead" is old: jiffies went past
+	 * it by over 2^31 (24.8 days at HZ=1000 without an answer), and taken
+	 * as no time passed it held the bucket empty for as long again.
+	 */
+	delta = delta > (u32)-HZ ? 0 : min_t(u32, delta, HZ);
 	if (!rate)
 		return true;
 	incr = min_t(u64, div_u64((u64)rate * delta, HZ), burst);
@@ -95,13 +103,17 @@ static bool mmb_reject_addrs4(__be32 saddr, __be32 daddr, bool out)
 	return out || !ipv4_is_loopback(saddr);
 }
 
-/* Can an IPv6 answer go from @daddr back to @saddr? */
+/*
+ * Can an IPv6 answer go from @daddr back to @saddr? Neither loopback
+ * (ipv6_rcv() drops it from the wire; a RST from ::1 would leave by it)
+ * nor IPv4-mapped.
+ */
 static bool mmb_reject_addrs6(const struct in6_addr *saddr, const struct in6_addr *daddr)
 {
 	int st = ipv6_addr_type(saddr), dt = ipv6_addr_type(daddr);
+	int never = IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED;
 
-	return !(st & (IPV6_ADDR_MULTICAST | IPV6_ADDR_LOOPBACK | IPV6_ADDR_MAPPED)) &&
-	       st != IPV6_ADDR_ANY && !(dt & IPV6_ADDR_MULTICAST) && dt != IPV6_ADDR_ANY;
+	return !(st & never) && st != IPV6_ADDR_ANY && !(dt & never) && dt != IPV6_ADDR_ANY;
 }
 
 u8 mmb_reject_answer(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 how, bool out)
@@ -145,7 +157,40 @@ u8 mmb_reject_answer(const struct sk_buff *skb, const struct mmb_pkt *pkt, u8 ho
 	return how == MMB_REJECT_DEFAULT ? MMB_REJECT_PORT_UNREACH : how;
 }
 
-/* Is @pkt's TCP or UDP checksum right (or not to be checked: a fragment)? */
+/*
+ * Would ip_rcv() or ipv6_rcv() take @pkt's IP header: as long as the
+ * packet it says (GSO's BIG TCP packets say 0), for IPv4 with its
+ * checksum right? A corrupt one's source may be anyone's.
+ */
+static bool mmb_reject_ip_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
+{
+	union {
+		struct iphdr ip;
+		struct ipv6hdr ip6;
+		u8 opts[60];
+	} _h;
+	const struct ipv6hdr *ip6;
+	const struct iphdr *iph;
+	u32 len;
+
+	if (pkt->key.b[MMB_IMG_FAMILY] == 4) {
+		iph = skb_header_pointer(skb, 0, sizeof(_h.ip), &_h.ip);
+		if (!iph || iph_totlen(skb, iph) > skb->len)
+			return false;
+		iph = skb_header_pointer(skb, 0, iph->ihl * 4, &_h);
+		return iph && !ip_fast_csum(iph, iph->ihl);
+	}
+	ip6 = skb_header_pointer(skb, 0, sizeof(_h.ip6), &_h.ip6);
+	if (!ip6)
+		return false;
+	len = ipv6_payload_len(skb, ip6);
+	return !len || sizeof(*ip6) + len <= skb->len;
+}
+
+/*
+ * Is @pkt's IP header one the stack would take (mmb_reject_ip_ok()), and
+ * its TCP or UDP checksum right (or not to be checked: a fragment)?
+ */
 bool mmb_reject_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 {
 	u8 flags = pkt->key.b[MMB_IMG_FLAGS], l4 = pkt->key.b[MMB_IMG_L4PROTO];
@@ -159,6 +204,8 @@ bool mmb_reject_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt)
 	const struct udphdr *uh;
 	__wsum csum;
 
+	if (!mmb_reject_ip_ok(skb, pkt))
+		return false;
 	if ((l4 != IPPROTO_TCP && l4 != IPPROTO_UDP) || !(flags & MMB_KF_L4) ||
 	    (flags & MMB_KF_FRAG) || skb_csum_unnecessary(skb))
 		return true;

@@ -1531,7 +1531,8 @@ static int comment_words(struct imp *im, const json_t *rule, char *buf, size_t l
 		return refuse(im, rule, "a comment of 1 to %d bytes expected", MMB_COMMENT_MAX);
 	off = snprintf(buf, len, " comment \"");
 	for (p = (const unsigned char *)json_string_value(c); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
+		/* C0, DEL and C1 (U+0080 to U+009F), as the kernel refuses them */
+		if (*p < 0x20 || *p == 0x7f || (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f))
 			return refuse(im, rule, "a comment with a control character (mmb keeps "
 				      "printable text only)");
 		if (off + 4 >= len)

@@ -75,7 +75,8 @@
  *	MMB_A_RULE: nest of enum mmb_rule_attr with MMB_RULE_A_MATCHES (at
  *	least one; MMB_FIELD_ALL matches every packet) and MMB_RULE_A_TARGETS
  *	(at least one); optionally MMB_RULE_A_COMMENT, text kept with the rule
- *	(no control character: no byte below 0x20, nor 0x7f). The new rule's handle is returned in a
+ *	(UTF-8 without a control character: no byte below 0x20, nor 0x7f, nor
+ *	U+0080 to U+009F; nothing after its NUL). The new rule's handle is returned in a
  *	MMB_CMD_RULE_ADD message before the acknowledgment.
  *
  * MMB_CMD_RULE_DEL
@@ -282,7 +283,7 @@ enum mmb_rule_attr {
 	MMB_RULE_A_STATEFUL,	/* flag: its matches create connections */
 	MMB_RULE_A_PRIORITY,	/* u32: higher wins; absent: 0 */
 	MMB_RULE_A_CONN_PRIORITY, /* u32, stateful rules: its connections'; absent: PRIORITY */
-	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX printable bytes */
+	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX bytes of printable UTF-8 */
 	MMB_RULE_A_LIMIT,	/* nest of enum mmb_limit_attr: a rate limit or meter */
 	__MMB_RULE_A_MAX
 };

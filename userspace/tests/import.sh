@@ -179,6 +179,9 @@ t "refused: meta mark matched after a meta mark set" 2 \
 t "refused: a comment with a newline" 2 \
 	'Error: table netdev t, chain c, rule handle 3: {"family":"netdev","table":"t","chain":"c","handle":3,"expr":[{"match":{"op":"==","left":{"payload":{"protocol":"udp","field":"dport"}},"right":9}},{"drop":null}],"comment":"a\nb"}: a comment with a control character (mmb keeps printable text only)' \
 	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" '{"drop":null}' | sed 's/}}$/,"comment":"a\\nb"}}/')")"
+t "refused: a comment with a C1 control character (U+009B, a terminal's CSI)" 2 \
+	'Error: table netdev t, chain c, rule handle 3: {"family":"netdev","table":"t","chain":"c","handle":3,"expr":[{"match":{"op":"==","left":{"payload":{"protocol":"udp","field":"dport"}},"right":9}},{"drop":null}],"comment":"a'$'\xc2\x9b''b"}: a comment with a control character (mmb keeps printable text only)' \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 3 "$UDP9" '{"drop":null}' | sed 's/}}$/,"comment":"a\\u009bb"}}/')")"
 
 # Chains.
 t "refused: an input chain" 2 'Error: table ip t, chain c: hook input: mmb classifies what devices receive, before routing (prerouting, netdev ingress)' \
