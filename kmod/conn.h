@@ -159,6 +159,7 @@ struct mmb_conn {
 	 * source goes out of it too (a one-armed router), or rp-filter is off.
 	 */
 	int iif;
+	struct mmb_cc_slot *cc[MMB_CC_CONN];	/* ct count charges (ctcount.c) */
 };
 
 /* Counters of a connection table, per CPU. */

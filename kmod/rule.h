@@ -12,6 +12,7 @@
 #include <linux/rcupdate.h>
 #include <linux/refcount.h>
 
+#include "ctcount.h"
 #include "pkt.h"
 #include "stats.h"
 
@@ -88,6 +89,7 @@ struct mmb_rule_spec {
 	struct mmb_rule_image img;	/* of the rule created last from it */
 	u8 clen;			/* bytes of @comment; 0: none */
 	char comment[MMB_COMMENT_MAX + 1];
+	struct mmb_cc_spec cc;		/* ct count (ctcount.h) */
 };
 
 /*
@@ -163,6 +165,7 @@ struct mmb_rule {
 	struct mmb_pcpu_stats __percpu *stats;
 	struct mmb_stats_block *sblk;	/* where @stats lives */
 	struct rcu_head rcu;
+	struct mmb_cc *cc;	/* ct count: its key table, or NULL (ctcount.h) */
 	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
 
@@ -284,6 +287,7 @@ enum {
 	MMB_ERR_TARGET,
 	MMB_ERR_TARGET_FIELD,
 	MMB_ERR_TARGET_VALUE,
+	MMB_ERR_CTCOUNT,
 };
 
 struct mmb_rule_err {
