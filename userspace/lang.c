@@ -493,6 +493,7 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->conn_prio_argi = 0;
 	r->comment[0] = '\0';
 	r->comment_argi = 0;
+	memset(&r->cc, 0, sizeof(r->cc));
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
@@ -502,7 +503,8 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	while (i < argc && !target_by_name(argv[i])) {
 		if (!strcmp(argv[i], "comment"))
 			return err_word(AT(argv + i), "the comment comes last, after the targets");
-		err = parse_match(argc, argv, &i, r);
+		err = !strcmp(argv[i], "ct") ? ctcount_parse(argc, argv, &i, r) :
+					       parse_match(argc, argv, &i, r);
 		if (err)
 			return err;
 	}
@@ -591,6 +593,9 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 		match_format(&r->m[i], w, sizeof(w));
 		off = append(buf, len, off, w);
 	}
+	ctcount_format(r, w, sizeof(w));
+	if (w[0])
+		off = append(buf, len, off, w);
 	for (i = 0; i < r->nt; i++) {
 		k = target_by_type(r->t[i].type);
 		if (k)

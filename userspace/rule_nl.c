@@ -82,6 +82,7 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->comment_argi);
 		mnl_attr_put_strz(req->nlh, MMB_RULE_A_COMMENT, r->comment);
 	}
+	ctcount_put(req, r);
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -160,6 +161,8 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 			return -1;
 		strcpy(r->comment, mnl_attr_get_str(ra.tb[MMB_RULE_A_COMMENT]));
 	}
+	if (ctcount_decode(ra.tb[MMB_RULE_A_CTCOUNT], r))
+		return -1;
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))
 			return -1;

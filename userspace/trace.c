@@ -302,6 +302,7 @@ static const char *const how_names[][2] = {
 	[MMB_TRACE_IGNORED] = { "ignored", "matches, not applied (a known connection's packet)" },
 	[MMB_TRACE_CONN] = { "connection", "applies as the connection's" },
 	[MMB_TRACE_CUT] = { "cut", "matches, cut off by a verdict of higher priority" },
+	[MMB_TRACE_CTCOUNT] = { "ct-count", "its matches hold, its ct count does not: not applied" },
 };
 
 static const char *const verdict_names[][2] = {
@@ -339,6 +340,9 @@ static void print_rules(const struct nlattr *nest, struct trace_rules *tr)
 		print_u64("handle", "rule %llu", attr_u32(ra.tb[MMB_TRACE_RULE_A_HANDLE]));
 		print_string("how", NULL, how_names[how][0]);
 		print_text(" %s", how_names[how][1]);
+		if (ra.tb[MMB_TRACE_RULE_A_CTCOUNT])
+			print_u64("ct_count", " (its key holds %llu connections)",
+				  attr_u32(ra.tb[MMB_TRACE_RULE_A_CTCOUNT]));
 		if (i < tr->n && tr->text[i])
 			print_string("rule", ": %s", tr->text[i]);
 		print_close_object();

@@ -15,6 +15,9 @@ int urule_same(const struct urule *a, const struct urule *b)
 	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || strcmp(a->comment, b->comment))
 		return 0;
+	if (a->cc.set != b->cc.set || a->cc.over != b->cc.over || a->cc.limit != b->cc.limit ||
+	    a->cc.per != b->cc.per || a->cc.plen != b->cc.plen || a->cc.size != b->cc.size)
+		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||
 		    a->m[i].plen != b->m[i].plen || a->m[i].vlen != b->m[i].vlen ||
