@@ -670,6 +670,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	if (!mmb_conn_alive(mc, c, mmb_conn_now()) ||
 	    (mmb_conn_awaits(c, dir, v->outsf) && (!related || !v->out || mmb_judged_in(skb))))
 		return;
+	if (unlikely(test_bit(MMB_CONN_COUNTED, &c->status)) && mmb_cc_reborn(mc, c, dir, pkt))
+		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);

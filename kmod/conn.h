@@ -102,6 +102,7 @@ enum {
 	MMB_CONN_OUT_PENDING,	/* its first packet leaves by an enabled device: no
 				 * packet of the reply direction is its own until DONE
 				 */
+	MMB_CONN_COUNTED,	/* charged to ct count rules (ctcount.c) */
 };
 
 /*

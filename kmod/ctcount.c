@@ -25,6 +25,7 @@
 #include <linux/log2.h>
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <net/tcp.h>
 
 #include "conn.h"
 #include "rule.h"
@@ -360,7 +361,29 @@ int mmb_cc_charge(struct mmb_conn *c, const struct mmb_pkt *pkt, const struct mm
 		else if (capped)
 			return -ENOSPC;
 	}
+	if (n)
+		__set_bit(MMB_CONN_COUNTED, &c->status);	/* not published yet */
 	return 0;
+}
+
+/*
+ * A SYN of the original direction on counted TCP connection @c, closed
+ * (its places given back): mmb would take it as a new incarnation of @c,
+ * which nothing would count. @c ends instead (as nf_conntrack ends the old
+ * entry), and the SYN is judged as the first packet of a new connection.
+ */
+bool mmb_cc_reborn(struct mmb_conns *mc, struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt)
+{
+	u8 state = READ_ONCE(c->state);
+	u8 flags = pkt->key.b[MMB_IMG_L4_HI + 9];	/* byte 13 of the TCP header */
+
+	if (dir != MMB_DIR_ORIG || c->orig.t.proto != IPPROTO_TCP ||
+	    (state != MMB_CONN_TCP_TIME_WAIT && state != MMB_CONN_TCP_CLOSE) ||
+	    !(pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_L4) ||
+	    (flags & (TCPHDR_SYN | TCPHDR_ACK | TCPHDR_RST | TCPHDR_FIN)) != TCPHDR_SYN)
+		return false;
+	mmb_conn_kill(mc, c, MMB_CSTAT_ENDED);
+	return true;
 }
 
 /* @c's charges, given back; once, whoever calls first. */

@@ -49,7 +49,7 @@ struct mmb_cc_slot {
 };
 
 struct mmb_cc_bucket {
-	spinlock_t lock;
+	spinlock_t lock;	/* the counts of its slots, the keys of free ones */
 	struct mmb_cc *cc;
 	struct mmb_cc_slot s[MMB_CC_SLOTS];
 };
@@ -93,6 +93,8 @@ bool mmb_cc_judge(const struct mmb_rule *rule, const struct mmb_pkt *pkt,
 int mmb_cc_charge(struct mmb_conn *c, const struct mmb_pkt *pkt, const struct mmb_verdict *v);
 void mmb_cc_release(struct mmb_conn *c);
 void mmb_cc_move(struct mmb_conn *to, struct mmb_conn *from);
+struct mmb_conns;
+bool mmb_cc_reborn(struct mmb_conns *mc, struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt);
 u32 mmb_cc_count(const struct mmb_cc *cc, const struct mmb_pkt *pkt);
 
 #endif /* _MMB_CTCOUNT_H */

@@ -127,7 +127,7 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * (aligned) and their values (a five-tuple drop rule takes 95 bytes), then
+ * (aligned) and their values (a five-tuple drop rule takes 103 bytes), then
  * its comment, if it has one, NUL-terminated. A
  * rule that accepts or drops (its only target then) keeps no target: its
  * flags and drop_rate say it (mmb_rule_verdict_only()). A rule with option

@@ -340,6 +340,43 @@ static void conncount_end_test(struct kunit *test)
 }
 
 /*
+ * A SYN on the tuple of a counted TCP connection that closed (a new
+ * incarnation, for the table) is counted as a new connection: the old one
+ * ends, and a client cannot reuse its ports to get past the cap.
+ */
+static void conncount_reborn_test(struct kunit *test)
+{
+	struct cc *c = cc_new(test);
+	struct mmb_match_spec ssh = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct mmb_rule *rule;
+	struct mmbt_pkt_desc d;
+	u64 n[MMB_CSTAT_MAX];
+
+	rule = cc_rule(c, true, MMB_TARGET_ACCEPT, &ssh, 1, false, MMB_FIELD_IP_SADDR, 0, 0);
+	mmbt_rule_add(test, c->r, false, MMB_TARGET_DROP, &all, 1);
+	d = cc_pkt(false, 1, 40000, TCPHDR_SYN);
+	KUNIT_ASSERT_EQ(test, cc_send(c, &d), 1);
+	d.tcp_flags = TCPHDR_RST;
+	KUNIT_ASSERT_EQ(test, cc_send(c, &d), 1);
+	KUNIT_EXPECT_EQ(test, cc_total(rule), 0);
+	/* The same tuple again: a new connection, counted. */
+	d.tcp_flags = TCPHDR_SYN;
+	d.seq += 1000;
+	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 1);
+	KUNIT_EXPECT_EQ(test, cc_total(rule), 1);
+	KUNIT_EXPECT_EQ(test, cc_conns(c), 1);
+	mmb_conns_stats(&c->mc, n);
+	KUNIT_EXPECT_EQ(test, n[MMB_CSTAT_CREATED], 2);
+	/* So the cap of 1 holds: another port is refused. */
+	d = cc_pkt(false, 1, 40001, TCPHDR_SYN);
+	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 0);
+	/* Its later packets are the new connection's. */
+	d = cc_pkt(false, 1, 40000, TCPHDR_ACK);
+	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 1);
+}
+
+/*
  * A stateless "ct count over 2 per ip-saddr reject"-like rule (drop here)
  * above a stateful accept: it counts the connections its first packets
  * started through the stateful rule, and drops the third; its count
@@ -461,7 +498,8 @@ static void conncount_race_test(struct kunit *test)
 		for (i = 0; i < ARRAY_SIZE(th); i++) {
 			struct task_struct *task;
 
-			th[i] = (struct cc_thread){ .c = c, .base = 1024 + round * 4096 + i * 2048 };
+			th[i] = (struct cc_thread){ .c = c,
+						    .base = 1024 + round * 4096 + i * 2048 };
 			init_completion(&th[i].done);
 			task = kthread_run(cc_thread_fn, &th[i], "mmbt-cc/%u", i);
 			KUNIT_ASSERT_FALSE(test, IS_ERR(task));
@@ -683,6 +721,7 @@ static struct kunit_case conncount_cases[] = {
 	KUNIT_CASE(conncount_cap_test),
 	KUNIT_CASE(conncount_prefix_test),
 	KUNIT_CASE(conncount_end_test),
+	KUNIT_CASE(conncount_reborn_test),
 	KUNIT_CASE(conncount_over_test),
 	KUNIT_CASE(conncount_flood_test),
 	KUNIT_CASE(conncount_race_test),

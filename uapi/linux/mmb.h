@@ -305,7 +305,7 @@ enum mmb_ctcount_attr {
 #define MMB_CTCOUNT_A_MAX (__MMB_CTCOUNT_A_MAX - 1)
 #define MMB_CTCOUNT_LIMIT_MAX	0xffffff
 #define MMB_CTCOUNT_SIZE_DEFAULT	4096
-#define MMB_CTCOUNT_SIZE_MAX	(1U << 20)
+#define MMB_CTCOUNT_SIZE_MAX	1048576
 
 enum mmb_table_attr {
 	MMB_TABLE_A_UNSPEC,
