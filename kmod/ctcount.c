@@ -125,11 +125,15 @@ struct mmb_cc *mmb_cc_create(const struct mmb_cc_spec *s)
 	return cc;
 }
 
-/* Drop a reference: the rule's, or a charge's (any context). */
+/*
+ * Drop a reference: the rule's, or a charge's. Any context: the last may
+ * be a connection's, ended under RCU by the collector or a flush, where a
+ * vmalloc()ed table cannot be freed at once.
+ */
 void mmb_cc_put(struct mmb_cc *cc)
 {
 	if (cc && refcount_dec_and_test(&cc->ref))
-		kvfree(cc);
+		kvfree_rcu(cc, rcu);
 }
 
 /* @cc as given (list, dump): the prefix only if it is not the whole address. */

@@ -17,6 +17,7 @@
 #ifndef _MMB_CTCOUNT_H
 #define _MMB_CTCOUNT_H
 
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/siphash.h>
 #include <linux/spinlock.h>
@@ -68,6 +69,7 @@ struct mmb_cc {
 	u8 plen;
 	bool over;
 	siphash_key_t seed;	/* per table: remote senders cannot aim at a bucket */
+	struct rcu_head rcu;
 	struct mmb_cc_bucket b[];
 };
 

@@ -417,6 +417,21 @@ static void conncount_over_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refcount_read(&cc->ref), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&cc->keys), 0);
 	mmb_cc_put(cc);
+
+	/*
+	 * A large (vmalloc()ed) table whose last reference is a connection's,
+	 * dropped by a flush under RCU: freed after a grace period, quietly.
+	 */
+	over = cc_rule_at(c, 10, false, MMB_TARGET_DROP, &ssh, 2, true, MMB_FIELD_IP_SADDR, 0,
+			  MMB_CTCOUNT_SIZE_MAX);
+	d = cc_pkt(false, 1, 40000, TCPHDR_SYN);
+	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 1);
+	KUNIT_EXPECT_EQ(test, cc_total(over), 1);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(c->r, over), 0);
+	mmb_rules_barrier();
+	mmb_conns_flush(&c->mc);
+	mmb_conns_gc(&c->mc, 16);
+	rcu_barrier();
 }
 
 /*

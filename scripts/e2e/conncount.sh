@@ -148,7 +148,7 @@ table inet cc {
 		size 65535
 		flags dynamic
 	}
-	chain fwd {
+	chain forward_cc {
 		type filter hook forward priority 0;
 		tcp dport 7000 ct state new add @src4 { ip saddr ct count over 3 } reject with tcp reset
 		tcp dport 7000 ct state new add @src6 { ip6 saddr ct count over 3 } reject with tcp reset
