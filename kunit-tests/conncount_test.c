@@ -376,6 +376,66 @@ static void conncount_reborn_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 1);
 }
 
+/* "tcp-dport 22 ct count @limit per ip-saddr accept" and "all drop", loaded whole. */
+static unsigned int cc_load(struct cc *c, u32 limit, struct mmb_rule **counted)
+{
+	struct mmb_match_spec ssh = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct mmbt_target drop = { .type = MMB_TARGET_DROP };
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule, *rest;
+	struct mmb_txn txn;
+
+	rule = mmb_rule_create(cc_spec(c->test, true, MMB_TARGET_ACCEPT, &ssh, limit, false,
+				       MMB_FIELD_IP_SADDR, 0, 0), NULL, &err);
+	KUNIT_ASSERT_FALSE(c->test, IS_ERR(rule));
+	*counted = rule;
+	rest = mmbt_rule_make(c->test, false, &all, 1, &drop, 1);
+	KUNIT_ASSERT_EQ(c->test, mmb_txn_begin(c->r, &txn, MMB_TXN_COPY), 0);
+	KUNIT_ASSERT_EQ(c->test, mmb_txn_flush(&txn), 0);
+	KUNIT_ASSERT_EQ(c->test, mmb_txn_add(&txn, rule, NULL), 0);
+	KUNIT_ASSERT_EQ(c->test, mmb_txn_add(&txn, rest, NULL), 0);
+	mmb_txn_commit(&txn);
+	if (txn.ended)
+		mmb_conns_kick(&c->mc);
+	return txn.ended;
+}
+
+/*
+ * A reload that adds the rule back unchanged hands its connections over
+ * (they pass), and its counts start again from 0 (as nft's re-created
+ * meter): docs/conncount.md, Reloads. A changed cap is another rule.
+ */
+static void conncount_reload_test(struct kunit *test)
+{
+	struct cc *c = cc_new(test);
+	struct mmb_rule *old, *heir;
+	struct mmbt_pkt_desc d;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, cc_load(c, 2, &old), 0);
+	for (i = 0; i < 3; i++) {
+		d = cc_pkt(false, 1, 40000 + i, TCPHDR_SYN);
+		KUNIT_EXPECT_EQ(test, cc_send(c, &d), i < 2);
+	}
+	KUNIT_EXPECT_EQ(test, cc_load(c, 2, &heir), 0);
+	KUNIT_EXPECT_EQ(test, cc_conns(c), 2);
+	d = cc_pkt(false, 1, 40001, TCPHDR_ACK);
+	KUNIT_EXPECT_EQ(test, cc_send(c, &d), 1);
+	/* The heir's table starts empty: two more. */
+	KUNIT_EXPECT_EQ(test, cc_total(heir), 0);
+	for (i = 0; i < 3; i++) {
+		d = cc_pkt(false, 1, 41000 + i, TCPHDR_SYN);
+		KUNIT_EXPECT_EQ(test, cc_send(c, &d), i < 2);
+	}
+	KUNIT_EXPECT_EQ(test, cc_total(heir), 2);
+	KUNIT_EXPECT_EQ(test, cc_conns(c), 4);
+	/* Another cap: another rule, whose connections end. */
+	KUNIT_EXPECT_EQ(test, cc_load(c, 3, &heir), 1);
+	KUNIT_EXPECT_EQ(test, cc_conns(c), 0);
+	KUNIT_EXPECT_EQ(test, cc_total(heir), 0);
+}
+
 /*
  * A stateless "ct count over 2 per ip-saddr reject"-like rule (drop here)
  * above a stateful accept: it counts the connections its first packets
@@ -737,6 +797,7 @@ static struct kunit_case conncount_cases[] = {
 	KUNIT_CASE(conncount_prefix_test),
 	KUNIT_CASE(conncount_end_test),
 	KUNIT_CASE(conncount_reborn_test),
+	KUNIT_CASE(conncount_reload_test),
 	KUNIT_CASE(conncount_over_test),
 	KUNIT_CASE(conncount_flood_test),
 	KUNIT_CASE(conncount_race_test),
