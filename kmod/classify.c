@@ -210,7 +210,7 @@ static __always_inline void mmb_verdict_floor(struct mmb_verdict *v, u32 prio)
  */
 static __always_inline bool mmb_rule_sure(const struct mmb_rule *rule)
 {
-	return !rule->slow && !rule->stateful && !rule->limit &&
+	return !rule->slow && !rule->stateful && !rule->limit && !rule->cc &&
 	       (rule->accept || (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS));
 }
 
@@ -240,6 +240,8 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 		return;
 	}
 	if (!mmb_rule_slow_holds(rule, pkt, skb))
+		return;
+	if (unlikely(rule->cc) && !mmb_cc_judge(rule, pkt, v))
 		return;
 	if (unlikely(rule->limit)) {
 		mmb_verdict_limit(v, rule, pkt, skb);

@@ -293,6 +293,7 @@ static void mmb_conn_free(struct mmb_conn *c)
 {
 	unsigned int i;
 
+	mmb_cc_release(c);
 	for (i = 0; i < c->nrules; i++)
 		mmb_rule_put((struct mmb_rule *)c->rules[i]);
 	if (test_bit(MMB_CONN_EXT, &c->status))
@@ -321,6 +322,7 @@ static void mmb_conn_unlink(struct mmb_conns *mc, struct mmb_conn *c)
 	rhashtable_remove_fast(&mc->ht, &c->orig.node, mmb_conn_params);
 	rhashtable_remove_fast(&mc->ht, &c->reply.node, mmb_conn_params);
 	mmb_conns_unreserve(mc);
+	mmb_cc_release(c);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 }
 
@@ -668,6 +670,8 @@ void mmb_conn_lookup(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	if (!mmb_conn_alive(mc, c, mmb_conn_now()) ||
 	    (mmb_conn_awaits(c, dir, v->outsf) && (!related || !v->out || mmb_judged_in(skb))))
 		return;
+	if (unlikely(test_bit(MMB_CONN_COUNTED, &c->status)) && mmb_cc_reborn(mc, c, dir, pkt))
+		return;
 	/* Leaving by the device the original came in on is what replies do. */
 	if (unlikely(!v->out && mmb_conn_wrong_iif(c, dir, skb->dev))) {
 		mmb_conn_stat(mc, MMB_CSTAT_WRONG_IIF);
@@ -749,8 +753,10 @@ static struct mmb_conn *mmb_conn_new(struct mmb_conns *mc, bool ext)
 		c = kmem_cache_alloc(mmb_conn_cache, MMB_CONN_GFP);
 	}
 	set_active_memcg(old);
-	if (c)
+	if (c) {
 		c->status = ext ? BIT(MMB_CONN_EXT) : 0;
+		memset(c->cc, 0, sizeof(c->cc));
+	}
 	return c;
 }
 
@@ -967,6 +973,11 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conns_unreserve(mc);
 		mmb_conn_stat(mc, MMB_CSTAT_NOMEM);
 		return -ENOMEM;
+	}
+	if (unlikely(v->ncc) && mmb_cc_charge(c, pkt, v)) {
+		mmb_conns_unreserve(mc);
+		mmb_conn_free(c);
+		return -ENOSPC;
 	}
 	mmb_conn_init_state(mc, c, pkt, now);
 	c->iif = v->out ? 0 : mmb_conn_iif(mc, c, skb->dev);
@@ -1293,6 +1304,7 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		mmb_conn_masq_recheck(mc, gen);
 	/* @n holds @c's place in the count; @c goes after a grace period. */
 	set_bit(MMB_CONN_UNLINKED, &c->status);
+	mmb_cc_move(n, c);
 	mmb_conn_event(mc, c, MMB_CMD_CONN_DESTROY);
 	call_rcu(&c->rcu, mmb_conn_free_rcu);
 	mmb_conn_event(mc, n, MMB_CMD_CONN_NEW);

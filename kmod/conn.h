@@ -102,6 +102,7 @@ enum {
 	MMB_CONN_OUT_PENDING,	/* its first packet leaves by an enabled device: no
 				 * packet of the reply direction is its own until DONE
 				 */
+	MMB_CONN_COUNTED,	/* charged to ct count rules (ctcount.c) */
 };
 
 /*
@@ -159,6 +160,7 @@ struct mmb_conn {
 	 * source goes out of it too (a one-armed router), or rp-filter is off.
 	 */
 	int iif;
+	struct mmb_cc_slot *cc[MMB_CC_CONN];	/* ct count charges (ctcount.c) */
 };
 
 /* Counters of a connection table, per CPU. */

@@ -465,6 +465,9 @@ void mmb_conn_init_state(struct mmb_conns *mc, struct mmb_conn *c,
 static void mmb_conn_set(struct mmb_conns *mc, struct mmb_conn *c, u8 next)
 {
 	WRITE_ONCE(c->state, next);
+	/* A TCP connection closing counts no more (as nf_conncount). */
+	if (next == MMB_CONN_TCP_TIME_WAIT || next == MMB_CONN_TCP_CLOSE)
+		mmb_cc_release(c);
 	smp_mb();	/* the state before the timeout: see mmb_conn_refresh() */
 	WRITE_ONCE(c->timeout, mmb_conn_now() + mmb_conn_timeout(mc, c, next));
 }

@@ -41,6 +41,14 @@ static const struct nla_policy mmb_target_policy[MMB_TARGET_A_MAX + 1] = {
 	[MMB_TARGET_A_REJECT]	= NLA_POLICY_MAX(NLA_U8, MMB_REJECT_MAX),
 };
 
+static const struct nla_policy mmb_ctcount_policy[MMB_CTCOUNT_A_MAX + 1] = {
+	[MMB_CTCOUNT_A_LIMIT]	= { .type = NLA_U32 },	/* its range: mmb_nl_parse_ctcount() */
+	[MMB_CTCOUNT_A_OVER]	= { .type = NLA_FLAG },
+	[MMB_CTCOUNT_A_PER]	= { .type = NLA_U16 },
+	[MMB_CTCOUNT_A_PREFIX]	= NLA_POLICY_RANGE(NLA_U8, 1, 128),
+	[MMB_CTCOUNT_A_SIZE]	= NLA_POLICY_MIN(NLA_U32, 1),
+};
+
 static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_HANDLE]	= NLA_POLICY_MIN(NLA_U32, 1),
 	[MMB_RULE_A_MATCHES]	= NLA_POLICY_NESTED_ARRAY(mmb_match_policy),
@@ -50,6 +58,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_CONN_PRIORITY] = { .type = NLA_U32 },
 	[MMB_RULE_A_COMMENT]	= { .type = NLA_NUL_STRING, .len = MMB_COMMENT_MAX },
 	[MMB_RULE_A_LIMIT]	= NLA_POLICY_NESTED(mmb_limit_policy),
+	[MMB_RULE_A_CTCOUNT]	= NLA_POLICY_NESTED(mmb_ctcount_policy),
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -91,6 +100,7 @@ struct mmb_nl_where {
 	const struct nlattr *tf[MMB_MAX_TARGETS];	/* its field */
 	const struct nlattr *tv[MMB_MAX_TARGETS];	/* its value */
 	const struct nlattr *limit;			/* MMB_RULE_A_LIMIT */
+	const struct nlattr *cc;			/* ct count */
 };
 
 /* A rule being added: its spec and where its parts came from. */
@@ -124,6 +134,9 @@ static void mmb_nl_rule_err(struct netlink_ext_ack *extack, const struct mmb_nl_
 		break;
 	case MMB_ERR_LIMIT:
 		attr = at->limit;
+		break;
+	case MMB_ERR_CTCOUNT:
+		attr = at->cc;
 		break;
 	}
 	mmb_nl_err_attr(extack, attr, err->msg, err->text);
@@ -434,6 +447,70 @@ static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_nl_rule *r,
 	return 0;
 }
 
+/* "ct count" (MMB_RULE_A_CTCOUNT, or none: @attr NULL), into r->spec.cc. */
+static int mmb_nl_parse_ctcount(const struct nlattr *attr, struct mmb_nl_rule *r,
+				struct netlink_ext_ack *extack)
+{
+	struct mmb_cc_spec *s = &r->spec.cc;
+	struct nlattr *tb[MMB_CTCOUNT_A_MAX + 1];
+	int err;
+
+	memset(s, 0, sizeof(*s));
+	r->at.cc = attr;
+	if (!attr)
+		return 0;
+	err = mmb_nla_nested(tb, MMB_CTCOUNT_A_MAX, attr, extack);
+	if (err)
+		return err;
+	if (NL_REQ_ATTR_CHECK(extack, attr, tb, MMB_CTCOUNT_A_LIMIT))
+		return -EINVAL;
+	if ((tb[MMB_CTCOUNT_A_PREFIX] || tb[MMB_CTCOUNT_A_SIZE]) && !tb[MMB_CTCOUNT_A_PER]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_CTCOUNT_A_PREFIX] ?: tb[MMB_CTCOUNT_A_SIZE],
+				    "a prefix and a size are of a count per key (MMB_CTCOUNT_A_PER)");
+		return -EINVAL;
+	}
+	if (nla_get_u32(tb[MMB_CTCOUNT_A_LIMIT]) > MMB_CTCOUNT_LIMIT_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_CTCOUNT_A_LIMIT],
+				    "ct count takes at most 16777215 connections");
+		return -EINVAL;
+	}
+	if (tb[MMB_CTCOUNT_A_SIZE] && nla_get_u32(tb[MMB_CTCOUNT_A_SIZE]) > MMB_CTCOUNT_SIZE_MAX) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_CTCOUNT_A_SIZE],
+				    "ct count size: 1 to 1048576 keys");
+		return -EINVAL;
+	}
+	s->set = true;
+	s->limit = nla_get_u32(tb[MMB_CTCOUNT_A_LIMIT]);
+	s->over = nla_get_flag(tb[MMB_CTCOUNT_A_OVER]);
+	if (tb[MMB_CTCOUNT_A_PER])
+		s->per = nla_get_u16(tb[MMB_CTCOUNT_A_PER]);
+	if (tb[MMB_CTCOUNT_A_PREFIX])
+		s->plen = nla_get_u8(tb[MMB_CTCOUNT_A_PREFIX]);
+	if (tb[MMB_CTCOUNT_A_SIZE])
+		s->size = nla_get_u32(tb[MMB_CTCOUNT_A_SIZE]);
+	return 0;
+}
+
+/* A rule's "ct count", as it was given. */
+static int mmb_nl_put_ctcount(struct sk_buff *skb, const struct mmb_cc *cc)
+{
+	struct mmb_cc_spec s;
+	struct nlattr *nest;
+
+	if (!cc)
+		return 0;
+	mmb_cc_spec_of(cc, &s);
+	nest = nla_nest_start(skb, MMB_RULE_A_CTCOUNT);
+	if (!nest || nla_put_u32(skb, MMB_CTCOUNT_A_LIMIT, s.limit) ||
+	    (s.over && nla_put_flag(skb, MMB_CTCOUNT_A_OVER)) ||
+	    (s.per && (nla_put_u16(skb, MMB_CTCOUNT_A_PER, s.per) ||
+		       nla_put_u32(skb, MMB_CTCOUNT_A_SIZE, s.size))) ||
+	    (s.plen && nla_put_u8(skb, MMB_CTCOUNT_A_PREFIX, s.plen)))
+		return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 /*
  * A new rule from the attributes of an add (@tb, of the nest @attr); the
  * handle comes with its transaction. r->spec.img holds its mask and key.
@@ -465,6 +542,9 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 		if (ret)
 			return ERR_PTR(ret);
 	}
+	ret = mmb_nl_parse_ctcount(tb[MMB_RULE_A_CTCOUNT], r, extack);
+	if (ret)
+		return ERR_PTR(ret);
 	if (tb[MMB_RULE_A_COMMENT]) {
 		ret = mmb_nl_parse_comment(tb[MMB_RULE_A_COMMENT], &r->spec, extack);
 		if (ret)
@@ -952,6 +1032,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	     nla_put_u32(skb, MMB_RULE_A_CONN_PRIORITY, rule->conn_prio)) ||
 	    (rule->clen && nla_put_string(skb, MMB_RULE_A_COMMENT, mmb_rule_comment(rule))) ||
 	    (rule->limit && mmb_limit_put(skb, rule->limit)) ||
+	    mmb_nl_put_ctcount(skb, rule->cc) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

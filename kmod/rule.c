@@ -479,6 +479,8 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, 
 	ret = mmb_check_nat(spec, err);
 	if (!ret)
 		ret = mmb_check_dir(spec, out, err);
+	if (!ret)
+		ret = mmb_cc_check(&spec->cc, spec->stateful, *out, family, err);
 	for (i = 0; !ret && !*out && i < spec->ntargets; i++) {
 		const struct mmb_target_spec *t = &spec->t[i];
 
@@ -857,6 +859,11 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 			     mmb_limit_check(&spec->limit, family, l4, spec->stateful));
 		return ERR_PTR(-EINVAL);
 	}
+	/* One qualifier a rule: a limit asked late would leave a count taken. */
+	if (spec->limit.rate && spec->cc.set) {
+		mmb_rule_err(err, MMB_ERR_CTCOUNT, 0, "a rule has a limit or a ct count, not both");
+		return ERR_PTR(-EINVAL);
+	}
 	rule = mmb_rule_alloc(mmb_spec_size(spec), spec->stateful);
 	if (!rule)
 		return ERR_PTR(-ENOMEM);
@@ -870,6 +877,13 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 	if (spec->limit.rate && !rule->limit) {
 		mmb_rule_free(rule);
 		return ERR_PTR(-ENOMEM);
+	}
+	if (spec->cc.set) {
+		rule->cc = mmb_cc_create(&spec->cc);
+		if (!rule->cc) {
+			mmb_rule_free(rule);
+			return ERR_PTR(-ENOMEM);
+		}
 	}
 	ret = mmb_rule_ifnames_get(spec);
 	if (ret) {
@@ -902,6 +916,7 @@ void mmb_rule_free(struct mmb_rule *rule)
 	if (rule->sblk)
 		mmb_stats_put(rule->sblk);
 	mmb_limit_free(rule->limit);
+	mmb_cc_put(rule->cc);
 	if (rule->cache)
 		kmem_cache_free(mmb_rule_caches[rule->cache - 1], p);
 	else
@@ -987,6 +1002,7 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
 				 t[i].invert, h);
 	h = jhash(mmb_rule_comment(rule), rule->clen, h);
 	h = mmb_limit_hash(rule->limit, h);
+	h = mmb_cc_hash(rule->cc, h);
 	return jhash(mmb_rule_values(rule), mmb_rule_values_len(rule), h);
 }
 
@@ -1005,6 +1021,7 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	BUILD_BUG_ON(sizeof(struct mmb_match) != 5);
 	if (mmb_rule_what(a) != mmb_rule_what(b) || a->drop_rate != b->drop_rate ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || a->clen != b->clen ||
+	    !mmb_cc_same(a->cc, b->cc) ||
 	    memcmp(mmb_rule_comment(a), mmb_rule_comment(b), a->clen) ||
 	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])) ||
 	    !mmb_limit_same(a->limit, b->limit))

@@ -13,6 +13,7 @@
 #include <linux/refcount.h>
 
 #include "limit.h"
+#include "ctcount.h"
 #include "pkt.h"
 #include "stats.h"
 
@@ -90,6 +91,7 @@ struct mmb_rule_spec {
 	u8 clen;			/* bytes of @comment; 0: none */
 	char comment[MMB_COMMENT_MAX + 1];
 	struct mmb_limit_spec limit;	/* rate 0: none */
+	struct mmb_cc_spec cc;		/* ct count (ctcount.h) */
 };
 
 /*
@@ -127,7 +129,7 @@ struct mmb_target {
 
 /*
  * A compiled rule, in one allocation: this header, its matches, its targets
- * (aligned) and their values (a five-tuple drop rule takes 95 bytes), then
+ * (aligned) and their values (a five-tuple drop rule takes 103 bytes), then
  * its comment, if it has one, NUL-terminated. A
  * rule that accepts or drops (its only target then) keeps no target: its
  * flags and drop_rate say it (mmb_rule_verdict_only()). A rule with option
@@ -166,6 +168,7 @@ struct mmb_rule {
 	struct mmb_stats_block *sblk;	/* where @stats lives */
 	struct rcu_head rcu;
 	struct mmb_limit *limit;	/* its limit's buckets (limit.c), or NULL */
+	struct mmb_cc *cc;	/* ct count: its key table, or NULL (ctcount.h) */
 	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
 
@@ -288,6 +291,7 @@ enum {
 	MMB_ERR_TARGET_FIELD,
 	MMB_ERR_TARGET_VALUE,
 	MMB_ERR_LIMIT,
+	MMB_ERR_CTCOUNT,
 };
 
 struct mmb_rule_err {

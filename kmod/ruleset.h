@@ -162,6 +162,10 @@ struct mmb_verdict {
 #define MMB_MAX_LIMITS 8
 	unsigned int nlim;
 	const struct mmb_rule *lim[MMB_MAX_LIMITS];
+	u8 ncc;			/* ct count rules a packet of no connection met */
+	u8 cc_held;		/* bit i: @cc[i]'s cap let it through */
+	bool cc_lost;		/* more than @cc holds */
+	const struct mmb_rule *cc[MMB_CC_CONN];
 };
 
 static inline void mmb_verdict_init(struct mmb_verdict *v)
@@ -185,6 +189,9 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->floor = 0;
 	v->conn = NULL;
 	v->reject = NULL;
+	v->ncc = 0;
+	v->cc_held = 0;
+	v->cc_lost = false;
 }
 
 /* Is a rule of priority @prio cut off by @v's verdict so far? */

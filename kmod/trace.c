@@ -64,7 +64,7 @@ struct mmb_trace {
 	unsigned int n;
 	const struct mmb_rule *rule[MMB_TRACE_RULES];	/* by handle */
 	u8 how[MMB_TRACE_RULES];	/* enum mmb_trace_how */
-	const struct mmb_pkt *pkt;	/* for the rules' limits */
+	const struct mmb_pkt *pkt;	/* for the rules' limits and ct counts */
 };
 
 /* Note @rule as applying (@how), in handle order; the lowest handles stay. */
@@ -128,10 +128,18 @@ static void mmb_trace_judge(struct mmb_trace_judged *j, const struct mmb_rule *r
 static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 {
 	struct mmb_trace *t = arg;
+	struct mmb_cc_peek p;
 
 	if (rule->stateful && t->v.conn) {
 		mmb_trace_note(t, rule, MMB_TRACE_IGNORED);
 		return;
+	}
+	if (rule->cc) {
+		mmb_cc_peek(rule->cc, t->pkt, &p);
+		if (!p.key || !mmb_cc_holds(rule->cc, &p, !t->v.conn)) {
+			mmb_trace_note(t, rule, MMB_TRACE_CTCOUNT);
+			return;
+		}
 	}
 	/* Would its limit let it apply? No token taken, no key given a slot. */
 	if (rule->limit && !mmb_limit_peek(rule->limit, t->pkt, mmb_limit_now())) {
@@ -220,7 +228,7 @@ static void mmb_trace_cut(struct mmb_trace *t)
 	if (!t->j.accept && !t->j.drop)
 		return;
 	for (i = 0; i < t->n; i++) {
-		if (t->how[i] == MMB_TRACE_IGNORED)
+		if (t->how[i] == MMB_TRACE_IGNORED || t->how[i] == MMB_TRACE_CTCOUNT)
 			continue;
 		prio = t->how[i] == MMB_TRACE_CONN ? t->rule[i]->conn_prio : t->rule[i]->prio;
 		if (prio < t->j.prio)
@@ -451,7 +459,9 @@ static int mmb_trace_put_rules(struct sk_buff *msg, const struct mmb_trace *t)
 	for (i = 0; i < t->n; i++) {
 		r = nla_nest_start(msg, i + 1);
 		if (!r || nla_put_u32(msg, MMB_TRACE_RULE_A_HANDLE, t->rule[i]->handle) ||
-		    nla_put_u8(msg, MMB_TRACE_RULE_A_HOW, t->how[i]))
+		    nla_put_u8(msg, MMB_TRACE_RULE_A_HOW, t->how[i]) ||
+		    (t->rule[i]->cc && nla_put_u32(msg, MMB_TRACE_RULE_A_CTCOUNT,
+						   mmb_cc_count(t->rule[i]->cc, t->pkt))))
 			return -EMSGSIZE;
 		nla_nest_end(msg, r);
 	}
@@ -511,6 +521,7 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 		return -EMSGSIZE;
 	mmb_verdict_init(&t->v);
 	t->v.trace = true;
+	t->pkt = &pkt;
 	err = mmb_parse(skb, &pkt);
 	/*
 	 * Arrived on no device: no "in" matches. On a device mmb is not

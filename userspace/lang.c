@@ -495,6 +495,7 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->comment[0] = '\0';
 	r->comment_argi = 0;
 	r->limit.rate = 0;
+	memset(&r->cc, 0, sizeof(r->cc));
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
@@ -506,6 +507,8 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 			return err_word(AT(argv + i), "the comment comes last, after the targets");
 		if (!strcmp(argv[i], "limit"))
 			err = limit_parse(argc, argv, &i, r);
+		else if (!strcmp(argv[i], "ct"))
+			err = ctcount_parse(argc, argv, &i, r);
 		else
 			err = parse_match(argc, argv, &i, r);
 		if (err)
@@ -600,6 +603,9 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 		limit_format(&r->limit, w, sizeof(w));
 		off = append(buf, len, off, w);
 	}
+	ctcount_format(r, w, sizeof(w));
+	if (w[0])
+		off = append(buf, len, off, w);
 	for (i = 0; i < r->nt; i++) {
 		k = target_by_type(r->t[i].type);
 		if (k)

@@ -49,6 +49,17 @@ struct ulimit {
 	int argi, rate_argi, burst_argi, per_argi, size_argi;
 };
 
+/* ct count [over] N [per FIELD[/PREFIX]] [size N] (ctcount.c) */
+struct uctcount {
+	bool set;
+	bool over;
+	uint32_t limit;
+	int per;		/* enum mmb_field; 0: one key */
+	int plen;		/* 0: the whole address */
+	uint32_t size;		/* 0: the default */
+	int argi, limit_argi, per_argi, size_argi;	/* words, for errors */
+};
+
 struct urule {
 	int nm, nt;
 	bool stateful;		/* add-stateful */
@@ -62,6 +73,7 @@ struct urule {
 	struct umatch m[URULE_MAX_MATCHES];
 	struct utarget t[URULE_MAX_TARGETS];
 	struct ulimit limit;	/* among the matches */
+	struct uctcount cc;
 };
 
 /* An option kind: decimal, 0xHEX or xHEX; -1 if @w is none (lang.c). */
@@ -127,6 +139,13 @@ void urule_comment(const struct urule *r, char *buf, size_t len);
 
 /* A rule to attributes and back: rule_nl.c. */
 void urule_put(struct mmb_req *req, const struct urule *r);
+
+/* ct count: ctcount.c */
+int ctcount_parse(int argc, char **argv, int *pi, struct urule *r);
+void ctcount_put(struct mmb_req *req, const struct urule *r);
+int ctcount_decode(const struct nlattr *attr, struct urule *r);
+void ctcount_format(const struct urule *r, char *buf, size_t len);
+void ctcount_json(const struct urule *r);
 int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		 struct attrs *stats);
 

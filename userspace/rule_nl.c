@@ -83,6 +83,7 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 		mnl_attr_put_strz(req->nlh, MMB_RULE_A_COMMENT, r->comment);
 	}
 	limit_put(req, r);
+	ctcount_put(req, r);
 	mnl_attr_nest_end(req->nlh, rule);
 }
 
@@ -161,6 +162,8 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 			return -1;
 		strcpy(r->comment, mnl_attr_get_str(ra.tb[MMB_RULE_A_COMMENT]));
 	}
+	if (ctcount_decode(ra.tb[MMB_RULE_A_CTCOUNT], r))
+		return -1;
 	mnl_attr_for_each_nested(n, ra.tb[MMB_RULE_A_MATCHES]) {
 		if (r->nm == URULE_MAX_MATCHES || match_decode(n, &r->m[r->nm]))
 			return -1;

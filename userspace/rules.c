@@ -162,6 +162,7 @@ static void print_rule_json(const struct urule *r)
 	print_close_array();
 	if (r->limit.rate)
 		limit_json(&r->limit);
+	ctcount_json(r);
 	print_open_array("targets");
 	for (i = 0; i < r->nt; i++) {
 		const struct target_kind *k = target_by_type(r->t[i].type);

@@ -303,6 +303,7 @@ static const char *const how_names[][2] = {
 	[MMB_TRACE_CONN] = { "connection", "applies as the connection's" },
 	[MMB_TRACE_CUT] = { "cut", "matches, cut off by a verdict of higher priority" },
 	[MMB_TRACE_LIMITED] = { "limited", "matches, not applied: its limit leaves it out (no token taken)" },
+	[MMB_TRACE_CTCOUNT] = { "ct-count", "its matches hold, its ct count does not: not applied" },
 };
 
 static const char *const verdict_names[][2] = {
@@ -340,6 +341,9 @@ static void print_rules(const struct nlattr *nest, struct trace_rules *tr)
 		print_u64("handle", "rule %llu", attr_u32(ra.tb[MMB_TRACE_RULE_A_HANDLE]));
 		print_string("how", NULL, how_names[how][0]);
 		print_text(" %s", how_names[how][1]);
+		if (ra.tb[MMB_TRACE_RULE_A_CTCOUNT])
+			print_u64("ct_count", " (its key holds %llu connections)",
+				  attr_u32(ra.tb[MMB_TRACE_RULE_A_CTCOUNT]));
 		if (i < tr->n && tr->text[i])
 			print_string("rule", ": %s", tr->text[i]);
 		print_close_object();

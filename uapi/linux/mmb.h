@@ -285,6 +285,7 @@ enum mmb_rule_attr {
 	MMB_RULE_A_CONN_PRIORITY, /* u32, stateful rules: its connections'; absent: PRIORITY */
 	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX bytes of printable UTF-8 */
 	MMB_RULE_A_LIMIT,	/* nest of enum mmb_limit_attr: a rate limit or meter */
+	MMB_RULE_A_CTCOUNT,	/* nest of enum mmb_ctcount_attr: a per-key connection cap */
 	__MMB_RULE_A_MAX
 };
 
@@ -322,6 +323,28 @@ enum mmb_limit_attr {
 #define MMB_LIMIT_BURST_DEFAULT	5		/* as nft's and iptables' */
 #define MMB_LIMIT_SIZE_DEFAULT	65535		/* as nft's sets */
 #define MMB_LIMIT_SIZE_MAX	4194304		/* 32 bytes a key: 128 MiB */
+
+/*
+ * MMB_RULE_A_CTCOUNT (docs/conncount.md): the rule matches a packet only
+ * while the live connections of the connection table that its matched
+ * first packets started, counted per key (the packet's PER field under
+ * PREFIX; without PER one count for the rule), are at most LIMIT (with the
+ * packet's own if it starts one) or, with OVER, more than LIMIT.
+ */
+enum mmb_ctcount_attr {
+	MMB_CTCOUNT_A_UNSPEC,
+	MMB_CTCOUNT_A_LIMIT,	/* u32, required: 1 to MMB_CTCOUNT_LIMIT_MAX; 0 with OVER */
+	MMB_CTCOUNT_A_OVER,	/* flag: more than LIMIT */
+	MMB_CTCOUNT_A_PER,	/* u16, enum mmb_field: an address field; absent: one key */
+	MMB_CTCOUNT_A_PREFIX,	/* u8: of PER's address, the bits kept (default all) */
+	MMB_CTCOUNT_A_SIZE,	/* u32: keys at most, 1 to MMB_CTCOUNT_SIZE_MAX (with PER) */
+	__MMB_CTCOUNT_A_MAX
+};
+
+#define MMB_CTCOUNT_A_MAX (__MMB_CTCOUNT_A_MAX - 1)
+#define MMB_CTCOUNT_LIMIT_MAX	0xffffff
+#define MMB_CTCOUNT_SIZE_DEFAULT	4096
+#define MMB_CTCOUNT_SIZE_MAX	1048576
 
 enum mmb_table_attr {
 	MMB_TABLE_A_UNSPEC,
@@ -660,6 +683,7 @@ enum mmb_trace_rule_attr {
 	MMB_TRACE_RULE_A_UNSPEC,
 	MMB_TRACE_RULE_A_HANDLE,	/* u32 */
 	MMB_TRACE_RULE_A_HOW,		/* u8: enum mmb_trace_how */
+	MMB_TRACE_RULE_A_CTCOUNT,	/* u32: of a ct count rule, what the packet's key holds */
 	__MMB_TRACE_RULE_A_MAX
 };
 
@@ -673,6 +697,7 @@ enum mmb_trace_how {
 	MMB_TRACE_CUT,		/* a rule it matches, cut off by a verdict of higher priority */
 	/* its matches hold, but its limit (MMB_RULE_A_LIMIT) says no: it does not apply */
 	MMB_TRACE_LIMITED,
+	MMB_TRACE_CTCOUNT,	/* its other matches hold, its ct count does not: not applied */
 };
 
 /*

@@ -20,6 +20,9 @@ int urule_same(const struct urule *a, const struct urule *b)
 	     a->limit.over != b->limit.over || a->limit.size != b->limit.size ||
 	     (a->limit.size && (a->limit.per != b->limit.per || a->limit.plen != b->limit.plen)))))
 		return 0;
+	if (a->cc.set != b->cc.set || a->cc.over != b->cc.over || a->cc.limit != b->cc.limit ||
+	    a->cc.per != b->cc.per || a->cc.plen != b->cc.plen || a->cc.size != b->cc.size)
+		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||
 		    a->m[i].plen != b->m[i].plen || a->m[i].vlen != b->m[i].vlen ||

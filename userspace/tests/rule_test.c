@@ -481,6 +481,32 @@ int main(void)
 	bad("udp-dport 53 limit 10/second per tcp-sport drop", EXIT_USAGE, 6);
 	bad("tcp-dport 22 limit 1/second limit 2/second drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 limit", EXIT_USAGE, 4);
+	/* ct count [over] N [per FIELD[/PREFIX]] [size N], among the matches. */
+	good("tcp-dport 22 ct count 3 accept", NULL);
+	good("tcp-dport 22 ct count 3 per ip-saddr accept", NULL);
+	good("tcp-dport 22 ct count over 3 per ip-saddr/24 reject", NULL);
+	good("ct count over 0 per ip6-saddr/64 size 100 tcp-dport 22 drop",
+	     "tcp-dport 22 ct count over 0 per ip6-saddr/64 size 100 drop");
+	good("udp-dport 53 ct count 10 per ip-daddr size 1048576 accept", NULL);
+	bad("tcp-dport 22 ct count 0 accept", EXIT_USAGE, 5);
+	bad("tcp-dport 22 ct count 16777216 accept", EXIT_USAGE, 5);
+	bad("tcp-dport 22 ct count accept", EXIT_USAGE, 5);
+	bad("tcp-dport 22 ct count", EXIT_USAGE, 4);
+	bad("tcp-dport 22 ct foo 3 accept", EXIT_USAGE, 4);
+	bad("tcp-dport 22 ct count 3 per tcp-dport accept", EXIT_USAGE, 7);
+	bad("tcp-dport 22 ct count 3 per ip-saddr/33 accept", EXIT_USAGE, 7);
+	bad("tcp-dport 22 ct count 3 per ip-saddr/0 accept", EXIT_USAGE, 7);
+	bad("tcp-dport 22 ct count 3 per", EXIT_USAGE, 6);
+	bad("tcp-dport 22 ct count 3 size 5 accept", EXIT_USAGE, 6);
+	bad("tcp-dport 22 ct count 3 per ip-saddr size 0 accept", EXIT_USAGE, 9);
+	bad("tcp-dport 22 ct count 3 per ip-saddr size 1048577 accept", EXIT_USAGE, 9);
+	bad("tcp-dport 22 ct count 3 ct count 4 accept", EXIT_USAGE, 6);
+	a_stateful = true;
+	bad("tcp-dport 22 ct count over 3 drop", EXIT_USAGE, 5);
+	a_stateful = false;
+	wire("tcp-dport 22 ct count 3 per ip-saddr accept", true);
+	wire("tcp-dport 22 ct count over 3 per ip-saddr/24 size 100 reject", false);
+	wire("tcp-dport 22 ct count 1 drop", false);
 
 	/* Attributes and back, stateful or not. */
 	wire("tcp-dport 80 mod tcp-dport 443", false);
