@@ -643,6 +643,21 @@ static void conncount_check_test(struct kunit *test)
 		KUNIT_EXPECT_NOT_NULL_MSG(test, err.msg ? strstr(err.msg, bad[i].says) : NULL,
 					  "case %u: %s", i, err.msg);
 	}
+	/* A limit and a ct count in one rule: one qualifier a rule. */
+	{
+		struct mmb_rule_spec *s = cc_spec(test, false, MMB_TARGET_DROP, &ssh, 3, true, 0,
+						  0, 0);
+		struct mmb_rule_err err = {};
+		struct mmb_rule *rule;
+
+		s->limit = (struct mmb_limit_spec){ .rate = 10, .unit = 1, .burst = 5 };
+		rule = mmb_rule_create(s, NULL, &err);
+		KUNIT_EXPECT_TRUE(test, IS_ERR(rule));
+		if (!IS_ERR(rule))
+			mmb_rule_put(rule);
+		KUNIT_EXPECT_EQ(test, err.part, MMB_ERR_CTCOUNT);
+		KUNIT_EXPECT_NOT_NULL(test, err.msg ? strstr(err.msg, "not both") : NULL);
+	}
 }
 
 /* A rule add with a ct count, the nest given or broken as asked. */
