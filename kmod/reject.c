@@ -46,34 +46,13 @@ MODULE_PARM_DESC(reject_burst, "Answers in a burst per namespace");
 
 void mmb_reject_limit_init(struct mmb_reject_limit *l)
 {
-	atomic_set(&l->credit, min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX));
-	l->stamp = (u32)jiffies;
+	mmb_tokens_init(&l->b, READ_ONCE(mmb_reject_burst));
 }
 
-/*
- * Take a token: the bucket gains rate * elapsed / HZ tokens, up to the
- * burst, by whoever moves the stamp (a cmpxchg), and each answer takes one
- * (atomic_dec_if_positive()). No lock; only rejected packets touch it.
- */
+/* Take a token of the namespace's budget (bucket.c): only rejected packets touch it. */
 bool mmb_reject_allow(struct mmb_reject_limit *l)
 {
-	unsigned int rate = READ_ONCE(mmb_reject_rate);
-	int burst = min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX);
-	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp);
-	/* Another CPU may have moved the stamp past the jiffies read here. */
-	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
-	int old, new, incr;
-
-	if (!rate)
-		return true;
-	incr = min_t(u64, div_u64((u64)rate * delta, HZ), burst);
-	if (incr && cmpxchg(&l->stamp, stamp, now) == stamp) {
-		old = atomic_read(&l->credit);
-		do {
-			new = old > burst - incr ? burst : old + incr;
-		} while (!atomic_try_cmpxchg(&l->credit, &old, new));
-	}
-	return atomic_dec_if_positive(&l->credit) >= 0;
+	return mmb_tokens_take(&l->b, READ_ONCE(mmb_reject_rate), READ_ONCE(mmb_reject_burst));
 }
 
 /* Is @type an ICMP message never answered: an error, or one unknown (as icmp_send())? */

@@ -88,6 +88,10 @@ struct mmb_rule_spec {
 	struct mmb_rule_image img;	/* of the rule created last from it */
 	u8 clen;			/* bytes of @comment; 0: none */
 	char comment[MMB_COMMENT_MAX + 1];
+	bool log;			/* log [prefix @log_prefix] [level @log_level] */
+	u8 log_level;
+	u8 log_plen;
+	char log_prefix[MMB_LOG_PREFIX_MAX + 1];
 };
 
 /*
@@ -163,6 +167,7 @@ struct mmb_rule {
 	struct mmb_pcpu_stats __percpu *stats;
 	struct mmb_stats_block *sblk;	/* where @stats lives */
 	struct rcu_head rcu;
+	struct mmb_log *log;	/* its log's words and bucket (log.c); NULL: none */
 	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
 

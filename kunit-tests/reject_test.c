@@ -321,7 +321,7 @@ static void rj_limit(struct kunit *test)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
 	/* A second later, the rate's share comes back, never over the burst. */
-	l.stamp -= 10 * HZ;
+	l.b.stamp -= 10 * HZ;
 	mmb_reject_rate = 3;
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
@@ -332,7 +332,7 @@ static void rj_limit(struct kunit *test)
 	 * per race under a flood on many CPUs).
 	 */
 	mmb_reject_rate = 1000;
-	l.stamp = (u32)jiffies + 3;
+	l.b.stamp = (u32)jiffies + 3;
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 0);

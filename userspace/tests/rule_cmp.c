@@ -15,6 +15,9 @@ int urule_same(const struct urule *a, const struct urule *b)
 	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || strcmp(a->comment, b->comment))
 		return 0;
+	if (a->log != b->log || (a->log && (a->log_level != b->log_level ||
+					    strcmp(a->log_prefix, b->log_prefix))))
+		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||
 		    a->m[i].plen != b->m[i].plen || a->m[i].vlen != b->m[i].vlen ||

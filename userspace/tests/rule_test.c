@@ -136,6 +136,38 @@ static void bad(const char *text, int status, int word)
 }
 
 /*
+ * @text, with log words, parses; its log words print as @want (list and
+ * save: after the targets), and the whole parses back the same.
+ */
+static void good_log(const char *text, const char *want)
+{
+	static struct urule a, b;
+	char out[1024], log[256], all[1300], copy[1400], *bad;
+	static char **w;
+	static int cap;
+	int nw;
+
+	if (parse(text, &a)) {
+		result(0, "parses: %s", text);
+		return;
+	}
+	urule_format(&a, out, sizeof(out));
+	urule_log(&a, log, sizeof(log));
+	snprintf(all, sizeof(all), "%s%s", out, log);
+	if (strcmp(all, want)) {
+		printf("#   printed as: %s\n", all);
+		result(0, "prints back: %s", text);
+		return;
+	}
+	/* As -f reads a saved rule: quoted words. */
+	snprintf(copy, sizeof(copy), "add %s", all);
+	nw = words_split(copy, copy + strlen(copy), &w, &cap, &bad);
+	cur.n = nw;
+	cur.w = w;
+	result(nw > 0 && !urule_parse(nw, w, 1, &b) && urule_same(&a, &b), "round trip: %s", text);
+}
+
+/*
  * @text as add (or add-stateful, @stateful) goes into attributes, and the
  * kernel's answer built from them (a handle first) decodes to the same rule.
  */
@@ -449,6 +481,31 @@ int main(void)
 	bad("tcp-dport 22 reject with", EXIT_USAGE, 4);
 	bad("tcp-dport 22 reject with rst", EXIT_USAGE, 5);
 	bad("tcp-dport 22 reject 5", EXIT_USAGE, 4);
+	/* log [prefix TEXT] [level LEVEL]: the rule's words, printed after its targets. */
+	good_log("tcp-dport 22 log drop", "tcp-dport 22 drop log");
+	good_log("tcp-dport 22 log", "tcp-dport 22 log");
+	good_log("tcp-dport 22 log count", "tcp-dport 22 log");
+	good_log("tcp-dport 22 log prefix SSH: level info accept",
+		 "tcp-dport 22 accept log prefix \"SSH:\" level info");
+	good_log("tcp-dport 22 drop log level 7", "tcp-dport 22 drop log level debug");
+	good_log("tcp-dport 22 drop log level warn", "tcp-dport 22 drop log");
+	good_log("udp-dport 53 log level 0 prefix dns: drop",
+		 "udp-dport 53 drop log prefix \"dns:\" level emerg");
+	good_log("tcp-dport 22 log prefix a$b drop", "tcp-dport 22 drop log prefix \"a\\$b\"");
+	bad("tcp-dport 22 log level 8 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log level loud drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log level", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log prefix", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log prefix "
+	    "0123456789012345678901234567890123456789012345678901234567890123456789 drop",
+	    EXIT_USAGE, 5);
+	bad("tcp-dport 22 log log drop", EXIT_USAGE, 4);
+	bad("tcp-dport 22 log prefix a prefix b drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 log nonsense", EXIT_USAGE, 4);
+	bad("log drop", EXIT_USAGE, 1);
+	a_stateful = true;
+	bad("tcp-dport 22 log", EXIT_USAGE, 3);
+	a_stateful = false;
 
 	/* Attributes and back, stateful or not. */
 	wire("tcp-dport 80 mod tcp-dport 443", false);
@@ -463,6 +520,9 @@ int main(void)
 	wire("tcp-dport 22 reject", false);
 	wire("udp-dport 53 reject with host-unreachable", false);
 	wire("ip-proto tcp reject with tcp-reset", false);
+	wire("tcp-dport 22 log", false);
+	wire("tcp-dport 22 log prefix SSH: level info drop", false);
+	wire("tcp-dport 22 log level debug accept", true);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);

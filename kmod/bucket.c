@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb: a token bucket without a lock. Only the packets that want a token
+ * touch it (a rejected packet, a logged one), never the others.
+ */
+#include <linux/jiffies.h>
+#include <linux/math64.h>
+#include <linux/minmax.h>
+
+#include "bucket.h"
+
+/* A full bucket: @burst tokens. */
+void mmb_tokens_init(struct mmb_tokens *b, unsigned int burst)
+{
+	atomic_set(&b->credit, min_t(unsigned int, burst, INT_MAX));
+	b->stamp = (u32)jiffies;
+}
+
+/*
+ * Take a token: the bucket gains @rate * elapsed / HZ tokens, up to
+ * @burst, by whoever moves the stamp (a cmpxchg), and each taker takes one
+ * (atomic_dec_if_positive()). A @rate of 0: no limit, nothing touched.
+ */
+bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst)
+{
+	int max = min_t(unsigned int, burst, INT_MAX);
+	u32 now = (u32)jiffies, stamp = READ_ONCE(b->stamp);
+	/* Another CPU may have moved the stamp past the jiffies read here. */
+	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
+	int old, new, incr;
+
+	if (!rate)
+		return true;
+	incr = min_t(u64, div_u64((u64)rate * delta, HZ), max);
+	if (incr && cmpxchg(&b->stamp, stamp, now) == stamp) {
+		old = atomic_read(&b->credit);
+		do {
+			new = old > max - incr ? max : old + incr;
+		} while (!atomic_try_cmpxchg(&b->credit, &old, new));
+	}
+	return atomic_dec_if_positive(&b->credit) >= 0;
+}
