@@ -20,18 +20,24 @@ void mmb_tokens_init(struct mmb_tokens *b, unsigned int burst)
  * Take a token: the bucket gains @rate * elapsed / HZ tokens, up to
  * @burst, by whoever moves the stamp (a cmpxchg), and each taker takes one
  * (atomic_dec_if_positive()). A @rate of 0: no limit, nothing touched.
+ * The time counted is at most what fills the bucket (a second at least,
+ * as the kernel's ICMP limit counts): an idle bucket is full again.
  */
 bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst)
 {
 	int max = min_t(unsigned int, burst, INT_MAX);
 	u32 now = (u32)jiffies, stamp = READ_ONCE(b->stamp);
-	/* Another CPU may have moved the stamp past the jiffies read here. */
-	s32 delta = clamp_t(s32, now - stamp, 0, HZ);
+	s32 delta = now - stamp;
 	int old, new, incr;
+	u64 fill;
 
 	if (!rate)
 		return true;
-	incr = min_t(u64, div_u64((u64)rate * delta, HZ), max);
+	/* Another CPU may have moved the stamp past the jiffies read here. */
+	if (delta <= 0)
+		return atomic_dec_if_positive(&b->credit) >= 0;
+	fill = max_t(u64, HZ, div_u64((u64)max * HZ, rate) + 1);
+	incr = min_t(u64, div_u64((u64)rate * min_t(u64, delta, fill), HZ), max);
 	if (incr && cmpxchg(&b->stamp, stamp, now) == stamp) {
 		old = atomic_read(&b->credit);
 		do {
