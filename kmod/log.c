@@ -24,6 +24,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/moduleparam.h>
+#include <linux/printk.h>
 #include <linux/netdevice.h>
 #include <linux/slab.h>
 #include <linux/tcp.h>
@@ -499,6 +500,8 @@ static void mmb_log_ip6(struct mmb_logbuf *b, const struct sk_buff *skb, unsigne
 		if (next != NEXTHDR_HOP && next != NEXTHDR_ROUTING && next != NEXTHDR_DEST &&
 		    next != NEXTHDR_FRAGMENT && next != NEXTHDR_AUTH && next != NEXTHDR_ESP)
 			break;
+		if (next == NEXTHDR_ESP)
+			return;		/* encrypted: nothing more to read */
 		hp = skb_header_pointer(skb, ptr, sizeof(_hdr), &_hdr);
 		if (!hp) {
 			mmb_lb_add(b, "TRUNCATED");
@@ -522,8 +525,6 @@ static void mmb_log_ip6(struct mmb_logbuf *b, const struct sk_buff *skb, unsigne
 			hlen = 8;
 		} else if (next == NEXTHDR_AUTH) {
 			hlen = ipv6_authlen(hp);
-		} else if (next == NEXTHDR_ESP) {
-			return;		/* encrypted: nothing more to read */
 		} else {
 			if (later)
 				return;
@@ -589,6 +590,19 @@ int mmb_log_format(char *buf, size_t size, const struct sk_buff *skb, const char
 	else
 		mmb_log_ip6(&b, skb, 0, rec);
 	return b.len;
+}
+
+/*
+ * The line at syslog level @level: vprintk_emit() takes the level apart,
+ * as the netfilter logger's KERN_SOH and a digit say it.
+ */
+static __printf(2, 3) void mmb_log_print(int level, const char *fmt, ...)
+{
+	va_list args;
+
+	va_start(args, fmt);
+	vprintk_emit(0, level, NULL, fmt, args);
+	va_end(args);
 }
 
 /* MMB_CMD_LOG of @line to @net's listeners. */
@@ -677,7 +691,7 @@ void mmb_log_packet(const struct mmb_rule *rule, const struct sk_buff *skb, bool
 	mmb_log_format(line, MMB_LOG_LINE, skb, rule->log->prefix, out ? NULL : dev->name,
 		       out ? dev->name : NULL, mac, maclen, &rec);
 	if (kern)
-		printk(KERN_SOH "%c%s\n", '0' + rule->log->level, line);
+		mmb_log_print(rule->log->level, "%s\n", line);
 	if (listen)
 		mmb_log_send(net, rule, line, out ? NULL : dev->name, out ? dev->name : NULL,
 			     mac, maclen, &rec);

@@ -19,9 +19,6 @@ static const u8 lg_a6[16] = { 0x20, 0x01, 0x0d, 0xb8, [15] = 1 };
 static const u8 lg_b6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 5, [15] = 2 };
 static const u8 lg_mac[14] = { 2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0 };
 
-#define LG_A6	"2001:0db8:0000:0000:0000:0000:0000:0001"
-#define LG_B6	"2001:0db8:0005:0000:0000:0000:0000:0002"
-
 /* A packet from a to b, its network header at skb->data; freed by the test's end. */
 static struct sk_buff *lg_pkt(struct kunit *test, struct mmbt_pkt_desc *d)
 {
@@ -62,10 +59,7 @@ static void lg_tcp4(struct kunit *test)
 	struct mmb_log_rec rec;
 
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), true, &rec),
-			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 "
-			   "SRC=192.0.2.1 DST=198.51.100.7 LEN=44 TOS=0x18 PREC=0xA0 TTL=64 "
-			   "ID=4660 DF PROTO=TCP SPT=40000 DPT=22 WINDOW=512 RES=0x00 ACK SYN "
-			   "URGP=0 ");
+			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 SRC=192.0.2.1 DST=198.51.100.7 LEN=44 TOS=0x18 PREC=0xA0 TTL=64 ID=4660 DF PROTO=TCP SPT=40000 DPT=22 WINDOW=512 RES=0x00 ACK SYN URGP=0 ");
 	KUNIT_EXPECT_EQ(test, rec.family, 4);
 	KUNIT_EXPECT_EQ(test, rec.proto, IPPROTO_TCP);
 	KUNIT_EXPECT_TRUE(test, rec.ports);
@@ -79,9 +73,7 @@ static void lg_tcp4(struct kunit *test)
 	d.tos = 0;
 	d.frag_off = 0;
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=40 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=TCP SPT=40000 DPT=22 WINDOW=512 "
-			   "RES=0x00 CWR ECE URG ACK PSH RST SYN FIN URGP=0 ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=40 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=TCP SPT=40000 DPT=22 WINDOW=512 RES=0x00 CWR ECE URG ACK PSH RST SYN FIN URGP=0 ");
 }
 
 static void lg_udp6(struct kunit *test)
@@ -93,9 +85,7 @@ static void lg_udp6(struct kunit *test)
 	struct mmb_log_rec rec;
 
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), true, &rec),
-			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 "
-			   "SRC=" LG_A6 " DST=" LG_B6 " LEN=60 TC=46 HOPLIMIT=64 FLOWLBL=7 "
-			   "PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
+			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=60 TC=46 HOPLIMIT=64 FLOWLBL=7 PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
 	KUNIT_EXPECT_EQ(test, rec.family, 6);
 	KUNIT_EXPECT_EQ(test, rec.len, 60);
 	KUNIT_EXPECT_EQ(test, memcmp(&rec.daddr.a6, lg_b6, 16), 0);
@@ -103,8 +93,7 @@ static void lg_udp6(struct kunit *test)
 	d.l3_opt_len = 16;
 	d.tos = 0;
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
-			   "P: IN= OUT=eth1 SRC=" LG_A6 " DST=" LG_B6 " LEN=76 TC=0 HOPLIMIT=64 "
-			   "FLOWLBL=7 PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
+			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=76 TC=0 HOPLIMIT=64 FLOWLBL=7 PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
 }
 
 /* IPv4 options are not printed (nft's default), but stepped over. */
@@ -117,8 +106,7 @@ static void lg_udp4_opts(struct kunit *test)
 
 	skb->mark = 0x2a;
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=36 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=UDP SPT=1 DPT=65535 LEN=8 MARK=0x2a ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=36 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=UDP SPT=1 DPT=65535 LEN=8 MARK=0x2a ");
 }
 
 static void lg_icmp(struct kunit *test)
@@ -129,23 +117,19 @@ static void lg_icmp(struct kunit *test)
 	struct mmb_log_rec rec;
 
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, &rec),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=8 CODE=0 ID=16962 SEQ=0 ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=8 CODE=0 ID=16962 SEQ=0 ");
 	KUNIT_EXPECT_TRUE(test, rec.icmp);
 	KUNIT_EXPECT_FALSE(test, rec.ports);
 	KUNIT_EXPECT_EQ(test, rec.type, ICMP_ECHO);
 	d = (struct mmbt_pkt_desc){ .v6 = true, .proto = IPPROTO_ICMPV6,
 				    .sport = ICMPV6_ECHO_REQUEST << 8 };
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, &rec),
-			   "P: IN= OUT=eth1 SRC=" LG_A6 " DST=" LG_B6 " LEN=48 TC=0 HOPLIMIT=64 "
-			   "FLOWLBL=7 PROTO=ICMPv6 TYPE=128 CODE=0 ID=16962 SEQ=0 ");
+			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=48 TC=0 HOPLIMIT=64 FLOWLBL=7 PROTO=ICMPv6 TYPE=128 CODE=0 ID=16962 SEQ=0 ");
 	KUNIT_EXPECT_EQ(test, rec.type, ICMPV6_ECHO_REQUEST);
 	/* An echo cut short: what the logger says of it. */
 	d = (struct mmbt_pkt_desc){ .proto = IPPROTO_ICMP, .sport = ICMP_TIMESTAMP << 8 };
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=13 CODE=0 "
-			   "INCOMPLETE [8 bytes] ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=13 CODE=0 INCOMPLETE [8 bytes] ");
 }
 
 /* An ICMP error quotes its packet: logged in brackets, once. */
@@ -163,10 +147,7 @@ static void lg_icmp_error(struct kunit *test)
 	put_unaligned_be16(1400, skb->data + 26);
 	kfree_skb(inner);
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=56 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=3 CODE=4 "
-			   "[SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 "
-			   "ID=4660 PROTO=UDP SPT=4000 DPT=53 LEN=8 ] MTU=1400 ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=56 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=ICMP TYPE=3 CODE=4 [SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=UDP SPT=4000 DPT=53 LEN=8 ] MTU=1400 ");
 }
 
 static void lg_fragments(struct kunit *test)
@@ -177,13 +158,11 @@ static void lg_fragments(struct kunit *test)
 
 	/* A later fragment: its protocol, no ports (they are not there). */
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 MF FRAG:185 PROTO=UDP ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 ID=4660 MF FRAG:185 PROTO=UDP ");
 	/* A first fragment: MF, and its ports. */
 	d.frag_off = IP_MF;
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 MF PROTO=UDP SPT=1 DPT=2 LEN=8 ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=28 TOS=0x00 PREC=0x00 TTL=64 ID=4660 MF PROTO=UDP SPT=1 DPT=2 LEN=8 ");
 }
 
 /* An IPv6 fragment header: FRAG:offset, INCOMPLETE if more, its ID. */
@@ -202,8 +181,7 @@ static void lg_fragment6(struct kunit *test)
 	put_unaligned_be16(64 | 1, fh + 2);
 	put_unaligned_be32(0xdeadbeef, fh + 4);
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, NULL),
-			   "P: IN= OUT=eth1 SRC=" LG_A6 " DST=" LG_B6 " LEN=68 TC=0 HOPLIMIT=64 "
-			   "FLOWLBL=7 FRAG:64 INCOMPLETE ID:deadbeef PROTO=TCP ");
+			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=68 TC=0 HOPLIMIT=64 FLOWLBL=7 FRAG:64 INCOMPLETE ID:deadbeef PROTO=TCP ");
 }
 
 /* Cut short: the logger's words for what is missing, and nothing after. */
@@ -214,19 +192,16 @@ static void lg_truncated(struct kunit *test)
 
 	skb_trim(skb, 30);
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, NULL),
-			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=40 TOS=0x00 "
-			   "PREC=0x00 TTL=64 ID=4660 PROTO=TCP INCOMPLETE [10 bytes] ");
+			   "P: IN= OUT=eth1 SRC=192.0.2.1 DST=198.51.100.7 LEN=40 TOS=0x00 PREC=0x00 TTL=64 ID=4660 PROTO=TCP INCOMPLETE [10 bytes] ");
 	skb = lg_pkt(test, &d);
 	skb_trim(skb, 12);
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, true, NULL),
-			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 "
-			   "TRUNCATED");
+			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 TRUNCATED");
 	d = (struct mmbt_pkt_desc){ .v6 = true, .proto = IPPROTO_UDP };
 	skb = lg_pkt(test, &d);
 	skb_trim(skb, 44);
 	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, NULL),
-			   "P: IN= OUT=eth1 SRC=" LG_A6 " DST=" LG_B6 " LEN=48 TC=0 HOPLIMIT=64 "
-			   "FLOWLBL=7 PROTO=UDP INCOMPLETE [4 bytes] ");
+			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=48 TC=0 HOPLIMIT=64 FLOWLBL=7 PROTO=UDP INCOMPLETE [4 bytes] ");
 }
 
 /* A line longer than its buffer is cut, NUL-terminated, never overrun. */

@@ -148,6 +148,15 @@ else
 	echo "# this kernel has no nft log: the oracle's checks are not run"
 fi
 
+# --- trace: what would be logged, nothing logged, no token taken --------------
+mark=$(dmesg | wc -l)
+tr=$(in_r mmbctl -j trace ip-proto udp ip-daddr 10.0.2.2 udp-dport 7100)
+check_jq "trace: the log rule would log the packet" \
+	'[.[0].rules[] | select(.log == true and (.rule | test("prefix \"MMB4 \"")))] | length == 1' "$tr"
+check_jq "trace: a rule that does not match does not" \
+	'[.[0].rules[] | select(.rule | test("MMBT"))] | length == 0' "$tr"
+check "trace logs nothing" test "$(dmesg | tail -n +$((mark + 1)) | grep -c "MMB4 ")" -eq 0
+
 # --- list, save, JSON ---------------------------------------------------------
 check "list prints the log words after the targets" \
 	grep -q "add ip6-daddr fd00:2::2 udp-dport 7100 log prefix \"MMB6 \" level info" <<< "$(in_r mmbctl list)"

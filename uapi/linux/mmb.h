@@ -634,6 +634,8 @@ enum mmb_trace_rule_attr {
 	MMB_TRACE_RULE_A_UNSPEC,
 	MMB_TRACE_RULE_A_HANDLE,	/* u32 */
 	MMB_TRACE_RULE_A_HOW,		/* u8: enum mmb_trace_how */
+	/* flag: the rule would log the packet (its rate aside; a trace logs nothing) */
+	MMB_TRACE_RULE_A_LOG,
 	__MMB_TRACE_RULE_A_MAX
 };
 
