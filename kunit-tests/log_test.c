@@ -263,6 +263,49 @@ static void lg_limit(struct kunit *test)
 	mmb_log_net_exit(&ln);
 }
 
+/*
+ * Through the classifier: a log rule's packets take its tokens and, over
+ * them, count as its namespace's suppressed; a rule without log (a lone
+ * simple one, its entry's hot word) touches neither.
+ */
+static void lg_datapath(struct kunit *test)
+{
+	unsigned int rate = mmb_log_rate, burst = mmb_log_burst, i;
+	struct mmb_match_spec m53 = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+	struct mmb_match_spec m54 = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 54);
+	struct mmbt_target drop = { .type = MMB_TARGET_DROP };
+	struct mmb_log_net *ln = &mmb_pernet(&init_net)->log;
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_rule *rule;
+	u64 s0;
+
+	mmb_log_rate = 1;
+	mmb_log_burst = 3;
+	/* As mmb_rule_create() does for a spec with log words: before it is published. */
+	rule = mmbt_rule_make(test, false, &m53, 1, &drop, 1);
+	rule->log = mmb_log_new("mmb-log test: ", 14, 7);
+	KUNIT_ASSERT_NOT_NULL(test, rule->log);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	rule = mmbt_rule_make(test, false, &m54, 1, &drop, 1);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	s0 = mmb_log_suppressed(ln);
+	for (i = 0; i < 20; i++) {
+		struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .sport = 1, .dport = 53 };
+
+		KUNIT_EXPECT_EQ(test, mmbt_judge(r, NULL, lg_pkt(test, &d)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(ln) - s0, 20 - 3);
+	for (i = 0; i < 20; i++) {
+		struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .sport = 1, .dport = 54 };
+
+		KUNIT_EXPECT_EQ(test, mmbt_judge(r, NULL, lg_pkt(test, &d)), 0);
+	}
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(ln) - s0, 20 - 3);
+	mmb_log_rate = rate;
+	mmb_log_burst = burst;
+	mmbt_rules_done(test, r);
+}
+
 /* The same words are the same log (a reload's heirs); another prefix or level is not. */
 static void lg_same(struct kunit *test)
 {
@@ -363,6 +406,7 @@ static struct kunit_case mmb_log_cases[] = {
 	KUNIT_CASE(lg_truncated),
 	KUNIT_CASE(lg_short_buffer),
 	KUNIT_CASE(lg_limit),
+	KUNIT_CASE(lg_datapath),
 	KUNIT_CASE(lg_same),
 	KUNIT_CASE(lg_netlink),
 	{}
