@@ -132,7 +132,8 @@ int mmb_log_nl_parse(const struct nlattr *attr, struct mmb_rule_spec *spec,
 		return -EINVAL;
 	}
 	for (i = 0; i < len; i++)
-		if (iscntrl(c[i]) || (u8)c[i] == 0x7f) {
+		/* Not iscntrl(): the kernel's takes UTF-8's continuation bytes for controls. */
+		if ((u8)c[i] < 0x20 || c[i] == 0x7f) {
 			NL_SET_ERR_MSG_ATTR(extack, p,
 					    "a log prefix holds no control character (newline, tab, ...)");
 			return -EINVAL;
@@ -660,7 +661,8 @@ err:
  */
 void mmb_log_packet(const struct mmb_rule *rule, const struct sk_buff *skb, bool out)
 {
-	const struct net_device *dev = skb->dev;
+	const struct net_device *dev = skb->dev, *in = NULL;
+	const char *iname, *oname;
 	const u8 *mac = NULL;
 	struct mmb_log_rec rec;
 	unsigned int maclen = 0;
@@ -682,18 +684,28 @@ void mmb_log_packet(const struct mmb_rule *rule, const struct sk_buff *skb, bool
 	line = kmalloc(MMB_LOG_LINE, GFP_ATOMIC);
 	if (!line)
 		return;
-	/* As the netfilter logger: a device's link header, as it is long. */
-	if (!out && dev->hard_header_len && skb_mac_header_was_set(skb) &&
+	/*
+	 * Leaving, a forwarded packet has the device it arrived on as its
+	 * IN=, as in nft's postrouting; the host's own has none. (Its link
+	 * header is the one it leaves with by now: the arriving one is gone.)
+	 */
+	if (out && skb->skb_iif)
+		in = dev_get_by_index_rcu(net, skb->skb_iif);
+	else if (!out)
+		in = dev;
+	iname = in ? in->name : NULL;
+	oname = out ? dev->name : NULL;
+	/* As the netfilter logger: MAC= with IN=, a device's link header, as it is long. */
+	if (in && dev->hard_header_len && skb_mac_header_was_set(skb) &&
 	    skb_mac_header_len(skb) >= dev->hard_header_len) {
 		mac = skb_mac_header(skb);
 		maclen = dev->hard_header_len;
 	}
-	mmb_log_format(line, MMB_LOG_LINE, skb, rule->log->prefix, out ? NULL : dev->name,
-		       out ? dev->name : NULL, mac, maclen, &rec);
+	mmb_log_format(line, MMB_LOG_LINE, skb, rule->log->prefix, iname, oname, mac, maclen,
+		       &rec);
 	if (kern)
 		mmb_log_print(rule->log->level, "%s\n", line);
 	if (listen)
-		mmb_log_send(net, rule, line, out ? NULL : dev->name, out ? dev->name : NULL,
-			     mac, maclen, &rec);
+		mmb_log_send(net, rule, line, iname, oname, mac, maclen, &rec);
 	kfree(line);
 }

@@ -387,7 +387,8 @@ static void lg_netlink(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.offs, at);
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "ok ", 3, 256, MMB_LOG_A_HANDLE, &at), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.offs, at);
-	/* 64 bytes, level 7; and no words at all (warn, no prefix). */
+	/* UTF-8 is no control character; 64 bytes, level 7; no words at all. */
+	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "\xe2\x86\x92 ", 4, 256, 0, &at), 0);
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, long_prefix, 64, 7, 0, &at), 0);
 	KUNIT_EXPECT_NE(test, t.handle, 0);
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, NULL, 0, 256, 0, &at), 0);
