@@ -17,14 +17,17 @@ void mmb_tokens_init(struct mmb_tokens *b, unsigned int burst)
 }
 
 /*
- * Take a token: the bucket gains @rate * elapsed / HZ tokens, up to
- * @burst, by whoever moves the stamp (a cmpxchg), and each taker takes one
- * (atomic_dec_if_positive()). A @rate of 0: no limit, nothing touched.
- * The time counted is at most what fills the bucket (a second at least,
- * as the kernel's ICMP limit counts): an idle bucket is full again.
+ * Take a token: the bucket gains @rate tokens every @per seconds (1 to
+ * 86400), up to @burst, by whoever moves the stamp (a cmpxchg), and each
+ * taker takes one (atomic_dec_if_positive()). A @rate of 0: no limit,
+ * nothing touched. The time counted is at most what fills the bucket (a
+ * @per at least, as the kernel's ICMP limit counts a second): an idle
+ * bucket is full again.
  */
-bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst)
+bool mmb_tokens_take_per(struct mmb_tokens *b, unsigned int rate, unsigned int per,
+			 unsigned int burst)
 {
+	u64 span = (u64)HZ * clamp_t(unsigned int, per, 1, 86400);
 	int max = min_t(unsigned int, burst, INT_MAX);
 	u32 now = (u32)jiffies, stamp = READ_ONCE(b->stamp);
 	s32 delta = now - stamp;
@@ -36,8 +39,8 @@ bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst
 	/* Another CPU may have moved the stamp past the jiffies read here. */
 	if (delta <= 0)
 		return atomic_dec_if_positive(&b->credit) >= 0;
-	fill = max_t(u64, HZ, div_u64((u64)max * HZ, rate) + 1);
-	incr = min_t(u64, div_u64((u64)rate * min_t(u64, delta, fill), HZ), max);
+	fill = max_t(u64, span, div64_u64((u64)max * span, rate) + 1);
+	incr = min_t(u64, div64_u64((u64)rate * min_t(u64, delta, fill), span), max);
 	if (incr && cmpxchg(&b->stamp, stamp, now) == stamp) {
 		old = atomic_read(&b->credit);
 		do {

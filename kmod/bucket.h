@@ -19,6 +19,13 @@ struct mmb_tokens {
 };
 
 void mmb_tokens_init(struct mmb_tokens *b, unsigned int burst);
-bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst);
+bool mmb_tokens_take_per(struct mmb_tokens *b, unsigned int rate, unsigned int per,
+			 unsigned int burst);
+
+/* @rate tokens a second. */
+static inline bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst)
+{
+	return mmb_tokens_take_per(b, rate, 1, burst);
+}
 
 #endif /* _MMB_BUCKET_H */

@@ -81,6 +81,11 @@ u64 mmb_log_suppressed(const struct mmb_log_net *ln)
  * carries besides is the kernel's to say. The prefix's length and bytes
  * are checked by mmb_log_nl_parse(), which says what is wrong.
  */
+static const struct netlink_range_validation mmb_log_per_range = { .min = 1, .max = 86400 };
+static const struct netlink_range_validation mmb_log_burst_range = {
+	.min = 1, .max = MMB_LOG_BURST_MAX,
+};
+
 const struct nla_policy mmb_log_policy[MMB_LOG_A_MAX + 1] = {
 	[MMB_LOG_A_PREFIX]	= { .type = NLA_NUL_STRING, .len = 255 },
 	[MMB_LOG_A_LEVEL]	= NLA_POLICY_MAX(NLA_U8, 7),
@@ -98,6 +103,9 @@ const struct nla_policy mmb_log_policy[MMB_LOG_A_MAX + 1] = {
 	[MMB_LOG_A_DPORT]	= { .type = NLA_REJECT },
 	[MMB_LOG_A_ICMP_TYPE]	= { .type = NLA_REJECT },
 	[MMB_LOG_A_ICMP_CODE]	= { .type = NLA_REJECT },
+	[MMB_LOG_A_RATE]	= NLA_POLICY_MIN(NLA_U32, 1),
+	[MMB_LOG_A_PER]		= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_log_per_range),
+	[MMB_LOG_A_BURST]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_log_burst_range),
 };
 
 /*
@@ -122,6 +130,13 @@ int mmb_log_nl_parse(const struct nlattr *attr, struct mmb_rule_spec *spec,
 	spec->log_prefix[0] = '\0';
 	spec->log_level = tb[MMB_LOG_A_LEVEL] ? nla_get_u8(tb[MMB_LOG_A_LEVEL]) :
 						MMB_LOG_LEVEL_DEFAULT;
+	spec->log_rate = tb[MMB_LOG_A_RATE] ? nla_get_u32(tb[MMB_LOG_A_RATE]) : 0;
+	spec->log_per = tb[MMB_LOG_A_PER] ? nla_get_u32(tb[MMB_LOG_A_PER]) : 1;
+	spec->log_burst = tb[MMB_LOG_A_BURST] ? nla_get_u32(tb[MMB_LOG_A_BURST]) : 0;
+	if (tb[MMB_LOG_A_PER] && !tb[MMB_LOG_A_RATE]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_LOG_A_PER], "a rate's period needs a rate");
+		return -EINVAL;
+	}
 	p = tb[MMB_LOG_A_PREFIX];
 	if (!p)
 		return 0;
@@ -150,14 +165,18 @@ int mmb_log_nl_put(struct sk_buff *skb, const struct mmb_log *l)
 	struct nlattr *nest = nla_nest_start(skb, MMB_RULE_A_LOG);
 
 	if (!nest || (l->plen && nla_put_string(skb, MMB_LOG_A_PREFIX, l->prefix)) ||
-	    nla_put_u8(skb, MMB_LOG_A_LEVEL, l->level))
+	    nla_put_u8(skb, MMB_LOG_A_LEVEL, l->level) ||
+	    (l->rate && (nla_put_u32(skb, MMB_LOG_A_RATE, l->rate) ||
+			 nla_put_u32(skb, MMB_LOG_A_PER, l->per))) ||
+	    (l->burst && nla_put_u32(skb, MMB_LOG_A_BURST, l->burst)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, nest);
 	return 0;
 }
 
-/* A rule's log, its bucket full. */
-struct mmb_log *mmb_log_new(const char *prefix, unsigned int plen, u8 level)
+/* A rule's log, its bucket full: of its own rate and burst, or (0) the module's. */
+struct mmb_log *mmb_log_new_rate(const char *prefix, unsigned int plen, u8 level, u32 rate,
+				 u32 per, u32 burst)
 {
 	struct mmb_log *l = kzalloc(sizeof(*l), GFP_KERNEL_ACCOUNT);
 
@@ -166,8 +185,16 @@ struct mmb_log *mmb_log_new(const char *prefix, unsigned int plen, u8 level)
 	l->level = level;
 	l->plen = plen;
 	memcpy(l->prefix, prefix, plen);
-	mmb_tokens_init(&l->bucket, READ_ONCE(mmb_log_burst));
+	l->rate = rate;
+	l->per = rate ? per : 0;
+	l->burst = burst;
+	mmb_tokens_init(&l->bucket, burst ?: READ_ONCE(mmb_log_burst));
 	return l;
+}
+
+struct mmb_log *mmb_log_new(const char *prefix, unsigned int plen, u8 level)
+{
+	return mmb_log_new_rate(prefix, plen, level, 0, 0, 0);
 }
 
 /* The same words (or neither logs); their buckets aside. */
@@ -175,13 +202,18 @@ bool mmb_log_same(const struct mmb_log *a, const struct mmb_log *b)
 {
 	if (!a || !b)
 		return a == b;
-	return a->level == b->level && a->plen == b->plen && !memcmp(a->prefix, b->prefix, a->plen);
+	return a->level == b->level && a->plen == b->plen &&
+	       !memcmp(a->prefix, b->prefix, a->plen) && a->rate == b->rate && a->per == b->per &&
+	       a->burst == b->burst;
 }
 
 /* May @l log a packet now? If not, its namespace counts one suppressed. */
 bool mmb_log_admit(struct mmb_log *l, struct mmb_log_net *ln)
 {
-	if (mmb_tokens_take(&l->bucket, READ_ONCE(mmb_log_rate), READ_ONCE(mmb_log_burst)))
+	unsigned int burst = l->burst ?: READ_ONCE(mmb_log_burst);
+
+	if (l->rate ? mmb_tokens_take_per(&l->bucket, l->rate, l->per, burst) :
+		      mmb_tokens_take(&l->bucket, READ_ONCE(mmb_log_rate), burst))
 		return true;
 	this_cpu_inc(*ln->suppressed);
 	return false;

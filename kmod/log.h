@@ -23,6 +23,9 @@ struct mmb_log {
 	u8 level;		/* syslog level, 0 to 7 */
 	u8 plen;		/* bytes of @prefix */
 	char prefix[MMB_LOG_PREFIX_MAX + 1];
+	u32 rate;		/* its own: lines every @per seconds; 0: mmb_log_rate a second */
+	u32 per;
+	u32 burst;		/* its own; 0: mmb_log_burst */
 };
 
 /* A namespace's: the packets its log rules did not log, per CPU. */
@@ -56,6 +59,8 @@ void mmb_log_net_exit(struct mmb_log_net *ln);
 u64 mmb_log_suppressed(const struct mmb_log_net *ln);
 
 struct mmb_log *mmb_log_new(const char *prefix, unsigned int plen, u8 level);
+struct mmb_log *mmb_log_new_rate(const char *prefix, unsigned int plen, u8 level, u32 rate,
+				 u32 per, u32 burst);
 bool mmb_log_same(const struct mmb_log *a, const struct mmb_log *b);
 bool mmb_log_admit(struct mmb_log *l, struct mmb_log_net *ln);
 int mmb_log_format(char *buf, size_t size, const struct sk_buff *skb, const char *prefix,

@@ -868,7 +868,8 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 		return ERR_PTR(ret);
 	}
 	if (spec->log) {
-		rule->log = mmb_log_new(spec->log_prefix, spec->log_plen, spec->log_level);
+		rule->log = mmb_log_new_rate(spec->log_prefix, spec->log_plen, spec->log_level,
+					     spec->log_rate, spec->log_per, spec->log_burst);
 		if (!rule->log) {
 			mmb_rule_free(rule);
 			return ERR_PTR(-ENOMEM);

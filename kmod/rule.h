@@ -92,6 +92,7 @@ struct mmb_rule_spec {
 	u8 log_level;
 	u8 log_plen;
 	char log_prefix[MMB_LOG_PREFIX_MAX + 1];
+	u32 log_rate, log_per, log_burst;	/* 0: the module's */
 };
 
 /*

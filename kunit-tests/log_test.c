@@ -257,6 +257,24 @@ static void lg_limit(struct kunit *test)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 1000);
 	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22);
+	kfree(l);
+	/* A rule's own: 2 a minute, burst 3, whatever the module's. */
+	mmb_log_rate = 1000;
+	mmb_log_burst = 1000;
+	l = mmb_log_new_rate("P: ", 3, 4, 2, 60, 3);
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	for (i = 0, n = 0; i < 10000; i++)
+		n += mmb_log_admit(l, &ln);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	l->bucket.stamp -= 30 * HZ;	/* half a minute: one */
+	for (i = 0, n = 0; i < 10000; i++)
+		n += mmb_log_admit(l, &ln);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	l->bucket.stamp -= 3600 * HZ;	/* an hour: the burst, no more */
+	for (i = 0, n = 0; i < 10000; i++)
+		n += mmb_log_admit(l, &ln);
+	KUNIT_EXPECT_EQ(test, n, 3);
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 60000 - 29);
 	mmb_log_rate = rate;
 	mmb_log_burst = burst;
 	kfree(l);
@@ -387,6 +405,11 @@ static void lg_netlink(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t.offs, at);
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "ok ", 3, 256, MMB_LOG_A_HANDLE, &at), -EINVAL);
 	KUNIT_EXPECT_EQ(test, t.offs, at);
+	/* A period without a rate is refused; a burst alone is taken. */
+	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "ok ", 3, 256, MMB_LOG_A_PER, &at), -EINVAL);
+	KUNIT_EXPECT_EQ(test, t.offs, at);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(t.msg, "needs a rate"));
+	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "ok ", 3, 256, MMB_LOG_A_BURST, &at), 0);
 	/* UTF-8 is no control character; 64 bytes, level 7; no words at all. */
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, "\xe2\x86\x92 ", 4, 256, 0, &at), 0);
 	KUNIT_EXPECT_EQ(test, lg_nl_add(&t, long_prefix, 64, 7, 0, &at), 0);

@@ -2,10 +2,11 @@
 /*
  * mmbctl: log, a rule's kernel log line per packet (docs/log.md).
  *
- *   LOG := log [ prefix TEXT ] [ level LEVEL ]
+ *   LOG := log [ prefix TEXT ] [ level LEVEL ] [ rate N/UNIT ] [ burst N ]
  *          (TEXT: 1 to 64 bytes, no control character, put verbatim before
  *          IN=; LEVEL: emerg alert crit err warn notice info debug or 0-7,
- *          default warn, as nft)
+ *          default warn, as nft; UNIT: second minute hour day; without
+ *          them, the module's log_rate a second and log_burst)
  *
  * A rule's words, not a target of the kernel's: netlink carries it as
  * MMB_RULE_A_LOG, and "list" and "save" print it after the targets. And
@@ -23,6 +24,16 @@
 #include "print.h"
 #include "rule.h"
 
+/* A rate's units: their words and seconds. */
+static const struct {
+	const char *name;
+	uint32_t per;
+} log_units[] = {
+	{ "second", 1 }, { "minute", 60 }, { "hour", 3600 }, { "day", 86400 },
+};
+
+#define LOG_UNITS (sizeof(log_units) / sizeof(log_units[0]))
+
 /* The syslog levels' names, as nft's. */
 static const char *const log_levels[8] = {
 	"emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
@@ -37,7 +48,7 @@ const char *log_level_name(int level)
 int urule_parse_log(int argc, char **argv, int *pi, struct urule *r)
 {
 	int i = *pi + 1, l;
-	bool prefix = false, level = false;
+	bool prefix = false, level = false, rate = false, burst = false;
 
 	if (r->log)
 		return err_word(AT(argv + *pi), "log given twice: a rule logs once");
@@ -45,6 +56,9 @@ int urule_parse_log(int argc, char **argv, int *pi, struct urule *r)
 	r->log_argi = AT(argv + *pi);
 	r->log_level = MMB_LOG_LEVEL_DEFAULT;
 	r->log_prefix[0] = '\0';
+	r->log_rate = 0;
+	r->log_per = 0;
+	r->log_burst = 0;
 	for (;;) {
 		if (i < argc && !strcmp(argv[i], "prefix") && !prefix) {
 			const char *c;
@@ -86,6 +100,41 @@ int urule_parse_log(int argc, char **argv, int *pi, struct urule *r)
 			r->log_level_argi = AT(argv + i);
 			level = true;
 			i++;
+		} else if (i < argc && !strcmp(argv[i], "rate") && !rate) {
+			unsigned long n;
+			char *end;
+			size_t u;
+
+			if (++i == argc)
+				return err_word(AT(argv + i),
+						"missing N/UNIT of rate: lines a second, minute, hour or day (rate 5/second)");
+			n = strtoul(argv[i], &end, 10);
+			for (u = 0; *end == '/' && u < LOG_UNITS; u++)
+				if (!strcmp(end + 1, log_units[u].name))
+					break;
+			if (end == argv[i] || *end != '/' || u == LOG_UNITS || !n || n > UINT32_MAX ||
+			    argv[i][0] == '-')
+				return err_word(AT(argv + i),
+						"a log rate is N/second, N/minute, N/hour or N/day, N at least 1");
+			r->log_rate = n;
+			r->log_per = log_units[u].per;
+			r->log_rate_argi = AT(argv + i);
+			rate = true;
+			i++;
+		} else if (i < argc && !strcmp(argv[i], "burst") && !burst) {
+			unsigned long n;
+			char *end;
+
+			if (++i == argc)
+				return err_word(AT(argv + i), "missing N of burst");
+			n = strtoul(argv[i], &end, 10);
+			if (*end || end == argv[i] || argv[i][0] == '-' || !n || n > MMB_LOG_BURST_MAX)
+				return err_word(AT(argv + i), "a log burst is 1 to %d lines",
+						MMB_LOG_BURST_MAX);
+			r->log_burst = n;
+			r->log_burst_argi = AT(argv + i);
+			burst = true;
+			i++;
 		} else {
 			break;
 		}
@@ -111,6 +160,16 @@ void urule_put_log(struct mmb_req *req, const struct urule *r)
 		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->log_level_argi);
 		mnl_attr_put_u8(req->nlh, MMB_LOG_A_LEVEL, r->log_level);
 	}
+	if (r->log_rate) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->log_rate_argi);
+		mnl_attr_put_u32(req->nlh, MMB_LOG_A_RATE, r->log_rate);
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->log_rate_argi);
+		mnl_attr_put_u32(req->nlh, MMB_LOG_A_PER, r->log_per);
+	}
+	if (r->log_burst) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->log_burst_argi);
+		mnl_attr_put_u32(req->nlh, MMB_LOG_A_BURST, r->log_burst);
+	}
 	mnl_attr_nest_end(req->nlh, nest);
 }
 
@@ -129,6 +188,11 @@ int urule_decode_log(const struct nlattr *attr, struct urule *r)
 		  mnl_attr_get_payload_len(p) > MMB_LOG_PREFIX_MAX + 1))
 		return -1;
 	strcpy(r->log_prefix, p ? mnl_attr_get_str(p) : "");
+	r->log_rate = la.tb[MMB_LOG_A_RATE] ? mnl_attr_get_u32(la.tb[MMB_LOG_A_RATE]) : 0;
+	r->log_per = la.tb[MMB_LOG_A_PER] ? mnl_attr_get_u32(la.tb[MMB_LOG_A_PER]) : 1;
+	r->log_burst = la.tb[MMB_LOG_A_BURST] ? mnl_attr_get_u32(la.tb[MMB_LOG_A_BURST]) : 0;
+	if (!r->log_rate)
+		r->log_per = 0;
 	/* A rule that only logs: its count target goes without saying. */
 	if (r->nt == 1 && r->t[0].type == MMB_TARGET_COUNT)
 		r->nt = 0;
@@ -150,9 +214,20 @@ static void quote(const char *s, char *buf, size_t len)
 	buf[off] = '\0';
 }
 
+/* The word of a rate's unit, or NULL. */
+static const char *log_unit(uint32_t per)
+{
+	size_t u;
+
+	for (u = 0; u < LOG_UNITS; u++)
+		if (log_units[u].per == per)
+			return log_units[u].name;
+	return NULL;
+}
+
 void urule_log(const struct urule *r, char *buf, size_t len)
 {
-	char q[2 * MMB_LOG_PREFIX_MAX + 8], lv[24] = "";
+	char q[2 * MMB_LOG_PREFIX_MAX + 8], lv[24] = "", rt[48] = "", bu[24] = "";
 
 	buf[0] = '\0';
 	if (!r->log)
@@ -164,7 +239,13 @@ void urule_log(const struct urule *r, char *buf, size_t len)
 	}
 	if (r->log_level != MMB_LOG_LEVEL_DEFAULT)
 		snprintf(lv, sizeof(lv), " level %s", log_level_name(r->log_level));
-	snprintf(buf, len, " log%s%s", q, lv);
+	if (r->log_rate && log_unit(r->log_per))
+		snprintf(rt, sizeof(rt), " rate %u/%s", r->log_rate, log_unit(r->log_per));
+	else if (r->log_rate)
+		snprintf(rt, sizeof(rt), " rate %u/%useconds", r->log_rate, r->log_per);
+	if (r->log_burst)
+		snprintf(bu, sizeof(bu), " burst %u", r->log_burst);
+	snprintf(buf, len, " log%s%s%s%s", q, lv, rt, bu);
 }
 
 void urule_log_json(const struct urule *r)
@@ -175,6 +256,12 @@ void urule_log_json(const struct urule *r)
 	if (r->log_prefix[0])
 		print_string("prefix", NULL, r->log_prefix);
 	print_string("level", NULL, log_level_name(r->log_level));
+	if (r->log_rate) {
+		print_u64("rate", NULL, r->log_rate);
+		print_u64("per", NULL, r->log_per);
+	}
+	if (r->log_burst)
+		print_u64("burst", NULL, r->log_burst);
 	print_close_object();
 }
 

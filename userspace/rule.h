@@ -57,6 +57,8 @@ struct urule {
 	int log_level;
 	char log_prefix[MMB_LOG_PREFIX_MAX + 1];	/* "" if none */
 	int log_argi, log_prefix_argi, log_level_argi;
+	uint32_t log_rate, log_per, log_burst;	/* rate N/UNIT, burst N; 0: the module's */
+	int log_rate_argi, log_burst_argi;
 };
 
 /* An option kind: decimal, 0xHEX or xHEX; -1 if @w is none (lang.c). */

@@ -202,6 +202,22 @@ check "Prometheus: mmb_log_suppressed_packets_total" \
 in_r mmbctl flush
 echo 5 > $P/log_rate
 
+# A rule's own rate and burst, whatever the module's.
+echo 1000 > $P/log_rate
+in_r mmbctl add udp-dport 7201 log prefix "OWN " rate 2/second burst 3 drop
+check "list prints a rule's own rate and burst" \
+	grep -q 'udp-dport 7201 drop log prefix "OWN " rate 2/second burst 3' <<< "$(in_r mmbctl list)"
+t0=$(date +%s)
+send udp 10.0.2.2 7201 1000
+t1=$(date +%s)
+sleep 0.2
+n=$(lines "OWN " | grep -c "DPT=7201")
+max=$((3 + (t1 - t0 + 1) * 2))
+check "a rule's own rate: its burst, no more than burst + rate x time ($n <= $max)" \
+	test "$n" -ge 3 -a "$n" -le "$max"
+in_r mmbctl flush
+echo 5 > $P/log_rate
+
 # --- monitor log: the same records ---------------------------------------------
 in_r mmbctl add udp-dport 7300 log prefix "MON "
 in_r mmbctl add tcp-dport 7301 log prefix "MONJ " level notice

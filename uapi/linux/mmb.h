@@ -809,11 +809,20 @@ enum mmb_log_attr {
 	MMB_LOG_A_DPORT,	/* u16 */
 	MMB_LOG_A_ICMP_TYPE,	/* u8: of ICMP, ICMPv6 */
 	MMB_LOG_A_ICMP_CODE,	/* u8 */
+	/*
+	 * u32, a rule's own rate: lines every MMB_LOG_A_PER seconds (absent:
+	 * 1), burst MMB_LOG_A_BURST (absent: the module's log_burst); absent:
+	 * the module's log_rate a second
+	 */
+	MMB_LOG_A_RATE,
+	MMB_LOG_A_PER,		/* u32: 1, 60, 3600 or 86400 seconds */
+	MMB_LOG_A_BURST,	/* u32: 1 to MMB_LOG_BURST_MAX */
 	__MMB_LOG_A_MAX
 };
 
 #define MMB_LOG_A_MAX (__MMB_LOG_A_MAX - 1)
 #define MMB_LOG_PREFIX_MAX	64	/* bytes of MMB_LOG_A_PREFIX, without its NUL */
 #define MMB_LOG_LEVEL_DEFAULT	4	/* warning, as nft's log */
+#define MMB_LOG_BURST_MAX	100000
 
 #endif /* _UAPI_LINUX_MMB_H */

@@ -16,7 +16,9 @@ int urule_same(const struct urule *a, const struct urule *b)
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || strcmp(a->comment, b->comment))
 		return 0;
 	if (a->log != b->log || (a->log && (a->log_level != b->log_level ||
-					    strcmp(a->log_prefix, b->log_prefix))))
+					    strcmp(a->log_prefix, b->log_prefix) ||
+					    a->log_rate != b->log_rate || a->log_per != b->log_per ||
+					    a->log_burst != b->log_burst)))
 		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||

@@ -492,6 +492,16 @@ int main(void)
 	good_log("udp-dport 53 log level 0 prefix dns: drop",
 		 "udp-dport 53 drop log prefix \"dns:\" level emerg");
 	good_log("tcp-dport 22 log prefix a$b drop", "tcp-dport 22 drop log prefix \"a\\$b\"");
+	good_log("tcp-dport 22 log rate 1/minute burst 3 drop",
+		 "tcp-dport 22 drop log rate 1/minute burst 3");
+	good_log("tcp-dport 22 log burst 50 prefix x: rate 20/second",
+		 "tcp-dport 22 log prefix \"x:\" rate 20/second burst 50");
+	bad("tcp-dport 22 log rate 0/second drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate 5 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate 5/week drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate -5/second drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log burst 0 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log burst 100001 drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 log level 8 drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 log level loud drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 log level", EXIT_USAGE, 5);
@@ -523,6 +533,8 @@ int main(void)
 	wire("tcp-dport 22 log", false);
 	wire("tcp-dport 22 log prefix SSH: level info drop", false);
 	wire("tcp-dport 22 log level debug accept", true);
+	wire("tcp-dport 22 log rate 2/hour burst 7", false);
+	wire("tcp-dport 22 log burst 7 drop", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);
