@@ -81,8 +81,9 @@ u64 mmb_log_suppressed(const struct mmb_log_net *ln)
  * carries besides is the kernel's to say. The prefix's length and bytes
  * are checked by mmb_log_nl_parse(), which says what is wrong.
  */
-static const struct netlink_range_validation mmb_log_per_range = { .min = 1, .max = 86400 };
-static const struct netlink_range_validation mmb_log_burst_range = {
+/* Not const: 6.1's policy points at them without const. */
+static struct netlink_range_validation mmb_log_per_range = { .min = 1, .max = 86400 };
+static struct netlink_range_validation mmb_log_burst_range = {
 	.min = 1, .max = MMB_LOG_BURST_MAX,
 };
 
