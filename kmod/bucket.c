@@ -36,6 +36,10 @@ bool mmb_tokens_take_per(struct mmb_tokens *b, unsigned int rate, unsigned int p
 
 	if (!rate)
 		return true;
+	/* A burst lowered since (a module parameter): no more than it from now on. */
+	old = atomic_read(&b->credit);
+	if (unlikely(old > max))
+		atomic_cmpxchg(&b->credit, old, max);
 	/* Another CPU may have moved the stamp past the jiffies read here. */
 	if (delta <= 0)
 		return atomic_dec_if_positive(&b->credit) >= 0;

@@ -251,12 +251,21 @@ static void lg_limit(struct kunit *test)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 10);
 	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22);
+	/* A burst lowered while the bucket holds more: no more than it at once. */
+	l->bucket.stamp -= 60 * HZ;
+	KUNIT_EXPECT_TRUE(test, mmb_log_admit(l, &ln));	/* full again: 9 left */
+	mmb_log_burst = 2;
+	for (i = 0, n = 0; i < 100; i++)
+		n += mmb_log_admit(l, &ln);
+	KUNIT_EXPECT_EQ(test, n, 2);
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22 + 98);
+	mmb_log_burst = 10;
 	/* No limit: all of them, none suppressed. */
 	mmb_log_rate = 0;
 	for (i = 0, n = 0; i < 1000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 1000);
-	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22);
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22 + 98);
 	kfree(l);
 	/* A rule's own: 2 a minute, burst 3, whatever the module's. */
 	mmb_log_rate = 1000;
@@ -274,7 +283,7 @@ static void lg_limit(struct kunit *test)
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 3);
-	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 60000 - 29);
+	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 60000 - 29 + 98);
 	mmb_log_rate = rate;
 	mmb_log_burst = burst;
 	kfree(l);
