@@ -9,6 +9,7 @@
  */
 #include <linux/random.h>
 
+#include "log.h"
 #include "tables.h"
 #include "test.h"
 
@@ -157,6 +158,8 @@ static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *ru
 	if (mmb_verdict_cut(v, rule->prio) || !mmb_limit_applies(rule->limit, pkt))
 		return;
 	mmb_stats_count(rule->stats, skb);
+	if (unlikely(rule->log))
+		mmb_log_packet(rule, skb, v->out);
 	mmb_verdict_add(v, rule);
 }
 
@@ -251,10 +254,14 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 		if (!mmb_verdict_stateful(v, rule))
 			return;
 		mmb_stats_count(rule->stats, skb);
+		if (unlikely(rule->log))
+			mmb_log_packet(rule, skb, v->out);
 		mmb_verdict_rewrites(v, rule);
 		return;
 	}
 	mmb_stats_count(rule->stats, skb);
+	if (unlikely(rule->log))
+		mmb_log_packet(rule, skb, v->out);
 	mmb_verdict_add(v, rule);
 	if (exact && mmb_rule_sure(rule))
 		mmb_verdict_floor(v, rule->prio);

@@ -61,12 +61,17 @@ static int __net_init mmb_net_init(struct net *net)
 	err = mmb_frags_init(&mn->frags);
 	if (err)
 		goto err_conns;
+	err = mmb_log_net_init(&mn->log);
+	if (err)
+		goto err_frags;
 	/* Devices registered from now on are attached if their name is enabled. */
 	rtnl_lock();
 	mn->live = true;
 	rtnl_unlock();
 	return 0;
 
+err_frags:
+	mmb_frags_exit(&mn->frags);
 err_conns:
 	mmb_conns_exit(&mn->conns);
 err_rules:
@@ -82,6 +87,7 @@ static void __net_exit mmb_net_exit(struct net *net)
 	mmb_dev_disable_all(mn);
 	rtnl_unlock();
 	/* No device can reach the connections and rules any more. */
+	mmb_log_net_exit(&mn->log);
 	mmb_frags_exit(&mn->frags);
 	mmb_conns_exit(&mn->conns);
 	mmb_rules_exit(&mn->rules);

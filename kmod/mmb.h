@@ -22,6 +22,7 @@
 #include "compat.h"
 #include "conn.h"
 #include "frag.h"
+#include "log.h"
 #include "reject.h"
 #include "ruleset.h"
 #include "stats.h"
@@ -65,6 +66,7 @@ struct mmb_net {
 	struct mmb_conns conns;
 	struct mmb_frags frags;
 	struct mmb_reject_limit reject;	/* answers (reject.c) */
+	struct mmb_log_net log;		/* log.c */
 };
 
 extern unsigned int mmb_net_id;

@@ -198,7 +198,9 @@ static int mmb_nl_put_net_stats(struct sk_buff *skb, struct mmb_net *mn)
 	if (mmb_nl_put_st(skb, &all) || mmb_nl_put_counts(skb, sum) ||
 	    (cache && (nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_HITS, hits, MMB_STATS_A_PAD) ||
 		       nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_MISSES, misses,
-					 MMB_STATS_A_PAD)))) {
+					 MMB_STATS_A_PAD))) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_LOG_SUPPRESSED, mmb_log_suppressed(&mn->log),
+			      MMB_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}
@@ -416,6 +418,10 @@ static const struct genl_ops mmb_genl_ops[] = {
 static const struct genl_multicast_group mmb_mcgrps[] = {
 	[MMB_MCGRP_EVENTS] = {
 		.name	= MMB_GENL_MCGRP_EVENTS,
+		.flags	= GENL_MCAST_CAP_NET_ADMIN,
+	},
+	[MMB_MCGRP_LOG] = {
+		.name	= MMB_GENL_MCGRP_LOG,
 		.flags	= GENL_MCAST_CAP_NET_ADMIN,
 	},
 };

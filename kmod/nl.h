@@ -16,6 +16,7 @@ extern struct genl_family mmb_genl_family;
 
 enum {
 	MMB_MCGRP_EVENTS,	/* MMB_GENL_MCGRP_EVENTS */
+	MMB_MCGRP_LOG,		/* MMB_GENL_MCGRP_LOG */
 };
 
 /* Where a dump goes on: index of the next device or table, handle of the next rule. */

@@ -59,6 +59,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_COMMENT]	= { .type = NLA_NUL_STRING, .len = MMB_COMMENT_MAX },
 	[MMB_RULE_A_LIMIT]	= NLA_POLICY_NESTED(mmb_limit_policy),
 	[MMB_RULE_A_CTCOUNT]	= NLA_POLICY_NESTED(mmb_ctcount_policy),
+	[MMB_RULE_A_LOG]	= NLA_POLICY_NESTED(mmb_log_policy),
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -545,6 +546,12 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 	ret = mmb_nl_parse_ctcount(tb[MMB_RULE_A_CTCOUNT], r, extack);
 	if (ret)
 		return ERR_PTR(ret);
+	r->spec.log = false;
+	if (tb[MMB_RULE_A_LOG]) {
+		ret = mmb_log_nl_parse(tb[MMB_RULE_A_LOG], &r->spec, extack);
+		if (ret)
+			return ERR_PTR(ret);
+	}
 	if (tb[MMB_RULE_A_COMMENT]) {
 		ret = mmb_nl_parse_comment(tb[MMB_RULE_A_COMMENT], &r->spec, extack);
 		if (ret)
@@ -1033,6 +1040,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    (rule->clen && nla_put_string(skb, MMB_RULE_A_COMMENT, mmb_rule_comment(rule))) ||
 	    (rule->limit && mmb_limit_put(skb, rule->limit)) ||
 	    mmb_nl_put_ctcount(skb, rule->cc) ||
+	    (rule->log && mmb_log_nl_put(skb, rule->log)) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -48,43 +48,13 @@ MODULE_PARM_DESC(reject_burst, "Answers in a burst per namespace");
 
 void mmb_reject_limit_init(struct mmb_reject_limit *l)
 {
-	atomic_set(&l->credit, min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX));
-	l->stamp = (u32)jiffies;
+	mmb_tokens_init(&l->b, READ_ONCE(mmb_reject_burst));
 }
 
-/*
- * Take a token: the bucket gains rate * elapsed / HZ tokens, up to the
- * burst, by whoever moves the stamp (a cmpxchg), and each answer takes one
- * (atomic_dec_if_positive()). No lock; only rejected packets touch it.
- */
+/* Take a token of the namespace's budget (bucket.c): only rejected packets touch it. */
 bool mmb_reject_allow(struct mmb_reject_limit *l)
 {
-	unsigned int rate = READ_ONCE(mmb_reject_rate);
-	int burst = min_t(unsigned int, READ_ONCE(mmb_reject_burst), INT_MAX);
-	u32 now = (u32)jiffies, stamp = READ_ONCE(l->stamp), delta = now - stamp;
-	int old, new, incr;
-
-	/*
-	 * Jiffies since the stamp, a second's worth at most. A stamp up to a
-	 * second ahead of the jiffies read here was moved by another CPU
-	 * since: no time passed. One further "ahead" is old: jiffies went past
-	 * it by over 2^31 (24.8 days at HZ=1000 without an answer), and taken
-	 * as no time passed it held the bucket empty for as long again.
-	 */
-	delta = delta > (u32)-HZ ? 0 : min_t(u32, delta, HZ);
-	if (!rate)
-		return true;
-	incr = min_t(u64, div_u64((u64)rate * delta, HZ), burst);
-	old = atomic_read(&l->credit);
-	if (incr && cmpxchg(&l->stamp, stamp, now) == stamp) {
-		do {
-			new = old > burst - incr ? burst : old + incr;
-		} while (!atomic_try_cmpxchg(&l->credit, &old, new));
-	} else if (old > burst) {
-		/* reject_burst was lowered: the credit of the old burst goes */
-		atomic_cmpxchg(&l->credit, old, burst);
-	}
-	return atomic_dec_if_positive(&l->credit) >= 0;
+	return mmb_tokens_take(&l->b, READ_ONCE(mmb_reject_rate), READ_ONCE(mmb_reject_burst));
 }
 
 /* Is @type an ICMP message never answered: an error, or one unknown (as icmp_send())? */

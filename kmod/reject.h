@@ -8,18 +8,16 @@
 #ifndef _MMB_REJECT_H
 #define _MMB_REJECT_H
 
-#include <linux/atomic.h>
-
+#include "bucket.h"
 #include "pkt.h"
 
 /*
- * A namespace's budget of answers: a token bucket of mmb_reject_burst
- * tokens, mmb_reject_rate a second, refilled and taken with atomics only
- * (no lock), by the packets a reject rule drops, and no other.
+ * A namespace's budget of answers: a token bucket (bucket.c) of
+ * mmb_reject_burst tokens, mmb_reject_rate a second, taken by the packets
+ * a reject rule drops, and no other.
  */
 struct mmb_reject_limit {
-	atomic_t credit;
-	u32 stamp;		/* jiffies of the last refill */
+	struct mmb_tokens b;
 };
 
 extern unsigned int mmb_reject_rate;

@@ -11,6 +11,7 @@
 #include <linux/jhash.h>
 #include <linux/slab.h>
 
+#include "log.h"
 #include "rule.h"
 #include "tcpopt.h"
 
@@ -890,6 +891,14 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 		mmb_rule_free(rule);
 		return ERR_PTR(ret);
 	}
+	if (spec->log) {
+		rule->log = mmb_log_new_rate(spec->log_prefix, spec->log_plen, spec->log_level,
+					     spec->log_rate, spec->log_per, spec->log_burst);
+		if (!rule->log) {
+			mmb_rule_free(rule);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	refcount_set(&rule->ref, 1);
 	rule->family = family;
 	rule->l4 = l4;
@@ -917,6 +926,7 @@ void mmb_rule_free(struct mmb_rule *rule)
 		mmb_stats_put(rule->sblk);
 	mmb_limit_free(rule->limit);
 	mmb_cc_put(rule->cc);
+	kfree(rule->log);
 	if (rule->cache)
 		kmem_cache_free(mmb_rule_caches[rule->cache - 1], p);
 	else
@@ -1010,7 +1020,7 @@ u32 mmb_rule_hash(const struct mmb_rule *rule)
  * Do @a and @b do the same (as "list" would show them, handles and
  * counters aside): the same matches with the same operators and values,
  * the same targets, the same verdict and priorities, both stateful or
- * neither, the same comment?
+ * neither, the same comment, the same log words?
  */
 bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 {
@@ -1023,6 +1033,7 @@ bool mmb_rule_same(const struct mmb_rule *a, const struct mmb_rule *b)
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || a->clen != b->clen ||
 	    !mmb_cc_same(a->cc, b->cc) ||
 	    memcmp(mmb_rule_comment(a), mmb_rule_comment(b), a->clen) ||
+	    !mmb_log_same(a->log, b->log) ||
 	    memcmp(a->m, b->m, a->nmatches * sizeof(a->m[0])) ||
 	    !mmb_limit_same(a->limit, b->limit))
 		return false;

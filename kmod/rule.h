@@ -92,6 +92,11 @@ struct mmb_rule_spec {
 	char comment[MMB_COMMENT_MAX + 1];
 	struct mmb_limit_spec limit;	/* rate 0: none */
 	struct mmb_cc_spec cc;		/* ct count (ctcount.h) */
+	bool log;			/* log [prefix @log_prefix] [level @log_level] */
+	u8 log_level;
+	u8 log_plen;
+	char log_prefix[MMB_LOG_PREFIX_MAX + 1];
+	u32 log_rate, log_per, log_burst;	/* 0: the module's */
 };
 
 /*
@@ -169,6 +174,7 @@ struct mmb_rule {
 	struct rcu_head rcu;
 	struct mmb_limit *limit;	/* its limit's buckets (limit.c), or NULL */
 	struct mmb_cc *cc;	/* ct count: its key table, or NULL (ctcount.h) */
+	struct mmb_log *log;	/* its log's words and bucket (log.c); NULL: none */
 	struct mmb_match m[];	/* then the targets, the values, [nofit] */
 };
 

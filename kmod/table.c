@@ -33,7 +33,7 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 static bool mmb_rule_simple(const struct mmb_rule *rule)
 {
 	return !rule->slow && !rule->rewrite && !rule->stateful && !rule->reject &&
-	       !rule->limit && !rule->cc &&
+	       !rule->limit && !rule->cc && !rule->log &&
 	       (rule->accept || rule->drop) &&
 	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
 }

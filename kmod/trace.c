@@ -463,6 +463,11 @@ static int mmb_trace_put_rules(struct sk_buff *msg, const struct mmb_trace *t)
 		    (t->rule[i]->cc && nla_put_u32(msg, MMB_TRACE_RULE_A_CTCOUNT,
 						   mmb_cc_count(t->rule[i]->cc, t->pkt))))
 			return -EMSGSIZE;
+		/* Logged as it is counted: matched, not cut off, not a connection's. */
+		if (t->rule[i]->log && (t->how[i] == MMB_TRACE_MATCHED ||
+					t->how[i] == MMB_TRACE_STATEFUL) &&
+		    nla_put_flag(msg, MMB_TRACE_RULE_A_LOG))
+			return -EMSGSIZE;
 		nla_nest_end(msg, r);
 	}
 	nla_nest_end(msg, rules);

@@ -320,19 +320,23 @@ static void rj_limit(struct kunit *test)
 	for (i = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
-	/* A second later, the rate's share comes back, never over the burst. */
-	l.stamp -= 10 * HZ;
+	/* A second later, the rate's share comes back; ten later, never over the burst. */
+	l.b.stamp -= HZ;
 	mmb_reject_rate = 3;
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 3);
+	l.b.stamp -= 10 * HZ;
+	for (i = 0, n = 0; i < 100; i++)
+		n += mmb_reject_allow(&l);
+	KUNIT_EXPECT_EQ(test, n, 5);
 	/*
 	 * A stamp ahead of the jiffies a CPU read (another moved it since):
 	 * no time passed, nothing comes back (a refill there once gave a burst
 	 * per race under a flood on many CPUs).
 	 */
 	mmb_reject_rate = 1000;
-	l.stamp = (u32)jiffies + 3;
+	l.b.stamp = (u32)jiffies + 3;
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 0);

@@ -223,8 +223,10 @@ int do_monitor(int argc, char **argv)
 {
 	struct mmb_nl_err err;
 
+	if (argc > 1 && !strcmp(argv[1], "log"))
+		return do_monitor_log(argc, argv);
 	if (argc > 1)
-		return err_word(AT(argv + 1), "unexpected word");
+		return err_word(AT(argv + 1), "unexpected word (monitor log: logged packets)");
 	if (mmb_nl_monitor(event_cb, NULL, &err))
 		return err_kernel(&err);
 	return EXIT_OK;

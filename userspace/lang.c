@@ -7,6 +7,7 @@
  *   MATCH  := [ ! ] FIELD [ [ OP ] VALUE ] | all | LIMIT   (LIMIT: limit.c)
  *   OP     := == | != | < | > | <= | >=
  *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE | count   (targets.c)
+ *             | log [ prefix TEXT ] [ level LEVEL ]   (log.c: the rule's, not a target)
  *   then, last, an optional comment TEXT (1 to 128 bytes, no control character)
  */
 #include <ctype.h>
@@ -496,6 +497,7 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->comment_argi = 0;
 	r->limit.rate = 0;
 	memset(&r->cc, 0, sizeof(r->cc));
+	r->log = false;
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
@@ -517,8 +519,14 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	if (!r->nm)
 		return err_word(AT(argv + i), "a rule needs a match first (\"all\" for every packet)");
 	while (i < argc) {
-		if (!strcmp(argv[i], "comment") && r->nt) {
+		if (!strcmp(argv[i], "comment") && (r->nt || r->log)) {
 			err = parse_comment(argc, argv, &i, r);
+			if (err)
+				return err;
+			continue;
+		}
+		if (!strcmp(argv[i], "log")) {
+			err = urule_parse_log(argc, argv, &i, r);
 			if (err)
 				return err;
 			continue;
@@ -527,7 +535,13 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 		if (err)
 			return err;
 	}
-	if (!r->nt)
+	/* "log count": count goes without saying, as when the kernel gives it back. */
+	if (r->log && r->nt == 1 && r->t[0].type == MMB_TARGET_COUNT)
+		r->nt = 0;
+	if (!r->nt && r->log && r->stateful)
+		return err_word(r->log_argi,
+				"a stateful rule needs a verdict besides log (accept, drop): it logs the packets that start connections");
+	if (!r->nt && !r->log)
 		return err_word(AT(argv + i), "a rule needs a target: %s", target_names());
 	return urule_check(r);
 }

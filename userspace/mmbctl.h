@@ -83,6 +83,7 @@ int do_show_tables(int argc, char **argv);
 int do_show_connections(int argc, char **argv);
 int do_flush_connections(int argc, char **argv);
 int do_monitor(int argc, char **argv);
+int do_monitor_log(int argc, char **argv);
 void print_conn(const char *key, const struct nlattr *conn, const char *const *event);
 int do_set(int argc, char **argv);
 int do_show_settings(int argc, char **argv);

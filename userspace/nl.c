@@ -21,6 +21,7 @@ bool mmb_nl_dry;
 static struct mnl_socket *sock;
 static uint16_t family_id;
 static uint32_t events_group;	/* 0 until the family says */
+static uint32_t log_group;	/* likewise, MMB_GENL_MCGRP_LOG */
 
 /* One multicast group of the family: the events group's id, if it is. */
 static int group_cb(const struct nlattr *attr, void *data)
@@ -37,6 +38,8 @@ static int group_cb(const struct nlattr *attr, void *data)
 	}
 	if (name && id && !strcmp(mnl_attr_get_str(name), MMB_GENL_MCGRP_EVENTS))
 		events_group = mnl_attr_get_u32(id);
+	if (name && id && !strcmp(mnl_attr_get_str(name), MMB_GENL_MCGRP_LOG))
+		log_group = mnl_attr_get_u32(id);
 	return MNL_CB_OK;
 }
 
@@ -338,7 +341,14 @@ static int dump_copy_cb(const struct nlmsghdr *nlh, void *data)
  */
 int mmb_nl_monitor(mmb_nl_data_cb cb, void *data, struct mmb_nl_err *err)
 {
+	return mmb_nl_monitor_group(MMB_GENL_MCGRP_EVENTS, cb, data, err);
+}
+
+int mmb_nl_monitor_group(const char *name, mmb_nl_data_cb cb, void *data,
+			 struct mmb_nl_err *err)
+{
 	char buf[32768];
+	uint32_t group;
 	ssize_t n;
 	int ret;
 
@@ -346,15 +356,14 @@ int mmb_nl_monitor(mmb_nl_data_cb cb, void *data, struct mmb_nl_err *err)
 		return 0;
 	if (nl_ready(err))
 		return -1;
-	if (!events_group) {
+	group = !strcmp(name, MMB_GENL_MCGRP_LOG) ? log_group : events_group;
+	if (!group) {
 		err->error = ENOENT;
 		err->local = true;
-		snprintf(err->msg, sizeof(err->msg),
-			 "this mmb module has no \"%s\" group", MMB_GENL_MCGRP_EVENTS);
+		snprintf(err->msg, sizeof(err->msg), "this mmb module has no \"%s\" group", name);
 		return -1;
 	}
-	if (mnl_socket_setsockopt(sock, NETLINK_ADD_MEMBERSHIP, &events_group,
-				  sizeof(events_group))) {
+	if (mnl_socket_setsockopt(sock, NETLINK_ADD_MEMBERSHIP, &group, sizeof(group))) {
 		err->error = errno;
 		return -1;
 	}

@@ -65,5 +65,8 @@ int mmb_nl_talk(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 int mmb_nl_dump(struct mmb_req *req, mmb_nl_data_cb cb, void *data,
 		struct mmb_nl_err *err);
 int mmb_nl_monitor(mmb_nl_data_cb cb, void *data, struct mmb_nl_err *err);
+/* The same, of group @name (MMB_GENL_MCGRP_EVENTS, MMB_GENL_MCGRP_LOG). */
+int mmb_nl_monitor_group(const char *name, mmb_nl_data_cb cb, void *data,
+			 struct mmb_nl_err *err);
 
 #endif /* MMBCTL_NL_H */

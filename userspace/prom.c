@@ -44,6 +44,8 @@ static const struct metric global[] = {
 	{ "flow_cache.hits", "flow_cache_lookups_total", "result", "hit",
 	  "Flow cache lookups of the current rules", false },
 	{ "flow_cache.misses", "flow_cache_lookups_total", "result", "miss", NULL, false },
+	{ "log_suppressed", "log_suppressed_packets_total", NULL, NULL,
+	  "Packets log rules matched and did not log, over their rate", false },
 	{ "connections.count", "connections", NULL, NULL, "Connections in the table", true },
 	{ "connections.stats.*", "connection_events_total", "event", NULL,
 	  "Connection table events (created, ended, expired, evicted, refused and more)", false },

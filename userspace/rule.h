@@ -74,6 +74,12 @@ struct urule {
 	struct utarget t[URULE_MAX_TARGETS];
 	struct ulimit limit;	/* among the matches */
 	struct uctcount cc;
+	bool log;		/* log [prefix TEXT] [level LEVEL] (log.c) */
+	int log_level;
+	char log_prefix[MMB_LOG_PREFIX_MAX + 1];	/* "" if none */
+	int log_argi, log_prefix_argi, log_level_argi;
+	uint32_t log_rate, log_per, log_burst;	/* rate N/UNIT, burst N; 0: the module's */
+	int log_rate_argi, log_burst_argi;
 };
 
 /* An option kind: decimal, 0xHEX or xHEX; -1 if @w is none (lang.c). */
@@ -134,6 +140,14 @@ const char *reject_name(int reject);
  */
 int urule_parse(int argc, char **argv, int argi0, struct urule *r);
 void urule_format(const struct urule *r, char *buf, size_t len);
+/* log.c: a rule's log words, MMB_RULE_A_LOG, and "monitor log". */
+int urule_parse_log(int argc, char **argv, int *pi, struct urule *r);
+void urule_put_log(struct mmb_req *req, const struct urule *r);
+int urule_decode_log(const struct nlattr *attr, struct urule *r);
+/* ' log prefix "TEXT" level LEVEL' as a shell reads it back, or "" if it does not log. */
+void urule_log(const struct urule *r, char *buf, size_t len);
+void urule_log_json(const struct urule *r);
+const char *log_level_name(int level);
 /* ' comment "TEXT"' as a shell reads it back, or "" if the rule has none. */
 void urule_comment(const struct urule *r, char *buf, size_t len);
 

@@ -67,7 +67,13 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 	list = mnl_attr_nest_start(req->nlh, MMB_RULE_A_TARGETS);
 	for (i = 0; i < r->nt; i++)
 		target_put(req, &r->t[i], i + 1);
+	if (!r->nt) {		/* it only logs: a rule that only counts, and logs */
+		struct utarget count = { .type = MMB_TARGET_COUNT, .argi = r->log_argi };
+
+		target_put(req, &count, 1);
+	}
 	mnl_attr_nest_end(req->nlh, list);
+	urule_put_log(req, r);
 	if (r->stateful)
 		mnl_attr_put(req->nlh, MMB_RULE_A_STATEFUL, 0, NULL);
 	if (r->prio) {
@@ -175,6 +181,8 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		r->nt++;
 	}
 	if (limit_decode(ra.tb[MMB_RULE_A_LIMIT], r))
+		return -1;
+	if (ra.tb[MMB_RULE_A_LOG] && urule_decode_log(ra.tb[MMB_RULE_A_LOG], r))
 		return -1;
 	memset(stats, 0, sizeof(*stats));
 	if (ra.tb[MMB_RULE_A_STATS])

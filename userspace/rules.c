@@ -182,6 +182,7 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	struct attrs a, stats;
 	uint32_t handle;
 	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
+	char log[2 * MMB_LOG_PREFIX_MAX + 40];
 
 	attrs_parse(nlh, &a);
 	if (!a.tb[MMB_A_RULE] || urule_decode(a.tb[MMB_A_RULE], r, &handle, &stats))
@@ -194,6 +195,9 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	print_u64("handle", NULL, handle);
 	print_string("rule", NULL, text);
 	print_string(NULL, r->stateful ? "add-stateful %s" : "add %s", quoted);
+	urule_log(r, log, sizeof(log));
+	print_string(NULL, "%s", log);
+	urule_log_json(r);
 	print_string(NULL, "%s", comment);
 	if (r->comment[0])
 		print_string("comment", NULL, r->comment);

@@ -76,6 +76,7 @@ static int save_dev_cb(const struct nlmsghdr *nlh, void *data)
 static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
+	char log[2 * MMB_LOG_PREFIX_MAX + 40];
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;
@@ -86,7 +87,8 @@ static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 	urule_format(r, text, sizeof(text));
 	words_quote(text, quoted, sizeof(quoted));
 	urule_comment(r, comment, sizeof(comment));
-	fprintf(out, "%s %s%s\n", r->stateful ? "add-stateful" : "add", quoted, comment);
+	urule_log(r, log, sizeof(log));
+	fprintf(out, "%s %s%s%s\n", r->stateful ? "add-stateful" : "add", quoted, log, comment);
 	return MNL_CB_OK;
 }
 

@@ -29,6 +29,10 @@ int show_stats_cb(const struct nlmsghdr *nlh, void *data)
 		print_u64("misses", " misses %llu\n", attr_u64(st.tb[MMB_STATS_A_CACHE_MISSES]));
 		print_close_object();
 	}
+	/* Packets log rules matched and did not log, over their rate (docs/log.md). */
+	if (st.tb[MMB_STATS_A_LOG_SUPPRESSED])
+		print_u64("log_suppressed", "log-suppressed %llu\n",
+			  attr_u64(st.tb[MMB_STATS_A_LOG_SUPPRESSED]));
 	return MNL_CB_OK;
 }
 

@@ -158,6 +158,12 @@ static void reject_json(const struct utarget *t)
 		print_string("with", NULL, reject_name(t->reject) ?: "unknown");
 }
 
+/* Never called: urule_parse() reads log's words into the rule (log.c). */
+static int log_parse(int argc, char **argv, int *pi, struct utarget *t)
+{
+	return err_word(AT(argv + *pi), "log is a rule's words, not a target's");
+}
+
 /* masquerade: no words of its own either */
 static void masquerade_format(const struct utarget *t, char *buf, size_t len)
 {
@@ -483,6 +489,8 @@ const struct target_kind target_kinds[] = {
 	{ .name = "reject", .type = MMB_TARGET_REJECT, .parse = reject_parse,
 	  .encode = reject_encode, .decode = reject_decode, .format = reject_format,
 	  .json = reject_json },
+	/* log: the rule's words (log.c), which urule_parse() reads itself */
+	{ .name = "log", .type = -1, .parse = log_parse },
 	{ .name = NULL }
 };
 
@@ -498,6 +506,7 @@ const struct target_kind *target_by_name(const char *w)
 	case 's':		/* strip, shuffle */
 	case 'c':		/* count */
 	case 'r':		/* reject */
+	case 'l':		/* log */
 		break;
 	default:
 		return NULL;

@@ -192,7 +192,7 @@ static int rules_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct trace_rules *tr = data;
 	struct attrs a, stats;
-	char text[4096], quoted[8192];
+	char text[4096], quoted[8192], log[2 * MMB_LOG_PREFIX_MAX + 40];
 	uint32_t handle;
 	int i;
 
@@ -205,7 +205,9 @@ static int rules_cb(const struct nlmsghdr *nlh, void *data)
 		return MNL_CB_OK;
 	urule_format(&tr->r, text, sizeof(text));
 	words_quote(text, quoted, sizeof(quoted));
-	if (asprintf(&tr->text[i], "%s %s", tr->r.stateful ? "add-stateful" : "add", quoted) < 0)
+	urule_log(&tr->r, log, sizeof(log));
+	if (asprintf(&tr->text[i], "%s %s%s", tr->r.stateful ? "add-stateful" : "add", quoted,
+		     log) < 0)
 		tr->text[i] = NULL;
 	return MNL_CB_OK;
 }
@@ -346,6 +348,10 @@ static void print_rules(const struct nlattr *nest, struct trace_rules *tr)
 				  attr_u32(ra.tb[MMB_TRACE_RULE_A_CTCOUNT]));
 		if (i < tr->n && tr->text[i])
 			print_string("rule", ": %s", tr->text[i]);
+		if (ra.tb[MMB_TRACE_RULE_A_LOG]) {
+			print_bool("log", NULL, true);
+			print_text(" (would log it; a trace logs nothing)");
+		}
 		print_close_object();
 		print_text("\n");
 		i++;

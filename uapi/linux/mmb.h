@@ -195,6 +195,7 @@ enum mmb_cmd {
 	MMB_CMD_STATS_GET,
 	MMB_CMD_TRACE,
 	MMB_CMD_RULE_RESET,
+	MMB_CMD_LOG,		/* events only: a packet a log rule logged (MMB_A_LOG) */
 	__MMB_CMD_MAX
 };
 
@@ -218,6 +219,7 @@ enum mmb_attr {
 	MMB_A_ENABLED,		/* string: an enabled name or pattern */
 	MMB_A_ATTACHED,		/* u32 */
 	MMB_A_ATTACH_FAILED,	/* u32 */
+	MMB_A_LOG,		/* nest of enum mmb_log_attr, of MMB_CMD_LOG */
 	__MMB_A_MAX
 };
 
@@ -225,6 +227,8 @@ enum mmb_attr {
 
 /* The multicast group of connection events (MMB_CMD_CONN_NEW, ...). */
 #define MMB_GENL_MCGRP_EVENTS	"events"
+/* The multicast group of logged packets (MMB_CMD_LOG; docs/log.md). */
+#define MMB_GENL_MCGRP_LOG	"log"
 
 /*
  * Counters of what the hook saw on one device. Its drops by cause, each
@@ -268,6 +272,8 @@ enum mmb_stats_attr {
 	MMB_STATS_A_DROP_UNMAPPED,	/* u64, of the drops by cause (below CONN's) */
 	MMB_STATS_A_LIMIT_EVICTED,	/* u64, of a meter's rule: idle keys evicted */
 	MMB_STATS_A_LIMIT_FULL,	/* u64, of a meter's rule: keys that found no slot */
+	/* u64, of MMB_A_STATS: packets a log rule did not log, over its rate */
+	MMB_STATS_A_LOG_SUPPRESSED,
 	__MMB_STATS_A_MAX
 };
 
@@ -286,6 +292,14 @@ enum mmb_rule_attr {
 	MMB_RULE_A_COMMENT,	/* string: 1 to MMB_COMMENT_MAX bytes of printable UTF-8 */
 	MMB_RULE_A_LIMIT,	/* nest of enum mmb_limit_attr: a rate limit or meter */
 	MMB_RULE_A_CTCOUNT,	/* nest of enum mmb_ctcount_attr: a per-key connection cap */
+	/*
+	 * nest of enum mmb_log_attr (PREFIX, LEVEL): log each packet the
+	 * rule matches (and counts), as the kernel's netfilter logger does,
+	 * within the rule's rate (docs/log.md); the rule's other targets
+	 * apply. With it, MMB_RULE_A_TARGETS may hold a lone
+	 * MMB_TARGET_COUNT: a rule that only logs.
+	 */
+	MMB_RULE_A_LOG,
 	__MMB_RULE_A_MAX
 };
 
@@ -684,6 +698,8 @@ enum mmb_trace_rule_attr {
 	MMB_TRACE_RULE_A_HANDLE,	/* u32 */
 	MMB_TRACE_RULE_A_HOW,		/* u8: enum mmb_trace_how */
 	MMB_TRACE_RULE_A_CTCOUNT,	/* u32: of a ct count rule, what the packet's key holds */
+	/* flag: the rule would log the packet (its rate aside; a trace logs nothing) */
+	MMB_TRACE_RULE_A_LOG,
 	__MMB_TRACE_RULE_A_MAX
 };
 
@@ -834,5 +850,46 @@ enum mmb_conn_stats_attr {
 };
 
 #define MMB_CONN_STATS_A_MAX (__MMB_CONN_STATS_A_MAX - 1)
+
+/*
+ * A log rule's (MMB_RULE_A_LOG: PREFIX, LEVEL), and a logged packet's
+ * (MMB_A_LOG of MMB_CMD_LOG, to the MMB_GENL_MCGRP_LOG group: all of
+ * those present in the packet).
+ */
+enum mmb_log_attr {
+	MMB_LOG_A_UNSPEC,
+	MMB_LOG_A_PAD,
+	/* string: 1 to MMB_LOG_PREFIX_MAX printable bytes, before IN= */
+	MMB_LOG_A_PREFIX,
+	MMB_LOG_A_LEVEL,	/* u8: syslog level 0 to 7; absent: 4 (warning) */
+	MMB_LOG_A_HANDLE,	/* u32: the rule's */
+	MMB_LOG_A_TEXT,		/* string: the kernel log's line, its level aside */
+	MMB_LOG_A_IN,		/* string: the device it arrived on */
+	MMB_LOG_A_OUT,		/* string: the device it leaves by */
+	MMB_LOG_A_MAC,		/* binary: its link-layer header */
+	MMB_LOG_A_FAMILY,	/* u8: 4 or 6 */
+	MMB_LOG_A_SADDR,	/* binary: 4 or 16 bytes */
+	MMB_LOG_A_DADDR,	/* binary */
+	MMB_LOG_A_LEN,		/* u32: its IP length */
+	MMB_LOG_A_PROTO,	/* u8: its L4 protocol */
+	MMB_LOG_A_SPORT,	/* u16: of TCP, UDP */
+	MMB_LOG_A_DPORT,	/* u16 */
+	MMB_LOG_A_ICMP_TYPE,	/* u8: of ICMP, ICMPv6 */
+	MMB_LOG_A_ICMP_CODE,	/* u8 */
+	/*
+	 * u32, a rule's own rate: lines every MMB_LOG_A_PER seconds (absent:
+	 * 1), burst MMB_LOG_A_BURST (absent: the module's log_burst); absent:
+	 * the module's log_rate a second
+	 */
+	MMB_LOG_A_RATE,
+	MMB_LOG_A_PER,		/* u32: 1, 60, 3600 or 86400 seconds */
+	MMB_LOG_A_BURST,	/* u32: 1 to MMB_LOG_BURST_MAX */
+	__MMB_LOG_A_MAX
+};
+
+#define MMB_LOG_A_MAX (__MMB_LOG_A_MAX - 1)
+#define MMB_LOG_PREFIX_MAX	64	/* bytes of MMB_LOG_A_PREFIX, without its NUL */
+#define MMB_LOG_LEVEL_DEFAULT	4	/* warning, as nft's log */
+#define MMB_LOG_BURST_MAX	100000
 
 #endif /* _UAPI_LINUX_MMB_H */

@@ -97,6 +97,15 @@ t "flush of something else points at it" 2 'Error: unexpected word (flush, or fl
 mmbctl flush rules
              ^~~~~' -- flush rules
 t "monitor takes no word" 2 "" -- monitor now
+t "monitor log takes no more" 2 'Error: unexpected word
+mmbctl monitor log now
+                   ^~~' -- monitor log now
+t "a log prefix over 64 bytes points at it" 2 "Error: a log prefix is 1 to 64 bytes, not 65
+mmbctl add udp-dport 1 log prefix $(printf 'x%.0s' $(seq 65))
+                                  $(printf '%.0s' 1)^$(printf '~%.0s' $(seq 64))" -- add udp-dport 1 log prefix "$(printf 'x%.0s' $(seq 65))"
+t "a log level that is none points at it" 2 'Error: unknown log level "loud": emerg, alert, crit, err, warn, notice, info, debug or 0-7
+mmbctl add udp-dport 1 log level loud
+                                 ^~~~' -- add udp-dport 1 log level loud
 t "show connections takes no word" 2 "" -- show connections all
 t "add-stateful parses as add does" 2 'Error: unknown field "tcp-dprot", did you mean "tcp-dport"?
 mmbctl add-stateful tcp-dprot 80 accept
@@ -163,7 +172,7 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\" (mmbctl he
 # help TOPIC: the words of one kind, one per line, each line's first word.
 n=$((n + 1))
 if [ "$("$MMBCTL" help fields | wc -l)" -eq 74 ] && "$MMBCTL" help fields | cut -d' ' -f1 | grep -qx tcp-opt-mss &&
-	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle masquerade count reject " ] &&
+	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle masquerade count reject log " ] &&
 	"$MMBCTL" help states | grep -qx udp-unreplied; then
 	echo "ok $n - cli: help fields, targets, states list their words"
 else

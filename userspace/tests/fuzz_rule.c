@@ -63,8 +63,12 @@ static int parse(char *text, bool stateful, struct urule *r, char **w)
 	return parse_words(split(text, w + 1) + 1, w, stateful, r);
 }
 
-/* @words quoted for a shell, split as a shell splits them, parsed. */
-static int shell_parse(const char *words, bool stateful, struct urule *r, char **w)
+/*
+ * @words quoted for a shell, then @log (urule_log(): quoted already), split
+ * as a shell splits them, parsed.
+ */
+static int shell_parse(const char *words, const char *log, bool stateful, struct urule *r,
+		       char **w)
 {
 	static char quoted[8192];
 	static char **sw;
@@ -72,7 +76,8 @@ static int shell_parse(const char *words, bool stateful, struct urule *r, char *
 	char *bad;
 	int n, i;
 
-	words_quote(words, quoted, sizeof(quoted));
+	words_quote(words, quoted, sizeof(quoted) - 256);
+	strcat(quoted, log);
 	n = words_split(quoted, quoted + strlen(quoted), &sw, &cap, &bad);
 	if (n < 0 || n > WORDS_MAX)
 		return -1;
@@ -108,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct urule a, b, c;
 	static char *w[WORDS_MAX + 2];
-	char *text, *again, out[4096];
+	char *text, *again, out[4096], log[256];
 	bool stateful;
 	size_t i;
 	int ret, fd;
@@ -130,14 +135,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		broken("refused, but not as a usage error at a word", text);
 	if (ret == 0) {
 		urule_format(&a, out, sizeof(out));
+		urule_log(&a, log, sizeof(log));
 		snprintf(again, sizeof(out), "%s", out);
-		/* The comment is printed apart (urule_comment(), rule_test.c reads it back). */
-		if (parse(again, stateful, &b, w) || (strcpy(b.comment, a.comment), !urule_same(&a, &b)))
+		/*
+		 * The comment is printed apart (urule_comment(), rule_test.c reads
+		 * it back), and so are the log words (urule_log(), below).
+		 */
+		if (!a.log &&
+		    (parse(again, stateful, &b, w) || (strcpy(b.comment, a.comment), !urule_same(&a, &b))))
 			broken("printed as words that do not parse to it", out);
 		if (urule_wire(&a, &c) || !urule_same(&a, &c))
 			broken("attributes do not decode to it", out);
 		/* As list prints it for a shell, and a shell (or -f) reads it. */
-		if (shell_parse(out, stateful, &b, w) ||
+		if (shell_parse(out, log, stateful, &b, w) ||
 		    (strcpy(b.comment, a.comment), !urule_same(&a, &b)))
 			broken("quoted for a shell, does not read back", out);
 	}

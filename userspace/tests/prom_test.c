@@ -50,7 +50,8 @@ static void hook_stats(struct nlmsghdr *nlh, uint16_t type, uint64_t base, bool 
 
 	for (a = MMB_STATS_A_PACKETS; a < __MMB_STATS_A_MAX; a++) {
 		if (a == MMB_STATS_A_NOFIT ||
-		    (!cache && (a == MMB_STATS_A_CACHE_HITS || a == MMB_STATS_A_CACHE_MISSES)))
+		    (!cache && (a == MMB_STATS_A_CACHE_HITS || a == MMB_STATS_A_CACHE_MISSES ||
+				a == MMB_STATS_A_LOG_SUPPRESSED)))
 			continue;
 		mnl_attr_put_u64(nlh, a, base + a);
 	}
@@ -171,7 +172,8 @@ int main(int argc, char **argv)
 			/* A rule's own: options not added, a meter's keys. */
 			if (a == MMB_STATS_A_NOFIT || a == MMB_STATS_A_LIMIT_EVICTED ||
 			    a == MMB_STATS_A_LIMIT_FULL || (i && (a == MMB_STATS_A_CACHE_HITS ||
-							     a == MMB_STATS_A_CACHE_MISSES)))
+							     a == MMB_STATS_A_CACHE_MISSES ||
+							     a == MMB_STATS_A_LOG_SUPPRESSED)))
 				continue;
 			snprintf(num, sizeof(num), " %u\n", (i ? 3100 : 1000) + a);
 			if (!strstr(out, num))

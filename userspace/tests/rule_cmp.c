@@ -23,6 +23,11 @@ int urule_same(const struct urule *a, const struct urule *b)
 	if (a->cc.set != b->cc.set || a->cc.over != b->cc.over || a->cc.limit != b->cc.limit ||
 	    a->cc.per != b->cc.per || a->cc.plen != b->cc.plen || a->cc.size != b->cc.size)
 		return 0;
+	if (a->log != b->log || (a->log && (a->log_level != b->log_level ||
+					    strcmp(a->log_prefix, b->log_prefix) ||
+					    a->log_rate != b->log_rate || a->log_per != b->log_per ||
+					    a->log_burst != b->log_burst)))
+		return 0;
 	for (i = 0; i < a->nm; i++)
 		if (a->m[i].field != b->m[i].field || a->m[i].op != b->m[i].op ||
 		    a->m[i].plen != b->m[i].plen || a->m[i].vlen != b->m[i].vlen ||

@@ -136,6 +136,38 @@ static void bad(const char *text, int status, int word)
 }
 
 /*
+ * @text, with log words, parses; its log words print as @want (list and
+ * save: after the targets), and the whole parses back the same.
+ */
+static void good_log(const char *text, const char *want)
+{
+	static struct urule a, b;
+	char out[1024], log[256], all[1300], copy[1400], *bad;
+	static char **w;
+	static int cap;
+	int nw;
+
+	if (parse(text, &a)) {
+		result(0, "parses: %s", text);
+		return;
+	}
+	urule_format(&a, out, sizeof(out));
+	urule_log(&a, log, sizeof(log));
+	snprintf(all, sizeof(all), "%s%s", out, log);
+	if (strcmp(all, want)) {
+		printf("#   printed as: %s\n", all);
+		result(0, "prints back: %s", text);
+		return;
+	}
+	/* As -f reads a saved rule: quoted words. */
+	snprintf(copy, sizeof(copy), "add %s", all);
+	nw = words_split(copy, copy + strlen(copy), &w, &cap, &bad);
+	cur.n = nw;
+	cur.w = w;
+	result(nw > 0 && !urule_parse(nw, w, 1, &b) && urule_same(&a, &b), "round trip: %s", text);
+}
+
+/*
  * @text as add (or add-stateful, @stateful) goes into attributes, and the
  * kernel's answer built from them (a handle first) decodes to the same rule.
  */
@@ -507,6 +539,41 @@ int main(void)
 	wire("tcp-dport 22 ct count 3 per ip-saddr accept", true);
 	wire("tcp-dport 22 ct count over 3 per ip-saddr/24 size 100 reject", false);
 	wire("tcp-dport 22 ct count 1 drop", false);
+	/* log [prefix TEXT] [level LEVEL]: the rule's words, printed after its targets. */
+	good_log("tcp-dport 22 log drop", "tcp-dport 22 drop log");
+	good_log("tcp-dport 22 log", "tcp-dport 22 log");
+	good_log("tcp-dport 22 log count", "tcp-dport 22 log");
+	good_log("tcp-dport 22 log prefix SSH: level info accept",
+		 "tcp-dport 22 accept log prefix \"SSH:\" level info");
+	good_log("tcp-dport 22 drop log level 7", "tcp-dport 22 drop log level debug");
+	good_log("tcp-dport 22 drop log level warn", "tcp-dport 22 drop log");
+	good_log("udp-dport 53 log level 0 prefix dns: drop",
+		 "udp-dport 53 drop log prefix \"dns:\" level emerg");
+	good_log("tcp-dport 22 log prefix a$b drop", "tcp-dport 22 drop log prefix \"a\\$b\"");
+	good_log("tcp-dport 22 log rate 1/minute burst 3 drop",
+		 "tcp-dport 22 drop log rate 1/minute burst 3");
+	good_log("tcp-dport 22 log burst 50 prefix x: rate 20/second",
+		 "tcp-dport 22 log prefix \"x:\" rate 20/second burst 50");
+	bad("tcp-dport 22 log rate 0/second drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate 5 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate 5/week drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log rate -5/second drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log burst 0 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log burst 100001 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log level 8 drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log level loud drop", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log level", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log prefix", EXIT_USAGE, 5);
+	bad("tcp-dport 22 log prefix "
+	    "0123456789012345678901234567890123456789012345678901234567890123456789 drop",
+	    EXIT_USAGE, 5);
+	bad("tcp-dport 22 log log drop", EXIT_USAGE, 4);
+	bad("tcp-dport 22 log prefix a prefix b drop", EXIT_USAGE, 6);
+	bad("tcp-dport 22 log nonsense", EXIT_USAGE, 4);
+	bad("log drop", EXIT_USAGE, 1);
+	a_stateful = true;
+	bad("tcp-dport 22 log", EXIT_USAGE, 3);
+	a_stateful = false;
 
 	/* Attributes and back, stateful or not. */
 	wire("tcp-dport 80 mod tcp-dport 443", false);
@@ -526,6 +593,11 @@ int main(void)
 	wire("tcp-syn limit over 100/second burst 200 per ip-saddr/24 size 4096 drop", false);
 	wire("all limit 1000/hour per ip6-saddr/64 accept", false);
 	wire("all limit 10/day per tcp-dport count", false);
+	wire("tcp-dport 22 log", false);
+	wire("tcp-dport 22 log prefix SSH: level info drop", false);
+	wire("tcp-dport 22 log level debug accept", true);
+	wire("tcp-dport 22 log rate 2/hour burst 7", false);
+	wire("tcp-dport 22 log burst 7 drop", false);
 	/* NAT: map and shuffle, stateful only, and a stateful mod of a port. */
 	wire("ip-saddr 10.0.0.0/24 ip-proto tcp tcp-syn shuffle tcp-sport mod ip-saddr 200.0.0.1",
 	     true);
