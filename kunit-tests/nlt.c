@@ -248,12 +248,13 @@ void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
 	/* And the id of its events group. */
 	a = nlmsg_find_attr((struct nlmsghdr *)t->rx, GENL_HDRLEN, CTRL_ATTR_MCAST_GROUPS);
 	if (a) {
-		struct nlattr *g, *id;
+		struct nlattr *g, *id, *name;
 		int rem;
 
 		nla_for_each_nested(g, a, rem) {
 			id = nla_find_nested(g, CTRL_ATTR_MCAST_GRP_ID);
-			if (id && nla_find_nested(g, CTRL_ATTR_MCAST_GRP_NAME))
+			name = nla_find_nested(g, CTRL_ATTR_MCAST_GRP_NAME);
+			if (id && name && !nla_strcmp(name, MMB_GENL_MCGRP_EVENTS))
 				t->events = nla_get_u32(id);
 		}
 	}
