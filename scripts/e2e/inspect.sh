@@ -151,7 +151,7 @@ check_jq "trace of a truncated header: malformed, passed" \
 # --- the JSON schema of docs/json.md ----------------------------------------
 keys() { jq -c "$1" 2>&1; }
 check "schema: show stats" test "$(stats | keys keys_unsorted)" = \
-	'["interfaces","packets","bytes","dropped","drops","rewritten","not_ip","malformed","connections"]'
+	'["interfaces","packets","bytes","dropped","drops","rewritten","not_ip","malformed","log_suppressed","connections"]'
 check "schema: show interfaces" test "$(in_r mmbctl -j show interfaces | keys '.[0] | [keys_unsorted, (.stats | keys_unsorted)]')" = \
 	'[["ifindex","ifname","enabled","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed"]]'
 check "schema: show interfaces, an enabled name" test "$(in_r mmbctl -j show interfaces | keys '.[-1] | keys_unsorted')" = \
