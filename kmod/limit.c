@@ -291,6 +291,17 @@ static int mmb_meter_slot_take(const struct mmb_limit *l, struct mmb_meter_slot 
 }
 
 /*
+ * The sequence of a slot given once more after @seq: never 0 again, which
+ * says "never used" (a slot given 2^31 times was then given to the next
+ * key that came by, idle or not, with a full bucket, and keys past it in
+ * their probe were not found: a second bucket).
+ */
+static u32 mmb_meter_next(u32 seq)
+{
+	return seq + 2 ?: 2;
+}
+
+/*
  * Give @sl, seen at @seq (never used, or idle), to @key, with the first
  * packet's token taken; false if another CPU got there first or its key
  * is no longer idle.
@@ -302,14 +313,14 @@ static bool mmb_meter_claim(struct mmb_limit *l, struct mmb_meter_slot *sl, u32 
 		return false;
 	if (seq && !mmb_bucket_idle(&sl->tat, now)) {
 		/* Its key took a token meanwhile: it stays. */
-		smp_store_release(&sl->seq, seq + 2);
+		smp_store_release(&sl->seq, mmb_meter_next(seq));
 		return false;
 	}
 	WRITE_ONCE(sl->key[0], key[0]);
 	WRITE_ONCE(sl->key[1], key[1]);
 	atomic64_set(&sl->tat, now + l->cost);
 	/* Pairs with the acquire in mmb_meter_find(): key and bucket first. */
-	smp_store_release(&sl->seq, seq + 2);
+	smp_store_release(&sl->seq, mmb_meter_next(seq));
 	if (seq)
 		this_cpu_inc(l->pcpu->evicted);
 	return true;

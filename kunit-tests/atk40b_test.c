@@ -83,6 +83,46 @@ static void atk40b_limit_deep(struct kunit *test)
 	mmb_limit_free(l);
 }
 
+/*
+ * A meter's slot given 2^31 times (its keys' buckets idle at once: a high
+ * rate, a flood of sources that a small table keeps evicting): its
+ * sequence wrapped to 0, "never used". The next packet that came by (its
+ * own key's, or a key's whose slot lies past it) was given it with a full
+ * bucket, busy or not, and without a look past it: a burst more than the
+ * rate (here 2 packets of a burst of 1), a busy key evicted.
+ */
+static void atk40b_meter_seq_wrap(struct kunit *test)
+{
+	struct mmb_limit_spec ls = {
+		.rate = 1, .unit = 1, .burst = 1, .meter = true, .per = MMB_FIELD_IP_SADDR,
+		.plen = 32, .size = 1,
+	};
+	struct mmbt_pkt_desc d = {
+		.proto = IPPROTO_TCP, .tcp_flags = TCPHDR_SYN, .ttl = 64, .sport = 40000,
+		.dport = 22, .saddr = { 192, 0, 2, 1 }, .daddr = { 198, 51, 100, 7 },
+	};
+	struct net_device *dev = mmbt_netdev_create(test);
+	struct mmb_limit *l = mmb_limit_new(&ls);
+	unsigned int i, n = 0;
+	struct sk_buff *skb;
+	struct mmb_pkt pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, l);
+	skb = mmbt_pkt_build(dev, &d);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	/* The slot after 2^31 - 1 keys, the last one's bucket idle. */
+	l->slot[0].seq = 0xfffffffe;
+	l->slot[0].key[0] = 0xdead;
+	atomic64_set(&l->slot[0].tat, 0);
+	for (i = 0; i < 10; i++)
+		n += mmb_limit_take(l, &pkt, A40B_T0);
+	KUNIT_EXPECT_EQ(test, n, 1);
+	KUNIT_EXPECT_NE(test, l->slot[0].seq, 0);
+	kfree_skb(skb);
+	mmb_limit_free(l);
+}
+
 /* A device of the test's own, enabled: what it sent, what the stack got. */
 static int a40b_sent, a40b_got;
 
@@ -276,6 +316,7 @@ static void atk40b_cc_swap_counted(struct kunit *test)
 static struct kunit_case atk40b_cases[] = {
 	KUNIT_CASE(atk40b_limit_deep),
 	KUNIT_CASE(atk40b_cc_swap_counted),
+	KUNIT_CASE(atk40b_meter_seq_wrap),
 	{}
 };
 
