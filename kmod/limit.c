@@ -21,6 +21,7 @@
  */
 #include <linux/jhash.h>
 #include <linux/kernel.h>
+#include <linux/math64.h>
 #include <linux/percpu.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -55,6 +56,9 @@ const struct nla_policy mmb_limit_policy[MMB_LIMIT_A_MAX + 1] = {
 	[MMB_LIMIT_A_SIZE]	= NLA_POLICY_FULL_RANGE(NLA_U32, &mmb_limit_size_range),
 };
 
+/* The deepest bucket, in ns (see mmb_limit_parse()). */
+#define MMB_LIMIT_TAU_MAX	BIT_ULL(62)
+
 /* Can @f be a meter's key: a field of the IP or L4 header with a value? */
 static bool mmb_limit_keyable(const struct mmb_field_info *f)
 {
@@ -85,6 +89,18 @@ int mmb_limit_parse(const struct nlattr *attr, struct mmb_limit_spec *ls,
 	}
 	ls->burst = tb[MMB_LIMIT_A_BURST] ? nla_get_u32(tb[MMB_LIMIT_A_BURST]) :
 					    MMB_LIMIT_BURST_DEFAULT;
+	/*
+	 * The bucket's depth, burst x unit / rate in ns, within 2^62 (146
+	 * years): a bucket's time is compared to now signed, and one owed
+	 * for over 2^63 ns would read as long past, full again (nft refuses
+	 * a depth past 2^64 too).
+	 */
+	if (ls->burst > div64_u64(MMB_LIMIT_TAU_MAX,
+				  div_u64((u64)ls->unit * NSEC_PER_SEC, ls->rate) ?: 1)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_LIMIT_A_BURST],
+				    "a burst of over 146 years of the rate: a smaller burst or a higher rate");
+		return -EINVAL;
+	}
 	ls->over = nla_get_flag(tb[MMB_LIMIT_A_OVER]);
 	if (!tb[MMB_LIMIT_A_PER]) {
 		if (tb[MMB_LIMIT_A_PREFIX] || tb[MMB_LIMIT_A_SIZE]) {
@@ -275,6 +291,17 @@ static int mmb_meter_slot_take(const struct mmb_limit *l, struct mmb_meter_slot 
 }
 
 /*
+ * The sequence of a slot given once more after @seq: never 0 again, which
+ * says "never used" (a slot given 2^31 times was then given to the next
+ * key that came by, idle or not, with a full bucket, and keys past it in
+ * their probe were not found: a second bucket).
+ */
+static u32 mmb_meter_next(u32 seq)
+{
+	return seq + 2 ?: 2;
+}
+
+/*
  * Give @sl, seen at @seq (never used, or idle), to @key, with the first
  * packet's token taken; false if another CPU got there first or its key
  * is no longer idle.
@@ -286,14 +313,14 @@ static bool mmb_meter_claim(struct mmb_limit *l, struct mmb_meter_slot *sl, u32 
 		return false;
 	if (seq && !mmb_bucket_idle(&sl->tat, now)) {
 		/* Its key took a token meanwhile: it stays. */
-		smp_store_release(&sl->seq, seq + 2);
+		smp_store_release(&sl->seq, mmb_meter_next(seq));
 		return false;
 	}
 	WRITE_ONCE(sl->key[0], key[0]);
 	WRITE_ONCE(sl->key[1], key[1]);
 	atomic64_set(&sl->tat, now + l->cost);
 	/* Pairs with the acquire in mmb_meter_find(): key and bucket first. */
-	smp_store_release(&sl->seq, seq + 2);
+	smp_store_release(&sl->seq, mmb_meter_next(seq));
 	if (seq)
 		this_cpu_inc(l->pcpu->evicted);
 	return true;
