@@ -402,6 +402,9 @@ int value_parse(int field, const char *s, uint8_t *value, int *vlen, int *plen,
 		/* A name, which need not exist yet: the kernel keeps it. */
 		const char *why = ifname_invalid(s, false);
 
+		/* "out !x", "out <=" would read back as an operator, not a name */
+		if (!why && strchr("!<>=", s[0]))
+			why = "an interface name in a rule does not begin with '!', '<', '>' or '='";
 		if (why) {
 			snprintf(err, errlen, "%s", why);
 			return -1;

@@ -467,6 +467,10 @@ int main(void)
 	bad("all mod tcp-opt 0x0102", EXIT_USAGE, 4);
 	bad("in no-such-interface-x drop", EXIT_USAGE, 2);
 	bad("out no-such-interface-x drop", EXIT_USAGE, 2);
+	/* A name that would read back as an operator (the fuzzer's "out !"). */
+	bad("out !x drop", EXIT_USAGE, 2);
+	bad("in <=a drop", EXIT_USAGE, 2);
+	bad("out == =x drop", EXIT_USAGE, 3);
 	bad("!", EXIT_USAGE, 2);
 	/* reject [with ANSWER]: a RST only for TCP rules, said at the word. */
 	good("tcp-dport 22 reject", NULL);
