@@ -1170,11 +1170,29 @@ one:
 }
 
 /* One match statement ANDed into @d. */
+/* Is @v a JSON integer of 0 to 2^32 - 1? Then *@out is it. */
+static bool json_u32(const json_t *v, unsigned long long *out)
+{
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) > 0xffffffffLL)
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+/* Is @v nft's "meta mark" expression? */
+static bool is_meta_mark(const json_t *v)
+{
+	const char *key;
+
+	return !json_unpack((json_t *)v, "{s:{s:s}}", "meta", "key", &key) && !strcmp(key, "mark");
+}
+
 /* meta mark & MASK == VALUE (or !=): meta-mark VALUE/MASK. */
 static int mark_masked(struct imp *im, const json_t *expr, const char *op, const json_t *mask,
 		       const json_t *right, struct dnf *d)
 {
-	json_int_t m, v;
+	unsigned long long m, v;
 	struct alts as = { 0 };
 	struct alt *a;
 	int ret;
@@ -1183,17 +1201,14 @@ static int mark_masked(struct imp *im, const json_t *expr, const char *op, const
 		return refuse(im, expr, "meta mark & MASK compares with == or != only");
 	if (!json_is_integer(mask) || !json_is_integer(right))
 		return refuse(im, expr, "meta mark & MASK compares numbers only");
-	m = json_integer_value(mask);
-	v = json_integer_value(right);
-	if (m <= 0 || m > 0xffffffffLL || v < 0 || v > 0xffffffffLL)
+	if (!json_u32(mask, &m) || !m || !json_u32(right, &v))
 		return refuse(im, expr, "a mark and its mask are 32-bit numbers, the mask not 0");
 	if (v & ~m)
 		return refuse(im, expr, "a value with bits outside its mask never matches");
 	a = alts_new(&as);
 	if (!a)
 		return nomem();
-	alt_term(a, "meta-mark%s 0x%llx/0x%llx", strcmp(op, "!=") ? "" : " !=",
-		 (unsigned long long)v, (unsigned long long)m);
+	alt_term(a, "meta-mark%s 0x%llx/0x%llx", strcmp(op, "!=") ? "" : " !=", v, m);
 	ret = dnf_and(im, expr, d, &as);
 	free(as.a);
 	return ret;
@@ -1390,17 +1405,15 @@ static int mark_set(struct imp *im, const json_t *e, char *buf, size_t len)
 {
 	const json_t *m = json_object_get(e, "mangle"), *v, *op, *and = NULL;
 	unsigned long long keep = 0xffffffffULL, val = 0, mask;
-	const char *key = NULL, *name = NULL;
+	const char *name = NULL;
 	bool is_or = false;
 
-	if (json_unpack((json_t *)m, "{s:{s:{s:s}}, s:o}", "key", "meta", "key", &key,
-			"value", &v) || strcmp(key, "mark"))
+	if (json_unpack((json_t *)m, "{s:o, s:o}", "key", &op, "value", &v) || !is_meta_mark(op))
 		return refuse(im, e, "a mangle of anything but meta mark has no mmb meaning");
 	if (json_is_integer(v)) {
-		if (json_integer_value(v) < 0 || json_integer_value(v) > 0xffffffffLL)
+		if (!json_u32(v, &val))
 			return refuse(im, e, "a mark is a 32-bit number");
-		snprintf(buf, len, "mod meta-mark 0x%llx",
-			 (unsigned long long)json_integer_value(v));
+		snprintf(buf, len, "mod meta-mark 0x%llx", val);
 		im->marked = true;
 		return 0;
 	}
@@ -1419,14 +1432,11 @@ static int mark_set(struct imp *im, const json_t *e, char *buf, size_t len)
 		const json_t *l = json_array_get(op, 0), *r = json_array_get(op, 1);
 
 		is_or = !strcmp(name, "|");
-		if (!json_is_integer(r) || json_integer_value(r) < 0 ||
-		    json_integer_value(r) > 0xffffffffLL)
+		if (!json_u32(r, &val))
 			return refuse(im, e, "this meta mark set has no mmb form");
-		val = json_integer_value(r);
 		if (json_is_object(l) && json_object_get(l, "&"))
 			and = json_object_get(l, "&");
-		else if (json_unpack((json_t *)l, "{s:{s:s}}", "meta", "key", &key) ||
-			 strcmp(key, "mark"))
+		else if (!is_meta_mark(l))
 			return refuse(im, e, "this meta mark set has no mmb form");
 	} else {
 		return refuse(im, e, "this meta mark set has no mmb form");
@@ -1434,12 +1444,9 @@ static int mark_set(struct imp *im, const json_t *e, char *buf, size_t len)
 	if (and) {
 		const json_t *l = json_array_get(and, 0), *r = json_array_get(and, 1);
 
-		if (!json_is_array(and) || json_array_size(and) != 2 ||
-		    json_unpack((json_t *)l, "{s:{s:s}}", "meta", "key", &key) ||
-		    strcmp(key, "mark") || !json_is_integer(r) || json_integer_value(r) < 0 ||
-		    json_integer_value(r) > 0xffffffffLL)
+		if (!json_is_array(and) || json_array_size(and) != 2 || !is_meta_mark(l) ||
+		    !json_u32(r, &keep))
 			return refuse(im, e, "this meta mark set has no mmb form");
-		keep = json_integer_value(r);
 	}
 	/* (mark & keep) | val == (mark & ~(~keep | val)) ^ val */
 	mask = ~keep & 0xffffffffULL;
