@@ -162,18 +162,19 @@ cancel:
 }
 
 /*
- * MMB_A_STATS: the counters of every enabled device of @mn summed, and the
- * flow cache's of its rules; MMB_A_DEVICES.
+ * MMB_A_STATS: the counters of every enabled device of @mn summed, the
+ * flow cache's of its rules and their meters' summed (when they have one);
+ * MMB_A_DEVICES.
  */
 static int mmb_nl_put_net_stats(struct sk_buff *skb, struct mmb_net *mn)
 {
-	u64 n[MMB_COUNT_MAX], sum[MMB_COUNT_MAX] = {}, hits, misses;
+	u64 n[MMB_COUNT_MAX], sum[MMB_COUNT_MAX] = {}, hits, misses, evicted, full;
 	struct mmb_stats st, all = {};
-	const struct mmb_ruleset *rs;
+	struct mmb_ruleset *rs;
 	struct nlattr *nest;
 	struct mmb_dev *md;
+	bool cache, meters;
 	u32 devs = 0;
-	bool cache;
 	int i;
 
 	rtnl_lock();
@@ -190,6 +191,7 @@ static int mmb_nl_put_net_stats(struct sk_buff *skb, struct mmb_net *mn)
 	mmb_rules_lock(&mn->rules);
 	rs = mmb_rules_locked(&mn->rules);
 	cache = rs && mmb_ruleset_cache_stats(rs, &hits, &misses);
+	meters = rs && mmb_ruleset_meter_counts(rs, &evicted, &full);
 	mmb_rules_unlock(&mn->rules);
 
 	nest = nla_nest_start(skb, MMB_A_STATS);
@@ -199,6 +201,9 @@ static int mmb_nl_put_net_stats(struct sk_buff *skb, struct mmb_net *mn)
 	    (cache && (nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_HITS, hits, MMB_STATS_A_PAD) ||
 		       nla_put_u64_64bit(skb, MMB_STATS_A_CACHE_MISSES, misses,
 					 MMB_STATS_A_PAD))) ||
+	    (meters && (nla_put_u64_64bit(skb, MMB_STATS_A_LIMIT_EVICTED, evicted,
+					  MMB_STATS_A_PAD) ||
+			nla_put_u64_64bit(skb, MMB_STATS_A_LIMIT_FULL, full, MMB_STATS_A_PAD))) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_LOG_SUPPRESSED, mmb_log_suppressed(&mn->log),
 			      MMB_STATS_A_PAD)) {
 		nla_nest_cancel(skb, nest);

@@ -131,6 +131,30 @@ static void mmb_ruleset_destroy(struct mmb_ruleset *rs)
 	kfree(rs);
 }
 
+/*
+ * The counters of @rs's meters summed into @evicted and @full (its owner's
+ * lock held); false if no rule of it has a meter.
+ */
+bool mmb_ruleset_meter_counts(struct mmb_ruleset *rs, u64 *evicted, u64 *full)
+{
+	const struct mmb_rule *rule;
+	unsigned long handle;
+	bool any = false;
+	u64 e, f;
+
+	*evicted = 0;
+	*full = 0;
+	xa_for_each(&rs->rules, handle, rule) {
+		if (!rule->limit || !rule->limit->spec.meter)
+			continue;
+		mmb_limit_counts(rule->limit, &e, &f);
+		*evicted += e;
+		*full += f;
+		any = true;
+	}
+	return any;
+}
+
 /* Insert @rule, whose mask and key (mmb_rule_key()) @img holds. */
 static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 			      const struct mmb_rule_image *img)

@@ -235,6 +235,7 @@ int __init mmb_rules_module_init(void);
 void mmb_rules_module_exit(void);
 extern unsigned int mmb_cache_entries;
 bool mmb_ruleset_cache_stats(const struct mmb_ruleset *rs, u64 *hits, u64 *misses);
+bool mmb_ruleset_meter_counts(struct mmb_ruleset *rs, u64 *evicted, u64 *full);
 void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			struct sk_buff *skb, struct mmb_verdict *v);
 

@@ -29,6 +29,14 @@ int show_stats_cb(const struct nlmsghdr *nlh, void *data)
 		print_u64("misses", " misses %llu\n", attr_u64(st.tb[MMB_STATS_A_CACHE_MISSES]));
 		print_close_object();
 	}
+	/* The rules' meters summed: only when a rule has one (docs/limit.md). */
+	if (st.tb[MMB_STATS_A_LIMIT_EVICTED]) {
+		print_open_object("meters");
+		print_u64("evicted", "meters evicted %llu",
+			  attr_u64(st.tb[MMB_STATS_A_LIMIT_EVICTED]));
+		print_u64("full", " full %llu\n", attr_u64(st.tb[MMB_STATS_A_LIMIT_FULL]));
+		print_close_object();
+	}
 	/* Packets log rules matched and did not log, over their rate (docs/log.md). */
 	if (st.tb[MMB_STATS_A_LOG_SUPPRESSED])
 		print_u64("log_suppressed", "log-suppressed %llu\n",

@@ -80,11 +80,11 @@ while True:
 print(json.dumps(got), flush=True)
 EOF
 
-# burst DST COUNT SRC [SPORTS [GAP]]: a counted burst; BURST the sender's
+# [PORT=P] burst DST COUNT SRC [SPORTS [GAP]]: a counted burst to P (7000); BURST the sender's
 # line, GOT the counter's.
 burst() {
-	start_server "$S" python3 "$TMP/count.py" 7000
-	BURST=$(in_c python3 "$TMP/burst.py" "$1" 7000 "$2" "$3" "${4:-1}" "${5:-0}")
+	start_server "$S" python3 "$TMP/count.py" "${PORT:-7000}"
+	BURST=$(in_c python3 "$TMP/burst.py" "$1" "${PORT:-7000}" "$2" "$3" "${4:-1}" "${5:-0}")
 	server_done
 	GOT=$(tail -n 1 "$SERVER_LOG")
 }
@@ -197,7 +197,15 @@ check_jq "size 4, all busy: 4 keys pass, 6 find no slot" '.[0].total == 4' "$GOT
 check_jq "list -s: full 6, evicted 0" '.[0][0].stats.full == 6 and .[0][0].stats.evicted == 0' \
 	"$(in_r mmbctl -j list)"
 check "list -s shows them" sh -c "ip netns exec $R mmbctl -s list | grep -q 'evicted 0 full 6'"
+# show stats sums every meter: a second one whose 3 keys of 5 find no slot.
+in_r mmbctl add udp-dport 7001 limit over 1/hour burst 1 per udp-sport size 2 drop
+PORT=7001 burst 10.0.2.2 5 10.0.1.2 5
+check_jq "size 2, all busy: 2 keys pass, 3 find no slot" '.[0].total == 2' "$GOT"
+check_jq "show stats: the meters summed (full 6 + 3, evicted 0)" \
+	'.[0].meters == {"evicted": 0, "full": 9}' "$(in_r mmbctl -j show stats)"
+check "show stats shows them" sh -c "ip netns exec $R mmbctl show stats | grep -qx 'meters evicted 0 full 9'"
 in_r mmbctl flush
+check_jq "show stats: no meter, no meters object" '.[0].meters == null' "$(in_r mmbctl -j show stats)"
 # 100/second burst 1: a key is idle 10 ms after its packet. 40 keys 30 ms
 # apart: each finds an idle slot, the older keys evicted.
 in_r mmbctl add udp-dport 7000 limit over 100/second burst 1 per udp-sport size 4 drop

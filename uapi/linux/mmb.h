@@ -130,7 +130,9 @@
  *	Answers with one MMB_CMD_STATS_GET message: MMB_A_STATS, the counters
  *	of every enabled device of the namespace summed (as MMB_A_DEV_STATS),
  *	with MMB_STATS_A_CACHE_HITS and _MISSES of the flow cache of the
- *	current rules (none: absent) and MMB_A_DEVICES, how many devices.
+ *	current rules (none: absent), MMB_STATS_A_LIMIT_EVICTED and _FULL of
+ *	their meters summed (no rule with a meter: absent),
+ *	MMB_STATS_A_LOG_SUPPRESSED, and MMB_A_DEVICES, how many devices.
  *
  * MMB_CMD_TRACE
  *	Runs one packet through the namespace's rules and connection table as
@@ -270,8 +272,8 @@ enum mmb_stats_attr {
 	MMB_STATS_A_CACHE_HITS,	/* u64, of MMB_A_STATS: flow cache lookups that hit */
 	MMB_STATS_A_CACHE_MISSES, /* u64 */
 	MMB_STATS_A_DROP_UNMAPPED,	/* u64, of the drops by cause (below CONN's) */
-	MMB_STATS_A_LIMIT_EVICTED,	/* u64, of a meter's rule: idle keys evicted */
-	MMB_STATS_A_LIMIT_FULL,	/* u64, of a meter's rule: keys that found no slot */
+	MMB_STATS_A_LIMIT_EVICTED,	/* u64, of a meter: idle keys evicted */
+	MMB_STATS_A_LIMIT_FULL,	/* u64, of a meter: keys that found no slot */
 	/* u64, of MMB_A_STATS: packets a log rule did not log, over its rate */
 	MMB_STATS_A_LOG_SUPPRESSED,
 	__MMB_STATS_A_MAX
