@@ -523,6 +523,65 @@ static bool mmb_route_filtered(struct net *net, u8 family, const void *addr)
 }
 
 /*
+ * Does the stack route @c's first packet @skb, which arrived on
+ * skb->dev, out of a device mmb is enabled on (a unicast route; its
+ * first next hop's device)? As the stack's input route lookup will,
+ * policy routing included: from its device (iif, a VRF's table), its
+ * source, its mark, its protocol and ports, to its destination as mapped.
+ * A mark that the packet's own verdict sets is not seen (it is set after
+ * this, as the packet is rewritten). Under RCU.
+ */
+static bool mmb_route_onward_filtered(const struct sk_buff *skb, const struct mmb_conn *c)
+{
+	const struct mmb_tuple *o = &c->orig.t, *r = &c->reply.t;
+	bool ports = o->proto == IPPROTO_TCP || o->proto == IPPROTO_UDP;
+	struct net_device *dev = skb->dev;
+
+	if (o->family == 4) {
+		struct flowi4 fl4 = {
+			.daddr = r->src.ip,
+			.saddr = o->src.ip,
+			.flowi4_iif = dev->ifindex,
+			.flowi4_l3mdev = l3mdev_master_ifindex_rcu(dev),
+			.flowi4_mark = skb->mark,
+			.flowi4_proto = o->proto,
+			.flowi4_scope = RT_SCOPE_UNIVERSE,
+			.fl4_sport = ports ? o->sport : 0,
+			.fl4_dport = ports ? r->sport : 0,
+		};
+		struct fib_result res;
+
+		if (fib_lookup(dev_net(dev), &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
+			return false;
+		return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+	}
+#if IS_REACHABLE(CONFIG_IPV6)
+	{
+		struct flowi6 fl6 = {
+			.daddr = r->src.in6,
+			.saddr = o->src.in6,
+			.flowi6_iif = dev->ifindex,
+			.flowi6_l3mdev = l3mdev_master_ifindex_rcu(dev),
+			.flowi6_mark = skb->mark,
+			.flowi6_proto = o->proto,
+			.fl6_sport = ports ? o->sport : 0,
+			.fl6_dport = ports ? r->sport : 0,
+		};
+		struct dst_entry *dst = ip6_route_lookup(dev_net(dev), &fl6, NULL, 0);
+		const struct rt6_info *rt = dst_rt6_info(dst);
+		bool via = !dst->error &&
+			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
+			   mmb_dev_filtered(dst->dev);
+
+		dst_release(dst);
+		return via;
+	}
+#else
+	return false;
+#endif
+}
+
+/*
  * Where the packets of mapped connection @c leave: by an enabled device,
  * whose egress hook then maps their source after routing (nat.c,
  * mmb_nat_manip()), or not, and their source is mapped as they arrive.
@@ -538,7 +597,7 @@ static void mmb_conn_snat_where(struct mmb_conn *c, const struct sk_buff *skb, b
 	u8 family = c->orig.t.family;
 	bool reply;
 
-	if (out || mmb_route_filtered(net, family, &c->reply.t.src))
+	if (out || mmb_route_onward_filtered(skb, c))
 		__set_bit(MMB_CONN_SNAT_ORIG, &c->status);
 	if (out)
 		reply = skb->skb_iif && mmb_route_filtered(net, family, &c->orig.t.src);
@@ -999,8 +1058,7 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	if (v->out) {
 		__set_bit(MMB_CONN_OUT_CLAIM, &c->status);
 		__set_bit(MMB_CONN_OUT_DONE, &c->status);
-	} else if (v->outsf &&
-		   mmb_route_filtered(dev_net(skb->dev), t.family, &c->reply.t.src)) {
+	} else if (v->outsf && mmb_route_onward_filtered(skb, c)) {
 		__set_bit(MMB_CONN_OUT_PENDING, &c->status);
 	}
 	err = mmb_conn_insert(mc, c, nat ? &plan : NULL);
