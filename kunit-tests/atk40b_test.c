@@ -123,42 +123,12 @@ static void atk40b_meter_seq_wrap(struct kunit *test)
 	mmb_limit_free(l);
 }
 
-/* A device of the test's own, enabled: what it sent, what the stack got. */
-static int a40b_sent, a40b_got;
-
-static netdev_tx_t a40b_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	a40b_sent++;
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops a40b_ops = {
-	.ndo_start_xmit = a40b_xmit,
-};
-
-static void a40b_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &a40b_ops;
-	dev->tx_queue_len = 0;
-	dev->priv_flags |= IFF_NO_QUEUE;
-	eth_hw_addr_random(dev);
-}
-
-static int a40b_tap(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
-		    struct net_device *orig)
-{
-	a40b_got++;
-	kfree_skb(skb);
-	return NET_RX_SUCCESS;
-}
-
+/* A device of the test's own, enabled: what the stack got is cd->got. */
 struct a40b_env {
 	struct kunit *test;
+	struct mmbt_capdev *cd;
 	struct net_device *dev;
 	struct mmb_net *mn;
-	struct packet_type pt;
 };
 
 static const u8 a40b_servers[4] = { 10, 0, 1, 0 };
@@ -168,39 +138,25 @@ static void a40b_env_free(void *data)
 	struct a40b_env *e = data;
 	struct mmb_txn txn;
 
-	dev_remove_pack(&e->pt);
 	if (!mmb_txn_begin(&e->mn->rules, &txn, MMB_TXN_EMPTY))
 		mmb_txn_commit(&txn);
 	mmb_conns_flush(&e->mn->conns);
 	e->mn->conns.rpf = true;
 	WRITE_ONCE(mmb_test_points.frozen, false);
-	unregister_netdev(e->dev);
-	free_netdev(e->dev);
+	/* The device goes next (mmbt_capdev_new()). */
 }
 
 /* compose_test.c's router: one enabled device, the servers routed through it. */
 static struct a40b_env *a40b_env_new(struct kunit *test)
 {
 	struct a40b_env *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->test = test;
 	e->mn = mmb_pernet(&init_net);
-	e->dev = alloc_netdev(0, "mmbk%d", NET_NAME_UNKNOWN, a40b_setup);
-	KUNIT_ASSERT_NOT_NULL(test, e->dev);
-	KUNIT_ASSERT_EQ(test, register_netdev(e->dev), 0);
-	e->pt.dev = e->dev;
-	e->pt.type = htons(ETH_P_IP);
-	e->pt.func = a40b_tap;
-	dev_add_pack(&e->pt);
+	e->cd = mmbt_capdev_new(test, "mmbk%d");
+	e->dev = e->cd->dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, a40b_env_free, e), 0);
-	rtnl_lock();
-	err = dev_open(e->dev, NULL);
-	if (!err)
-		err = mmb_dev_enable(e->dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
 	mmbt_route(test, &init_net, e->dev, false, a40b_servers, 24, RTN_UNICAST, false);
 	e->mn->conns.rpf = false;
 	WRITE_ONCE(mmb_test_points.clock, -1000U * HZ);
@@ -223,11 +179,11 @@ static struct mmbt_pkt_desc a40b_tcp(u16 sport, u8 flags, u32 seq)
 static int a40b_receive(struct a40b_env *e, const struct mmbt_pkt_desc *d)
 {
 	struct sk_buff *skb = mmbt_pkt_build(e->dev, d);
-	int before = a40b_got;
+	int before = e->cd->got.n;
 
 	KUNIT_ASSERT_NOT_NULL(e->test, skb);
 	mmbt_receive(mmbt_frame(e->dev, skb));
-	return a40b_got - before;
+	return e->cd->got.n - before;
 }
 
 /* Forward @d out of the device (mmb saw it arrive): 1 if it left. */

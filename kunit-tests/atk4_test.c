@@ -14,37 +14,9 @@
 #include "../kmod/mmb.h"
 #include "util.h"
 
-/* What the test device transmitted last, and how many frames. */
-static struct {
-	int n;
-	unsigned int len;
-	u8 buf[256];
-} a4_sent;
-
-static netdev_tx_t a4_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	a4_sent.n++;
-	a4_sent.len = min_t(unsigned int, skb->len, sizeof(a4_sent.buf));
-	skb_copy_bits(skb, 0, a4_sent.buf, a4_sent.len);
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops a4_ops = {
-	.ndo_start_xmit = a4_xmit,
-};
-
-static void a4_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &a4_ops;
-	dev->tx_queue_len = 0;
-	dev->priv_flags |= IFF_NO_QUEUE;
-	eth_hw_addr_random(dev);
-}
-
 struct a4 {
 	struct kunit *test;
+	struct mmbt_capdev *cd;	/* what it transmitted: cd->sent */
 	struct net_device *dev;
 	struct mmb_net *mn;
 	int iif;		/* what a4_send()'s packets came in on: forwarded */
@@ -66,30 +38,20 @@ static void a4_free(void *data)
 
 	a4_flush(e);
 	e->mn->conns.rpf = true;
-	unregister_netdev(e->dev);
-	free_netdev(e->dev);
+	/* The device goes next (mmbt_capdev_new()). */
 }
 
 static struct a4 *a4_new(struct kunit *test)
 {
 	struct a4 *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->test = test;
 	e->mn = mmb_pernet(&init_net);
-	e->dev = alloc_netdev(0, "mmba%d", NET_NAME_UNKNOWN, a4_setup);
-	KUNIT_ASSERT_NOT_NULL(test, e->dev);
-	KUNIT_ASSERT_EQ(test, register_netdev(e->dev), 0);
+	e->cd = mmbt_capdev_new(test, "mmba%d");
+	e->dev = e->cd->dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, a4_free, e), 0);
-	rtnl_lock();
-	err = dev_open(e->dev, NULL);
-	if (!err)
-		err = mmb_dev_enable(e->dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
 	e->mn->conns.rpf = false;
-	a4_sent.n = 0;
 	return e;
 }
 
@@ -120,7 +82,7 @@ static int a4_send(struct a4 *e, const struct mmbt_pkt_desc *d)
 {
 	struct sk_buff *skb = mmbt_pkt_build(e->dev, d);
 	struct ethhdr *eth;
-	int before = a4_sent.n, rc;
+	int before = e->cd->sent.n, rc;
 
 	KUNIT_ASSERT_NOT_NULL(e->test, skb);
 	eth = skb_push(skb, ETH_HLEN);
@@ -131,7 +93,7 @@ static int a4_send(struct a4 *e, const struct mmbt_pkt_desc *d)
 	skb_reset_mac_header(skb);
 	skb->skb_iif = e->iif;
 	rc = dev_queue_xmit(skb);
-	KUNIT_EXPECT_EQ(e->test, a4_sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
+	KUNIT_EXPECT_EQ(e->test, e->cd->sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
 	return rc == NET_XMIT_SUCCESS;
 }
 

@@ -25,57 +25,12 @@
 #include "../kmod/test.h"
 #include "util.h"
 
-/* What the device transmitted last, and how many frames. */
-static struct {
-	int n;
-	unsigned int len;
-	u8 buf[256];
-} cmp_sent;
-
-/* What the stack got last after mmb's hook, and how many packets. */
-static struct {
-	int n;
-	unsigned int len;
-	u8 buf[256];
-} cmp_got;
-
-static netdev_tx_t cmp_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	cmp_sent.n++;
-	cmp_sent.len = min_t(unsigned int, skb->len, sizeof(cmp_sent.buf));
-	skb_copy_bits(skb, 0, cmp_sent.buf, cmp_sent.len);
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops cmp_ops = {
-	.ndo_start_xmit = cmp_xmit,
-};
-
-static void cmp_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &cmp_ops;
-	dev->tx_queue_len = 0;
-	dev->priv_flags |= IFF_NO_QUEUE;
-	eth_hw_addr_random(dev);
-}
-
-static int cmp_tap_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
-		       struct net_device *orig)
-{
-	cmp_got.n++;
-	cmp_got.len = min_t(unsigned int, skb->len, sizeof(cmp_got.buf));
-	skb_copy_bits(skb, 0, cmp_got.buf, cmp_got.len);
-	kfree_skb(skb);
-	return NET_RX_SUCCESS;
-}
-
+/* A router of one device: what it sent and what its stack got are @cd's. */
 struct cmp {
 	struct kunit *test;
+	struct mmbt_capdev *cd;
 	struct net_device *dev;
 	struct mmb_net *mn;
-	struct packet_type pt4, pt6;
 };
 
 /* 10.0.0.0/24 and fd00::/64 are the inside; 10.0.1.0/24, fd00:1::/64 the servers. */
@@ -112,45 +67,24 @@ static void cmp_free(void *data)
 	mmb_test_points.bind = NULL;
 	mmb_test_points.found = NULL;
 	mmb_test_points.half_in = NULL;
-	dev_remove_pack(&e->pt4);
-	dev_remove_pack(&e->pt6);
 	cmp_flush(e);
 	e->mn->conns.rpf = true;
-	/* Its routes go with it. */
-	unregister_netdev(e->dev);
-	free_netdev(e->dev);
+	/* The device goes next (mmbt_capdev_new()), its routes with it. */
 }
 
 static struct cmp *cmp_new(struct kunit *test)
 {
 	struct cmp *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->test = test;
 	e->mn = mmb_pernet(&init_net);
-	e->dev = alloc_netdev(0, "mmbc%d", NET_NAME_UNKNOWN, cmp_setup);
-	KUNIT_ASSERT_NOT_NULL(test, e->dev);
-	KUNIT_ASSERT_EQ(test, register_netdev(e->dev), 0);
-	e->pt4.dev = e->dev;
-	e->pt4.type = htons(ETH_P_IP);
-	e->pt4.func = cmp_tap_rcv;
-	e->pt6 = e->pt4;
-	e->pt6.type = htons(ETH_P_IPV6);
-	dev_add_pack(&e->pt4);
-	dev_add_pack(&e->pt6);
+	e->cd = mmbt_capdev_new(test, "mmbc%d");
+	e->dev = e->cd->dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, cmp_free, e), 0);
-	rtnl_lock();
-	err = dev_open(e->dev, NULL);
-	if (!err)
-		err = mmb_dev_enable(e->dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
 	cmp_route(test, e->dev, false, false);
 	cmp_route(test, e->dev, true, false);
 	e->mn->conns.rpf = false;
-	cmp_sent.n = 0;
-	cmp_got.n = 0;
 	return e;
 }
 
@@ -187,10 +121,10 @@ static struct sk_buff *cmp_leaving(struct cmp *e, const struct mmbt_pkt_desc *d)
 /* Forward @d out of the device: 1 if it left, 0 if the egress hook dropped it. */
 static int cmp_send(struct cmp *e, const struct mmbt_pkt_desc *d)
 {
-	int before = cmp_sent.n, rc;
+	int before = e->cd->sent.n, rc;
 
 	rc = dev_queue_xmit(cmp_leaving(e, d));
-	KUNIT_EXPECT_EQ(e->test, cmp_sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
+	KUNIT_EXPECT_EQ(e->test, e->cd->sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
 	return rc == NET_XMIT_SUCCESS;
 }
 
@@ -198,11 +132,11 @@ static int cmp_send(struct cmp *e, const struct mmbt_pkt_desc *d)
 static int cmp_receive(struct cmp *e, const struct mmbt_pkt_desc *d)
 {
 	struct sk_buff *skb = mmbt_pkt_build(e->dev, d);
-	int before = cmp_got.n;
+	int before = e->cd->got.n;
 
 	KUNIT_ASSERT_NOT_NULL(e->test, skb);
 	mmbt_receive(mmbt_frame(e->dev, skb));
-	return cmp_got.n - before;
+	return e->cd->got.n - before;
 }
 
 static u64 cmp_count(struct cmp *e, enum mmb_count what)
@@ -320,8 +254,8 @@ static void compose_snat_test(struct kunit *test)
 			KUNIT_EXPECT_FALSE(test, test_bit(MMB_CONN_MAPPED, &c->status));
 			/* Out: the leaving rule maps its source, on the same connection. */
 			KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
-			cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
-				       proto, outside, 40000 + p);
+			cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN,
+				       e->cd->sent.len - ETH_HLEN, v6, proto, outside, 40000 + p);
 			KUNIT_EXPECT_EQ(test, atomic_read(&e->mn->conns.count), (int)p + 1);
 			c = cmp_conn(e, &d);
 			KUNIT_ASSERT_NOT_NULL(test, c);
@@ -333,13 +267,13 @@ static void compose_snat_test(struct kunit *test)
 			d.payload_seed = 7;
 			KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
 			KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
-			cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
-				       proto, outside, 40000 + p);
+			cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN,
+				       e->cd->sent.len - ETH_HLEN, v6, proto, outside, 40000 + p);
 			/* The reply, to the mapped address, is mapped back as it arrives. */
 			d = cmp_pkt(v6, proto, server, 80, outside, 40000 + p);
 			d.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
 			KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
-			cmp_expect_dst(test, cmp_got.buf, cmp_got.len, v6, proto, client,
+			cmp_expect_dst(test, e->cd->got.buf, e->cd->got.len, v6, proto, client,
 				       40000 + p);
 			KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));
 		}
@@ -385,7 +319,7 @@ static void compose_early_reply_test(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, c);
 		KUNIT_EXPECT_FALSE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));
 		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
-		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+		cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN, e->cd->sent.len - ETH_HLEN, v6,
 			       IPPROTO_TCP, outside, 40000);
 		/* The unmapped tuple is nobody's now: still dropped. */
 		d = cmp_pkt(v6, IPPROTO_TCP, server, 80, client, 40000);
@@ -394,7 +328,8 @@ static void compose_early_reply_test(struct kunit *test)
 		d = cmp_pkt(v6, IPPROTO_TCP, server, 80, outside, 40000);
 		d.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
 		KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
-		cmp_expect_dst(test, cmp_got.buf, cmp_got.len, v6, IPPROTO_TCP, client, 40000);
+		cmp_expect_dst(test, e->cd->got.buf, e->cd->got.len, v6, IPPROTO_TCP, client,
+			       40000);
 		cmp_flush(e);
 	}
 }
@@ -494,7 +429,7 @@ static void compose_race_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, cmp_race.runs, 1);
 		KUNIT_EXPECT_EQ(test, cmp_race.verdict, NF_DROP);
 		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_UNMAPPED), unmapped + 1);
-		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+		cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN, e->cd->sent.len - ETH_HLEN, v6,
 			       IPPROTO_TCP, outside, 40000);
 		KUNIT_EXPECT_EQ(test, atomic_read(&e->mn->conns.count), 1);
 		c = cmp_conn(e, &d);
@@ -503,7 +438,7 @@ static void compose_race_test(struct kunit *test)
 		/* A copy after it: mapped by the one binding, no other made. */
 		KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
 		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
-		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+		cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN, e->cd->sent.len - ETH_HLEN, v6,
 			       IPPROTO_TCP, outside, 40000);
 		KUNIT_EXPECT_EQ(test, atomic_read(&e->mn->conns.count), 1);
 		KUNIT_EXPECT_PTR_EQ(test, cmp_conn(e, &d), c);
@@ -542,12 +477,12 @@ static void compose_clash_test(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, c);
 		port = ntohs(c->reply.t.dport);
 		KUNIT_EXPECT_NE(test, port, 40000);
-		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+		cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN, e->cd->sent.len - ETH_HLEN, v6,
 			       IPPROTO_UDP, outside, port);
 		/* Its reply comes back to the other host. */
 		d = cmp_pkt(v6, IPPROTO_UDP, server, 53, outside, port);
 		KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
-		cmp_expect_dst(test, cmp_got.buf, cmp_got.len, v6, IPPROTO_UDP,
+		cmp_expect_dst(test, e->cd->got.buf, e->cd->got.len, v6, IPPROTO_UDP,
 			       v6 ? other6 : other4, 40000);
 		cmp_flush(e);
 	}
@@ -600,7 +535,7 @@ static void compose_related_test(struct kunit *test)
 		put_unaligned(sum, (__sum16 *)(l3 + l3len + 2));
 		KUNIT_ASSERT_EQ(test, mmbt_l4_csum(l3, l3len, 8 + l3len + 8, v6, proto), 0);
 		KUNIT_EXPECT_EQ(test, dev_queue_xmit(err), NET_XMIT_SUCCESS);
-		KUNIT_EXPECT_EQ(test, cmp_sent.len, ETH_HLEN + l3len + 8 + l3len + 8);
+		KUNIT_EXPECT_EQ(test, e->cd->sent.len, ETH_HLEN + l3len + 8 + l3len + 8);
 		cmp_flush(e);
 	}
 }
@@ -677,11 +612,11 @@ static void compose_pmtu_test(struct kunit *test)
 			KUNIT_EXPECT_EQ(test, dst_mtu(dst), 1400);
 			skb_dst_set(skb, dst);
 			KUNIT_EXPECT_EQ(test, dev_queue_xmit(skb), NET_XMIT_SUCCESS);
-			KUNIT_ASSERT_GE(test, cmp_sent.len, l4off + 24);
-			KUNIT_EXPECT_EQ(test, get_unaligned_be16(cmp_sent.buf + l4off + 22),
+			KUNIT_ASSERT_GE(test, e->cd->sent.len, l4off + 24);
+			KUNIT_EXPECT_EQ(test, get_unaligned_be16(e->cd->sent.buf + l4off + 22),
 					want[port]);
-			KUNIT_EXPECT_EQ(test, mmbt_l4_csum(cmp_sent.buf + ETH_HLEN, l3len,
-							   cmp_sent.len - l4off, v6,
+			KUNIT_EXPECT_EQ(test, mmbt_l4_csum(e->cd->sent.buf + ETH_HLEN, l3len,
+							   e->cd->sent.len - l4off, v6,
 							   IPPROTO_TCP), 0);
 		}
 	}
@@ -720,7 +655,7 @@ static int cmp_receive_error(struct cmp *e, const u8 *from, const u8 *to,
 		   ICMP_DEST_UNREACH << 8 | ICMP_PORT_UNREACH;
 	struct mmbt_pkt_desc d = cmp_pkt(q->v6, proto, from, type, to, 0);
 	struct sk_buff *skb, *quoted;
-	int before = cmp_got.n;
+	int before = e->cd->got.n;
 	__sum16 sum;
 	u8 *l3;
 
@@ -737,7 +672,7 @@ static int cmp_receive_error(struct cmp *e, const u8 *from, const u8 *to,
 	put_unaligned(sum, (__sum16 *)(l3 + l3len + 2));
 	KUNIT_EXPECT_EQ(e->test, mmbt_l4_csum(l3, l3len, 8 + l3len + 8, q->v6, proto), 0);
 	mmbt_receive(mmbt_frame(e->dev, skb));
-	return cmp_got.n - before;
+	return e->cd->got.n - before;
 }
 
 /*
@@ -898,8 +833,8 @@ static void atkc_stale_copy_test(struct kunit *test)
 		kfree_skb(cmp_stale.skb);
 		KUNIT_EXPECT_EQ(test, cmp_stale.verdict, NF_ACCEPT);
 		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_UNMAPPED), unmapped + 1);
-		if (cmp_sent.n)
-			KUNIT_EXPECT_NE(test, memcmp(cmp_sent.buf + ETH_HLEN + (v6 ? 8 : 12),
+		if (e->cd->sent.n)
+			KUNIT_EXPECT_NE(test, memcmp(e->cd->sent.buf + ETH_HLEN + (v6 ? 8 : 12),
 						     client, v6 ? 16 : 4), 0);
 		c = cmp_conn(e, &d);
 		KUNIT_ASSERT_NOT_NULL(test, c);
@@ -943,7 +878,7 @@ static void atkc_masq_race_test(struct kunit *test)
 		/* No loss meanwhile: no walk. */
 		d = cmp_pkt(v6, IPPROTO_UDP, client, 40000, server, 53);
 		KUNIT_EXPECT_EQ(test, cmp_send(e, &d), 1);
-		cmp_expect_src(test, cmp_sent.buf + ETH_HLEN, cmp_sent.len - ETH_HLEN, v6,
+		cmp_expect_src(test, e->cd->sent.buf + ETH_HLEN, e->cd->sent.len - ETH_HLEN, v6,
 			       IPPROTO_UDP, outside, 40000);
 		KUNIT_EXPECT_FALSE(test, work_pending(&mc->masq));
 		/* A loss between the pick and the table: the table is walked again. */

@@ -14,44 +14,15 @@
 #include "../kmod/mmb.h"
 #include "util.h"
 
-/* What the test device transmitted last, and how many frames. */
-static struct {
-	int n;
-	unsigned int len;
-	u8 buf[128];
-} sent;
-
-static netdev_tx_t egt_xmit(struct sk_buff *skb, struct net_device *dev)
-{
-	sent.n++;
-	sent.len = min_t(unsigned int, skb->len, sizeof(sent.buf));
-	skb_copy_bits(skb, 0, sent.buf, sent.len);
-	dev_kfree_skb(skb);
-	return NETDEV_TX_OK;
-}
-
-static const struct net_device_ops egt_ops = {
-	.ndo_start_xmit = egt_xmit,
-};
-
-static void egt_setup(struct net_device *dev)
-{
-	ether_setup(dev);
-	dev->netdev_ops = &egt_ops;
-	/* No queue: a frame reaches egt_xmit() as dev_queue_xmit() returns. */
-	dev->tx_queue_len = 0;
-	dev->priv_flags |= IFF_NO_QUEUE;
-	eth_hw_addr_random(dev);
-}
-
 struct egt {
 	struct kunit *test;
+	struct mmbt_capdev *cd;	/* what it transmitted: cd->sent */
 	struct net_device *dev;
 	struct mmb_net *mn;
 	int iif;		/* what egt_send()'s packets came in on: forwarded */
 };
 
-/* The namespace's rules and connections are emptied, and the device goes. */
+/* The namespace's rules and connections are emptied; the device goes next. */
 static void egt_free(void *data)
 {
 	struct egt *e = data;
@@ -60,8 +31,6 @@ static void egt_free(void *data)
 	if (!mmb_txn_begin(&e->mn->rules, &txn, MMB_TXN_EMPTY))
 		mmb_txn_commit(&txn);
 	mmb_conns_flush(&e->mn->conns);
-	unregister_netdev(e->dev);
-	free_netdev(e->dev);
 }
 
 /* "out @name" (or "out != @name"), as netlink gives it. */
@@ -77,24 +46,15 @@ static struct mmb_match_spec egt_out(u8 op, const char *name)
 static struct egt *egt_new_named(struct kunit *test, const char *name)
 {
 	struct egt *e = kunit_kzalloc(test, sizeof(*e), GFP_KERNEL);
-	int err;
 
 	KUNIT_ASSERT_NOT_NULL(test, e);
 	e->test = test;
 	e->mn = mmb_pernet(&init_net);
-	e->dev = alloc_netdev(0, name, NET_NAME_UNKNOWN, egt_setup);
-	KUNIT_ASSERT_NOT_NULL(test, e->dev);
-	KUNIT_ASSERT_EQ(test, register_netdev(e->dev), 0);
+	e->cd = mmbt_capdev_new(test, name);
+	e->dev = e->cd->dev;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, egt_free, e), 0);
-	rtnl_lock();
-	err = dev_open(e->dev, NULL);
-	if (!err)
-		err = mmb_dev_enable(e->dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
 	/* Both ways on one device, no routes: rp-filter is rpf_test.c's. */
 	e->mn->conns.rpf = false;
-	sent.n = 0;
 	return e;
 }
 
@@ -130,7 +90,7 @@ static int egt_send(struct egt *e, const struct mmbt_pkt_desc *d)
 {
 	struct sk_buff *skb = mmbt_pkt_build(e->dev, d);
 	struct ethhdr *eth;
-	int before = sent.n, rc;
+	int before = e->cd->sent.n, rc;
 
 	KUNIT_ASSERT_NOT_NULL(e->test, skb);
 	eth = skb_push(skb, ETH_HLEN);
@@ -141,7 +101,7 @@ static int egt_send(struct egt *e, const struct mmbt_pkt_desc *d)
 	skb_reset_mac_header(skb);
 	skb->skb_iif = e->iif;
 	rc = dev_queue_xmit(skb);
-	KUNIT_EXPECT_EQ(e->test, sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
+	KUNIT_EXPECT_EQ(e->test, e->cd->sent.n - before, rc == NET_XMIT_SUCCESS ? 1 : 0);
 	return rc == NET_XMIT_SUCCESS;
 }
 
@@ -334,12 +294,12 @@ static void egress_rewrite_test(struct kunit *test)
 	struct mmbt_target t = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_TTL, .vlen = 1,
 				 .value = { 9 } };
 	struct mmbt_pkt_desc d = egt_pkt(false, IPPROTO_UDP, 40000, 53, false);
-	const struct iphdr *iph = (const struct iphdr *)(sent.buf + ETH_HLEN);
+	const struct iphdr *iph = (const struct iphdr *)(e->cd->sent.buf + ETH_HLEN);
 
 	mmbt_rule_targets(test, &e->mn->rules, false, &m, 1, &t, 1);
 	KUNIT_ASSERT_EQ(test, egt_send(e, &d), 1);
-	KUNIT_EXPECT_EQ(test, get_unaligned_be16(sent.buf + 12), ETH_P_IP);
-	KUNIT_EXPECT_TRUE(test, ether_addr_equal(sent.buf + 6, e->dev->dev_addr));
+	KUNIT_EXPECT_EQ(test, get_unaligned_be16(e->cd->sent.buf + 12), ETH_P_IP);
+	KUNIT_EXPECT_TRUE(test, ether_addr_equal(e->cd->sent.buf + 6, e->dev->dev_addr));
 	KUNIT_EXPECT_EQ(test, iph->ttl, 9);
 	KUNIT_EXPECT_EQ(test, ip_fast_csum(iph, iph->ihl), 0);
 	KUNIT_EXPECT_EQ(test, egt_count(e, MMB_COUNT_REWRITTEN), 1);

@@ -64,6 +64,95 @@ struct net_device *mmbt_netdev_create_l3(struct kunit *test)
 	return mmbt_netdev_new(test, "mmbl3%d", mmbt_setup_l3);
 }
 
+/* --- a capturing device ------------------------------------------------- */
+
+static void mmbt_capture(struct mmbt_capture *c, const struct sk_buff *skb)
+{
+	c->n++;
+	c->len = min_t(unsigned int, skb->len, sizeof(c->buf));
+	if (skb_copy_bits(skb, 0, c->buf, c->len))
+		c->len = 0;
+}
+
+static netdev_tx_t mmbt_cap_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct mmbt_capdev *cd = *(struct mmbt_capdev **)netdev_priv(dev);
+
+	mmbt_capture(&cd->sent, skb);
+	dev_kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static const struct net_device_ops mmbt_cap_ops = {
+	.ndo_start_xmit = mmbt_cap_xmit,
+};
+
+static void mmbt_cap_setup(struct net_device *dev)
+{
+	ether_setup(dev);
+	dev->netdev_ops = &mmbt_cap_ops;
+	/* No queue: a frame reaches mmbt_cap_xmit() as dev_queue_xmit() returns. */
+	dev->tx_queue_len = 0;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	eth_hw_addr_random(dev);
+}
+
+static int mmbt_cap_rcv(struct sk_buff *skb, struct net_device *dev, struct packet_type *pt,
+			struct net_device *orig)
+{
+	struct mmbt_capdev *cd = *(struct mmbt_capdev **)netdev_priv(dev);
+
+	mmbt_capture(&cd->got, skb);
+	kfree_skb(skb);
+	return NET_RX_SUCCESS;
+}
+
+static void mmbt_capdev_free(void *data)
+{
+	struct mmbt_capdev *cd = data;
+
+	dev_remove_pack(&cd->pt4);
+	dev_remove_pack(&cd->pt6);
+	unregister_netdev(cd->dev);
+	free_netdev(cd->dev);
+}
+
+/*
+ * A device of the test's own called @name ("mmbc%d": the next free one),
+ * up and enabled, that keeps what it transmits (@sent) and the IPv4 and
+ * IPv6 packets the stack receives from it (@got: what passed mmb's hook).
+ * It goes at the test's end, after what the test registers later.
+ */
+struct mmbt_capdev *mmbt_capdev_new(struct kunit *test, const char *name)
+{
+	struct mmbt_capdev *cd = kunit_kzalloc(test, sizeof(*cd), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, cd);
+	cd->dev = alloc_netdev(sizeof(cd), name, NET_NAME_UNKNOWN, mmbt_cap_setup);
+	KUNIT_ASSERT_NOT_NULL(test, cd->dev);
+	*(struct mmbt_capdev **)netdev_priv(cd->dev) = cd;
+	err = register_netdev(cd->dev);
+	if (err)
+		free_netdev(cd->dev);
+	KUNIT_ASSERT_EQ(test, err, 0);
+	cd->pt4.dev = cd->dev;
+	cd->pt4.type = htons(ETH_P_IP);
+	cd->pt4.func = mmbt_cap_rcv;
+	cd->pt6 = cd->pt4;
+	cd->pt6.type = htons(ETH_P_IPV6);
+	dev_add_pack(&cd->pt4);
+	dev_add_pack(&cd->pt6);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, mmbt_capdev_free, cd), 0);
+	rtnl_lock();
+	err = dev_open(cd->dev, NULL);
+	if (!err)
+		err = mmb_dev_enable(cd->dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return cd;
+}
+
 /* Whether mmb is enabled on @dev. */
 bool mmbt_enabled(struct net_device *dev)
 {

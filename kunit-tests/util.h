@@ -11,6 +11,21 @@
 
 #include "../kmod/rule.h"
 
+/* What a capturing device sent, or its stack got: how many, the last one's first bytes. */
+struct mmbt_capture {
+	int n;
+	unsigned int len;
+	u8 buf[256];
+};
+
+struct mmbt_capdev {
+	struct net_device *dev;
+	struct mmbt_capture sent, got;
+	struct packet_type pt4, pt6;
+};
+
+struct mmbt_capdev *mmbt_capdev_new(struct kunit *test, const char *name);
+
 void mmbt_setup(struct net_device *dev);
 struct net_device *mmbt_netdev_create(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
