@@ -113,6 +113,7 @@ uninstall:
 		$(DESTDIR)$(COMPLETIONDIR)/mmbctl $(DESTDIR)$(UNITDIR)/mmb.service \
 		$(DESTDIR)$(UNITDIR)/mmb-metrics.service $(DESTDIR)$(UNITDIR)/mmb-metrics.timer \
 		$(DESTDIR)$(PREFIX)/lib/mmb/mmb-metrics
+	-rmdir $(DESTDIR)$(PREFIX)/lib/mmb 2> /dev/null
 
 clean:
 	$(MAKE) -C userspace clean

@@ -30,34 +30,30 @@ if ! router_page_up ||
 	exit 1
 fi
 
-ask() {	# ask NS PROTO HOST PORT: the peer-server's "ADDR PORT" of us
-	ip netns exec "$1" python3 "$TRAFFIC" peer-ask "$2" "$3" "$4"
-}
-
 # What the LAN and the WAN get through the router: one line per probe,
 # the same for mmb and for nft.
 probes() {
 	local seen
 
 	start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
-	seen=$(ask "$C" tcp "$ISP4" 8000)
+	seen=$(peer_ask "$C" tcp "$ISP4" 8000)
 	echo "tcp4 ${seen% *}"
 	in_c python3 "$TRAFFIC" tcp-multi "$ISP4" 8000 1 0 "$HOST4" 200000 > /dev/null &&
 		echo "tcp4 200 kB echoed"
-	seen=$(ask "$C" tcp "$ISP6" 8000)
+	seen=$(peer_ask "$C" tcp "$ISP6" 8000)
 	echo "tcp6 ${seen% *}"
 	stop_server
 	start_server "$S" python3 "$TRAFFIC" peer-server udp 9000 1
-	seen=$(ask "$C" udp "$ISP4" 9000)
+	seen=$(peer_ask "$C" udp "$ISP4" 9000)
 	echo "udp4 ${seen% *}"
-	seen=$(ask "$C" udp "$ISP6" 9000)
+	seen=$(peer_ask "$C" udp "$ISP6" 9000)
 	echo "udp6 ${seen% *}"
 	stop_server
 	in_c ping -q -c 1 -W 5 "$ISP4" > /dev/null && echo "ping4 answered"
 	in_c ping -q -c 1 -W 5 "$ISP6" > /dev/null && echo "ping6 answered"
 	# Port forwarding: the WAN's 8080 is the host's 80.
 	start_server "$C" python3 "$TRAFFIC" peer-server tcp 80 1
-	seen=$(ask "$S" tcp "$WAN4" 8080)
+	seen=$(peer_ask "$S" tcp "$WAN4" 8080)
 	echo "forward ${seen% *}"
 	stop_server
 	# Nothing else in from the WAN: a LAN host's closed port over IPv6.

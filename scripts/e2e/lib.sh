@@ -232,6 +232,12 @@ stop_server() {
 }
 
 # The MAC address of DEV in namespace NS.
+# peer_ask NS PROTO HOST PORT: what traffic.py's peer-server at HOST:PORT
+# saw of us, "ADDR PORT".
+peer_ask() {
+	ip netns exec "$1" python3 "$TRAFFIC" peer-ask "$2" "$3" "$4"
+}
+
 mac_of() {
 	ip -n "$1" -j link show "$2" | jq -r '.[0].address'
 }

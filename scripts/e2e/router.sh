@@ -37,27 +37,23 @@ check "the ruleset parses without a kernel (--dry-run)" mmbctl --dry-run -f "$TM
 check "the ruleset applies as one file" in_r mmbctl -f "$TMP/router.rules"
 check "lan0 and wan0 are enabled" test "$(enabled_in "$R")" = "lan0 wan0"
 
-ask() {	# ask NS PROTO HOST PORT: the peer-server's "ADDR PORT" of us
-	ip netns exec "$1" python3 "$TRAFFIC" peer-ask "$2" "$3" "$4"
-}
-
 # --- the LAN's connections out ------------------------------------------------
 start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
-seen=$(ask "$C" tcp "$ISP4" 8000)
+seen=$(peer_ask "$C" tcp "$ISP4" 8000)
 check "IPv4 TCP from the LAN: the ISP sees the WAN address ($seen)" test "${seen% *}" = "$WAN4"
 check "from a port of 61000-65535" test "${seen#* }" -ge 61000 -a "${seen#* }" -le 65535
 check "200 kB echoed through the NAT intact" \
 	in_c python3 "$TRAFFIC" tcp-multi "$ISP4" 8000 1 0 "$HOST4" 200000
-seen=$(ask "$C" tcp "$ISP6" 8000)
+seen=$(peer_ask "$C" tcp "$ISP6" 8000)
 check "IPv6 TCP from the LAN: routed, the host's own address ($seen)" test "${seen% *}" = "$HOST6"
 check "200 kB echoed over IPv6 intact" \
 	in_c python3 "$TRAFFIC" tcp-multi "$ISP6" 8000 1 0 "$HOST6" 200000
 stop_server
 start_server "$S" python3 "$TRAFFIC" peer-server udp 9000 1
-seen=$(ask "$C" udp "$ISP4" 9000)
+seen=$(peer_ask "$C" udp "$ISP4" 9000)
 check "IPv4 UDP from the LAN: the WAN address, a port of 61000-65535 ($seen)" \
 	test "${seen% *}" = "$WAN4" -a "${seen#* }" -ge 61000
-check "IPv6 UDP from the LAN: routed" test "$(ask "$C" udp "$ISP6" 9000 | cut -d' ' -f1)" = "$HOST6"
+check "IPv6 UDP from the LAN: routed" test "$(peer_ask "$C" udp "$ISP6" 9000 | cut -d' ' -f1)" = "$HOST6"
 stop_server
 check "ping from the LAN (IPv4, through NAT)" in_c ping -q -c 1 -W 5 "$ISP4"
 check "ping from the LAN (IPv6)" in_c ping -q -c 1 -W 5 "$ISP6"
@@ -85,12 +81,12 @@ stop_server
 
 # Port forwarding: the WAN's 8080 is the host's 80; IPv6's port 80 is open.
 start_server "$C" python3 "$TRAFFIC" peer-server tcp 80 1
-seen=$(ask "$S" tcp "$WAN4" 8080)
+seen=$(peer_ask "$S" tcp "$WAN4" 8080)
 check "port forwarding: the WAN's 8080 reaches the host's 80, from the ISP's own address ($seen)" \
 	test "${seen% *}" = "$ISP4"
 check "port forwarding: 200 kB echoed intact" \
 	in_s python3 "$TRAFFIC" tcp-multi "$WAN4" 8080 1 0 "$ISP4" 200000
-seen=$(ask "$S" tcp "$HOST6" 80)
+seen=$(peer_ask "$S" tcp "$HOST6" 80)
 check "IPv6: the opened port 80 of the host is reachable ($seen)" test "${seen% *}" = "$ISP6"
 stop_server
 
@@ -121,7 +117,7 @@ check "the router pings the ISP (IPv4)" in_r ping -q -c 1 -W 5 "$ISP4"
 check "the router pings the ISP (IPv6)" in_r ping -q -c 1 -W 5 "$ISP6"
 start_server "$S" python3 "$TRAFFIC" peer-server udp 53 1
 check "the router's own DNS query gets its answer" \
-	test "$(ask "$R" udp "$ISP4" 53 | cut -d' ' -f1)" = "$WAN4"
+	test "$(peer_ask "$R" udp "$ISP4" 53 | cut -d' ' -f1)" = "$WAN4"
 stop_server
 start_server "$S" python3 "$TRAFFIC" tcp-echo-server 443
 d=$(dev_drops wan0 rule)
@@ -161,7 +157,7 @@ check "save, flush and -f of the saved file" \
 check "saves back identically" diff "$TMP/saved.rules" <(in_r mmbctl save)
 start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
 check "and the LAN's connections go out through NAT again" \
-	test "$(ask "$C" tcp "$ISP4" 8000 | cut -d' ' -f1)" = "$WAN4"
+	test "$(peer_ask "$C" tcp "$ISP4" 8000 | cut -d' ' -f1)" = "$WAN4"
 stop_server
 in_r mmbctl flush
 
