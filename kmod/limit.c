@@ -514,12 +514,14 @@ struct mmb_limit *mmb_limit_new(const struct mmb_limit_spec *ls)
 	get_random_bytes(&l->seed, sizeof(l->seed));
 	l->nbuckets = DIV_ROUND_UP(ls->size, MMB_METER_WAYS);
 	l->pcpu = alloc_percpu_gfp(struct mmb_limit_pcpu, GFP_KERNEL_ACCOUNT);
-	l->head = kvcalloc(l->nbuckets, sizeof(*l->head), GFP_KERNEL_ACCOUNT);
-	l->slots = kvcalloc(l->nbuckets, sizeof(*l->slots), GFP_KERNEL_ACCOUNT);
-	if (!l->pcpu || !l->head || !l->slots) {
+	/* One allocation, the heads then the slots: 256 bytes a bucket. */
+	l->head = kvcalloc(l->nbuckets, sizeof(*l->head) + sizeof(*l->slots),
+			   GFP_KERNEL_ACCOUNT);
+	if (!l->pcpu || !l->head) {
 		mmb_limit_free(l);
 		return NULL;
 	}
+	l->slots = (struct mmb_meter_slots *)(l->head + l->nbuckets);
 	return l;
 }
 
@@ -528,8 +530,7 @@ void mmb_limit_free(struct mmb_limit *l)
 {
 	if (!l)
 		return;
-	kvfree(l->slots);
-	kvfree(l->head);
+	kvfree(l->head);	/* and the slots */
 	free_percpu(l->pcpu);
 	kfree(l);
 }

@@ -84,7 +84,10 @@ struct mmb_limit {
 	siphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
 	u32 nbuckets;		/* a meter's: spec.size / MMB_METER_WAYS, rounded up */
 	struct mmb_limit_pcpu __percpu *pcpu;
-	/* Of nbuckets buckets; the last has the rest of spec.size (1 to 8 slots). */
+	/*
+	 * Of nbuckets buckets, the last with the rest of spec.size (1 to 8
+	 * slots): one allocation, the heads, then the slots.
+	 */
 	struct mmb_meter_head *head;
 	struct mmb_meter_slots *slots;
 	atomic64_t tat ____cacheline_aligned_in_smp;	/* a plain limit's bucket */
