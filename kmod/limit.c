@@ -7,11 +7,12 @@
  *
  *   plain limit   one bucket per rule: an atomic64 cmpxchg, no lock
  *   meter         one bucket per key ("per FIELD[/PREFIX]") in a table of
- *                 spec.size slots made with the rule: a key hashes (SipHash,
- *                 the rule's own random key) to a slot and is looked for in
- *                 the MMB_METER_PROBE slots from there; a new key takes the
- *                 first never used or idle one (bucket full again: nothing
- *                 of its rate is owed), or, if none, is beyond its rate
+ *                 spec.size slots made with the rule, in buckets of
+ *                 MMB_METER_WAYS: a key hashes (SipHash, the rule's own
+ *                 random key) to a bucket and is looked for there, its tag
+ *                 first; a new key takes the bucket's first never used or
+ *                 idle slot (bucket of tokens full again: nothing of its
+ *                 rate is owed), or, if none, is beyond its rate
  *
  * A bucket is GCRA's "theoretical arrival time": the time at which the
  * bucket is full again. A packet at @now is within the rate if that time
@@ -267,34 +268,34 @@ enum {
 	MMB_METER_AGAIN,	/* the slot changed hands while being read */
 };
 
-/* A token of @sl, found holding the key at @seq. */
-static int mmb_meter_slot_take(const struct mmb_limit *l, struct mmb_meter_slot *sl, u32 seq,
-			       u64 now)
+/* A token of slot @i of bucket @hd, @sl, found holding the key at @seq. */
+static int mmb_meter_slot_take(const struct mmb_limit *l, struct mmb_meter_head *hd,
+			       struct mmb_meter_slots *sl, unsigned int i, u32 seq, u64 now)
 {
-	s64 old = atomic64_read(&sl->tat);
+	s64 old = atomic64_read(&sl->tat[i]);
 	u64 base;
 
 	for (;;) {
 		base = (s64)((u64)old - now) > 0 ? (u64)old : now;
 		if (base + l->cost - now > l->tau)
 			break;
-		if (atomic64_try_cmpxchg(&sl->tat, &old, base + l->cost))
+		if (atomic64_try_cmpxchg(&sl->tat[i], &old, base + l->cost))
 			return MMB_METER_WITHIN;
 		/* Pairs with the full barrier of the claim in mmb_meter_claim(). */
 		smp_rmb();
-		if (READ_ONCE(sl->seq) != seq)
+		if (READ_ONCE(hd->seq[i]) != seq)
 			return MMB_METER_AGAIN;
 	}
 	/* The bucket read before the slot's sequence: as above. */
 	smp_rmb();
-	return READ_ONCE(sl->seq) == seq ? MMB_METER_BEYOND : MMB_METER_AGAIN;
+	return READ_ONCE(hd->seq[i]) == seq ? MMB_METER_BEYOND : MMB_METER_AGAIN;
 }
 
 /*
  * The sequence of a slot given once more after @seq: never 0 again, which
  * says "never used" (a slot given 2^31 times was then given to the next
  * key that came by, idle or not, with a full bucket, and keys past it in
- * their probe were not found: a second bucket).
+ * their bucket were not found: a second bucket).
  */
 static u32 mmb_meter_next(u32 seq)
 {
@@ -302,91 +303,146 @@ static u32 mmb_meter_next(u32 seq)
 }
 
 /*
- * Give @sl, seen at @seq (never used, or idle), to @key, with the first
- * packet's token taken; false if another CPU got there first or its key
- * is no longer idle.
+ * Give slot @i of bucket @hd, @sl, seen at @seq (never used, or idle), to
+ * @key of tag @tag, with the first packet's token taken; false if another
+ * CPU got there first or its key is no longer idle.
  */
-static bool mmb_meter_claim(struct mmb_limit *l, struct mmb_meter_slot *sl, u32 seq,
-			    const u64 key[2], u64 now)
+static bool mmb_meter_claim(struct mmb_limit *l, struct mmb_meter_head *hd,
+			    struct mmb_meter_slots *sl, unsigned int i, u32 seq, const u64 key[2],
+			    u16 tag, u64 now)
 {
-	if (cmpxchg(&sl->seq, seq, seq + 1) != seq)
+	if (cmpxchg(&hd->seq[i], seq, seq + 1) != seq)
 		return false;
-	if (seq && !mmb_bucket_idle(&sl->tat, now)) {
+	if (seq && !mmb_bucket_idle(&sl->tat[i], now)) {
 		/* Its key took a token meanwhile: it stays. */
-		smp_store_release(&sl->seq, mmb_meter_next(seq));
+		smp_store_release(&hd->seq[i], mmb_meter_next(seq));
 		return false;
 	}
-	WRITE_ONCE(sl->key[0], key[0]);
-	WRITE_ONCE(sl->key[1], key[1]);
-	atomic64_set(&sl->tat, now + l->cost);
-	/* Pairs with the acquire in mmb_meter_find(): key and bucket first. */
-	smp_store_release(&sl->seq, mmb_meter_next(seq));
+	WRITE_ONCE(hd->tag[i], tag);
+	WRITE_ONCE(sl->key[i][0], key[0]);
+	WRITE_ONCE(sl->key[i][1], key[1]);
+	atomic64_set(&sl->tat[i], now + l->cost);
+	/* Pairs with the acquire in mmb_meter_find(): tag, key and bucket first. */
+	smp_store_release(&hd->seq[i], mmb_meter_next(seq));
 	if (seq)
 		this_cpu_inc(l->pcpu->evicted);
 	return true;
 }
 
 /*
+ * Look for @key (of tag @tag) in the first @n slots of bucket @hd, @sl:
+ * its slot's index, with its sequence in @seq; else MMB_METER_WAYS, @seq
+ * 0 and the first slot never used in @room (MMB_METER_WAYS: none).
+ */
+static unsigned int mmb_meter_find(struct mmb_meter_head *hd, struct mmb_meter_slots *sl,
+				   unsigned int n, const u64 key[2], u16 tag, u32 *seq,
+				   unsigned int *room)
+{
+	unsigned int i;
+	u32 s;
+
+	*room = MMB_METER_WAYS;
+	for (i = 0; i < n; i++) {
+		/* Pairs with the release in mmb_meter_claim(). */
+		s = smp_load_acquire(&hd->seq[i]);
+		/* Being given to a key: skipped, never waited for. */
+		if (s & 1)
+			continue;
+		if (!s) {
+			/* Never used: no key lies past it (but racing). */
+			*room = i;
+			break;
+		}
+		if (READ_ONCE(hd->tag[i]) != tag || READ_ONCE(sl->key[i][0]) != key[0] ||
+		    READ_ONCE(sl->key[i][1]) != key[1])
+			continue;
+		/* Tag and key read before the sequence again: not torn by a claim. */
+		smp_rmb();
+		if (READ_ONCE(hd->seq[i]) != s)
+			continue;
+		*seq = s;
+		return i;
+	}
+	*seq = 0;
+	return MMB_METER_WAYS;
+}
+
+/*
+ * The first idle slot of the first @n of bucket @hd, @sl at @now, with its
+ * sequence in @seq, or MMB_METER_WAYS; if none and @bound, the bucket's
+ * busy bound set anew.
+ */
+static unsigned int mmb_meter_idle(struct mmb_meter_head *hd, struct mmb_meter_slots *sl,
+				   unsigned int n, u64 now, u32 *seq, bool bound)
+{
+	u64 t, least = U64_MAX;
+	unsigned int i;
+	u32 s;
+
+	for (i = 0; i < n; i++) {
+		/* Pairs with the release in mmb_meter_claim(): the time is the key's. */
+		s = smp_load_acquire(&hd->seq[i]);
+		if (s & 1) {
+			bound = false;	/* its time is the new key's, unknown */
+			continue;
+		}
+		t = atomic64_read(&sl->tat[i]);
+		if ((s64)(t - now) <= 0) {
+			*seq = s;
+			return i;
+		}
+		least = min(least, t);
+	}
+	if (bound)
+		atomic64_set(&hd->busy, least);
+	return MMB_METER_WAYS;
+}
+
+/*
  * The meter's verdict on @key at @now: its bucket's, found in the slots
- * from its hash on; a new key's first packet is within the rate (a full
- * bucket) if a slot is free or idle, else beyond it. With @peek nothing
- * is taken or given.
+ * of its hash's bucket; a new key's first packet is within the rate (a
+ * full bucket) if a slot there is free or idle, else beyond it. With
+ * @peek nothing is taken or given. Keys are hashed with the rule's own
+ * SipHash key: 32 bits pick the bucket, 16 others are the key's tag.
  */
 static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, bool peek)
 {
-	u32 size = l->spec.size, n = min_t(u32, size, MMB_METER_PROBE);
-	u32 h = siphash_2u64(key[0], key[1], &l->seed);
-	struct mmb_meter_slot *sl, *room;
-	unsigned int tries, j, i;
-	u32 s, rseq = 0;
-	bool again;
+	u64 h = siphash_2u64(key[0], key[1], &l->seed);
+	u32 bi = reciprocal_scale(upper_32_bits(h), l->nbuckets);
+	struct mmb_meter_head *hd = &l->head[bi];
+	struct mmb_meter_slots *sl = &l->slots[bi];
+	/* The last bucket has the rest of the size. */
+	unsigned int n = min_t(u32, MMB_METER_WAYS, l->spec.size - bi * MMB_METER_WAYS);
+	unsigned int tries, i, room;
+	u16 tag = h;
+	u32 s;
 	int ret;
 
 	for (tries = 0; tries < 4; tries++) {
-		room = NULL;
-		again = false;
-		i = reciprocal_scale(h, size);
-		for (j = 0; j < n; j++, i = i + 1 == size ? 0 : i + 1) {
-			sl = &l->slot[i];
-			/* Pairs with the release in mmb_meter_claim(). */
-			s = smp_load_acquire(&sl->seq);
-			/* Being given to a key: skipped, never waited for. */
-			if (s & 1)
-				continue;
-			if (!s) {
-				/* Never used: no key of this window lies past it (but racing). */
-				room = sl;
-				rseq = 0;
-				break;
-			}
-			if (READ_ONCE(sl->key[0]) == key[0] && READ_ONCE(sl->key[1]) == key[1]) {
-				/* The key read before the sequence again: not torn by a claim. */
-				smp_rmb();
-				if (READ_ONCE(sl->seq) != s)
-					continue;
-				if (peek)
-					return mmb_bucket_peek(&sl->tat, l->cost, l->tau, now);
-				ret = mmb_meter_slot_take(l, sl, s, now);
-				if (ret != MMB_METER_AGAIN)
-					return ret == MMB_METER_WITHIN;
-				again = true;
-				break;
-			}
-			if (!room && mmb_bucket_idle(&sl->tat, now)) {
-				room = sl;
-				rseq = s;
-			}
-		}
-		if (again)
+		i = mmb_meter_find(hd, sl, n, key, tag, &s, &room);
+		if (i < MMB_METER_WAYS) {
+			if (peek)
+				return mmb_bucket_peek(&sl->tat[i], l->cost, l->tau, now);
+			ret = mmb_meter_slot_take(l, hd, sl, i, s, now);
+			if (ret != MMB_METER_AGAIN)
+				return ret == MMB_METER_WITHIN;
 			continue;
+		}
+		/* A new key: no slot never used, and none idle before @busy? */
+		if (room == MMB_METER_WAYS) {
+			if ((s64)((u64)atomic64_read(&hd->busy) - now) > 0)
+				break;
+			room = mmb_meter_idle(hd, sl, n, now, &s, !peek);
+		}
 		if (peek)
-			return !!room;
-		if (!room)
+			return room != MMB_METER_WAYS;
+		if (room == MMB_METER_WAYS)
 			break;
-		if (mmb_meter_claim(l, room, rseq, key, now))
+		if (mmb_meter_claim(l, hd, sl, room, s, key, tag, now))
 			return true;
 	}
-	this_cpu_inc(l->pcpu->full);
+	if (!peek)
+		this_cpu_inc(l->pcpu->full);
 	return false;
 }
 
@@ -456,12 +512,16 @@ struct mmb_limit *mmb_limit_new(const struct mmb_limit_spec *ls)
 		return l;
 	mmb_limit_layout(l);
 	get_random_bytes(&l->seed, sizeof(l->seed));
+	l->nbuckets = DIV_ROUND_UP(ls->size, MMB_METER_WAYS);
 	l->pcpu = alloc_percpu_gfp(struct mmb_limit_pcpu, GFP_KERNEL_ACCOUNT);
-	l->slot = kvcalloc(ls->size, sizeof(*l->slot), GFP_KERNEL_ACCOUNT);
-	if (!l->pcpu || !l->slot) {
+	/* One allocation, the heads then the slots: 256 bytes a bucket. */
+	l->head = kvcalloc(l->nbuckets, sizeof(*l->head) + sizeof(*l->slots),
+			   GFP_KERNEL_ACCOUNT);
+	if (!l->pcpu || !l->head) {
 		mmb_limit_free(l);
 		return NULL;
 	}
+	l->slots = (struct mmb_meter_slots *)(l->head + l->nbuckets);
 	return l;
 }
 
@@ -470,7 +530,7 @@ void mmb_limit_free(struct mmb_limit *l)
 {
 	if (!l)
 		return;
-	kvfree(l->slot);
+	kvfree(l->head);	/* and the slots */
 	free_percpu(l->pcpu);
 	kfree(l);
 }

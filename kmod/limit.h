@@ -26,16 +26,39 @@ struct mmb_limit_spec {
 	bool meter;		/* @per, @plen and @size mean something */
 };
 
+/* A meter's slots come in buckets of this many: a key is looked for in its bucket's. */
+#define MMB_METER_WAYS		8
+
 /*
- * A meter's slot, 32 bytes: the key and its bucket. @seq is even while
- * the slot is stable, odd while one CPU gives it to a new key (0: never
- * used); readers never wait for it: a slot being given is skipped.
+ * A bucket of a meter's table: MMB_METER_WAYS slots, each a key and its
+ * bucket of tokens, 32 bytes a slot, in two parts so that a packet reads
+ * as few cache lines as it can, and those few packed together. The head,
+ * one line in an array of heads (8 bytes a key: 512 KiB for 65535 keys),
+ * has each slot's sequence and tag (16 bits of its key's hash), and
+ * @busy: a time before which no slot of the bucket is idle. A packet of a
+ * key the bucket does not hold finds no tag of its own there, and while
+ * @busy is ahead, no room either: a flood of new keys against a full
+ * table reads the head alone. The slots, three lines in an array of their
+ * own, have each slot's time (GCRA's, see struct mmb_limit) and key: read
+ * for a key found, or for room once @busy has passed.
+ *
+ * @seq[i] is even while slot i is stable, odd while one CPU gives it to a
+ * new key (0: never used); readers never wait for it: a slot being given
+ * is skipped. A slot's time only grows (a token taken moves it on; a key
+ * given an idle slot, at or before now, sets it after now), so the least
+ * of the times read is a bound that stays true: @busy is one, written by
+ * a packet that found no room (a bound written late, lower, is still one).
  */
-struct mmb_meter_slot {
-	u32 seq;
-	u32 pad;
-	atomic64_t tat;
-	u64 key[2];
+struct mmb_meter_head {
+	u32 seq[MMB_METER_WAYS];
+	u16 tag[MMB_METER_WAYS];
+	atomic64_t busy;
+	u64 pad;
+};
+
+struct mmb_meter_slots {
+	atomic64_t tat[MMB_METER_WAYS];
+	u64 key[MMB_METER_WAYS][2];
 };
 
 struct mmb_limit_pcpu {
@@ -59,13 +82,16 @@ struct mmb_limit {
 	u32 fmask, vmask;	/* of a key of up to 32 bits */
 	u64 amask[2];		/* of an IPv6 address, as its bytes lie */
 	siphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
+	u32 nbuckets;		/* a meter's: spec.size / MMB_METER_WAYS, rounded up */
 	struct mmb_limit_pcpu __percpu *pcpu;
-	struct mmb_meter_slot *slot;	/* spec.size of them */
+	/*
+	 * Of nbuckets buckets, the last with the rest of spec.size (1 to 8
+	 * slots): one allocation, the heads, then the slots.
+	 */
+	struct mmb_meter_head *head;
+	struct mmb_meter_slots *slots;
 	atomic64_t tat ____cacheline_aligned_in_smp;	/* a plain limit's bucket */
 };
-
-/* The most slots of a meter a packet reads: four cache lines. */
-#define MMB_METER_PROBE		8
 
 extern const struct nla_policy mmb_limit_policy[MMB_LIMIT_A_MAX + 1];
 

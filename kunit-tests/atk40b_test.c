@@ -112,13 +112,13 @@ static void atk40b_meter_seq_wrap(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, skb);
 	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
 	/* The slot after 2^31 - 1 keys, the last one's bucket idle. */
-	l->slot[0].seq = 0xfffffffe;
-	l->slot[0].key[0] = 0xdead;
-	atomic64_set(&l->slot[0].tat, 0);
+	l->head[0].seq[0] = 0xfffffffe;
+	l->slots[0].key[0][0] = 0xdead;
+	atomic64_set(&l->slots[0].tat[0], 0);
 	for (i = 0; i < 10; i++)
 		n += mmb_limit_take(l, &pkt, A40B_T0);
 	KUNIT_EXPECT_EQ(test, n, 1);
-	KUNIT_EXPECT_NE(test, l->slot[0].seq, 0);
+	KUNIT_EXPECT_NE(test, l->head[0].seq[0], 0);
 	kfree_skb(skb);
 	mmb_limit_free(l);
 }

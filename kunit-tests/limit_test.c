@@ -270,7 +270,7 @@ static unsigned int lm_keys(const struct mmb_limit *l)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < l->spec.size; i++)
-		n += READ_ONCE(l->slot[i].seq) != 0;
+		n += READ_ONCE(l->head[i / MMB_METER_WAYS].seq[i % MMB_METER_WAYS]) != 0;
 	return n;
 }
 
