@@ -358,12 +358,20 @@ unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs)
 
 /* --- the owner ------------------------------------------------------------ */
 
+static void mmb_rules_rebalance_work(struct work_struct *work)
+{
+	mmb_rules_rebalance(container_of(to_delayed_work(work), struct mmb_rules, rebalance));
+}
+
 /* An empty, published ruleset. */
 int mmb_rules_init(struct mmb_rules *r)
 {
 	struct mmb_ruleset *rs;
 
 	mutex_init(&r->lock);
+	INIT_DELAYED_WORK(&r->rebalance, mmb_rules_rebalance_work);
+	r->built = 0;
+	r->autobalance = false;
 	rs = mmb_ruleset_create(&r->lock);
 	if (!rs)
 		return -ENOMEM;
@@ -376,6 +384,7 @@ int mmb_rules_init(struct mmb_rules *r)
 /* Once no device reaches the rules any more: nothing can read them. */
 void mmb_rules_exit(struct mmb_rules *r)
 {
+	cancel_delayed_work_sync(&r->rebalance);
 	mmb_ruleset_destroy(rcu_dereference_protected(r->cur, 1));
 	mutex_destroy(&r->lock);
 }
@@ -406,6 +415,7 @@ int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
 	t->first = r->next_handle;
 	t->ended = 0;
 	t->prepared = false;
+	t->rebuilt = false;
 	t->heirs = NULL;
 	t->nheirs = 0;
 	t->old = NULL;
@@ -506,6 +516,13 @@ int mmb_txn_prepare(struct mmb_txn *t)
 
 	if (!t->aside || t->prepared)
 		return 0;
+	/*
+	 * The tables, built again (the whole set is known): that failing
+	 * leaves them as they were, complete, so the commit goes on.
+	 */
+	if (!t->rebuilt)
+		mmb_tables_rebuild(t->rs, MMB_REBUILD_MIN);
+	t->rebuilt = true;
 	if (mmb_rules_locked(t->r)->nstateful) {
 		heirs = mmb_ruleset_heirs(t->rs, t->first, &t->nheirs);
 		if (IS_ERR(heirs))
@@ -528,6 +545,11 @@ void mmb_txn_publish(struct mmb_txn *t)
 	struct mmb_ruleset *old;
 
 	if (!t->aside) {
+		/* Adds in place made tables: build them again, later. */
+		if (r->autobalance && mmb_tables_count(t->rs) >
+		    max(r->built + MMB_REBALANCE_SLACK, MMB_REBUILD_MIN))
+			queue_delayed_work(system_unbound_wq, &r->rebalance,
+					   MMB_REBALANCE_DELAY);
 		mutex_unlock(&r->lock);
 		return;
 	}
@@ -537,6 +559,7 @@ void mmb_txn_publish(struct mmb_txn *t)
 	mmb_ruleset_live(t->rs, old);
 	rcu_assign_pointer(r->cur, t->rs);
 	r->next_handle = t->next_handle;
+	r->built = mmb_tables_count(t->rs);
 	t->ended = mmb_ruleset_bury(old, t->rs, t->heirs, t->nheirs);
 	mutex_unlock(&r->lock);
 	kvfree(t->heirs);
@@ -582,6 +605,38 @@ void mmb_txn_abort(struct mmb_txn *t)
 	t->heirs = NULL;
 	if (t->aside)
 		mmb_ruleset_destroy(t->rs);
+}
+
+/*
+ * Build the tables of @r's rules again, aside (a batch that changes
+ * nothing), and publish them if they are fewer than the live ruleset's;
+ * the rebalance's work, after adds and dels in place. Readers see the old
+ * ruleset or the new one, each complete; a transaction waits for the lock
+ * meanwhile, and one that came first is in the copy. On failure nothing
+ * changes.
+ */
+int mmb_rules_rebalance(struct mmb_rules *r)
+{
+	unsigned int before;
+	struct mmb_txn t;
+	int err;
+
+	err = mmb_txn_begin(r, &t, MMB_TXN_COPY);
+	if (err)
+		return err;
+	before = mmb_tables_count(mmb_rules_locked(r));
+	err = mmb_tables_rebuild(t.rs, MMB_REBUILD_MIN);
+	t.rebuilt = true;
+	if (!err)
+		err = mmb_txn_prepare(&t);
+	if (err || mmb_tables_count(t.rs) >= before) {
+		/* No better: not again until more tables come. */
+		r->built = before;
+		mmb_txn_abort(&t);
+		return err;
+	}
+	mmb_txn_commit(&t);
+	return 0;
 }
 
 /*
