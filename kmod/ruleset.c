@@ -8,11 +8,18 @@
  *       │                ▲ rcu_assign_pointer() at commit (aside)
  *       └── txn: in place (one change to cur), or aside (a new ruleset)
  */
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 
 #include "tables.h"
 #include "test.h"
+
+/* Off: tables as the rules came (to measure what the rebuild gains). */
+static bool mmb_merge_rebuild = true;
+module_param_named(merge_rebuild, mmb_merge_rebuild, bool, 0644);
+MODULE_PARM_DESC(merge_rebuild,
+		 "Build a batch's tables again at commit, widest masks first, and rebalance after adds in place (default on)");
 
 /*
  * Free @head with @free once no reader can see it. For a live ruleset that
@@ -358,9 +365,24 @@ unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs)
 
 /* --- the owner ------------------------------------------------------------ */
 
+/* Is a rebalance of @r due: have adds in place made enough tables? Locked. */
+static bool mmb_rules_unbalanced(struct mmb_rules *r)
+{
+	return mmb_tables_count(mmb_rules_locked(r)) >
+	       max(r->built + MMB_REBALANCE_SLACK, MMB_REBUILD_MIN);
+}
+
 static void mmb_rules_rebalance_work(struct work_struct *work)
 {
-	mmb_rules_rebalance(container_of(to_delayed_work(work), struct mmb_rules, rebalance));
+	struct mmb_rules *r = container_of(to_delayed_work(work), struct mmb_rules, rebalance);
+	bool due;
+
+	/* A batch since may have built them again already. */
+	mutex_lock(&r->lock);
+	due = mmb_rules_unbalanced(r);
+	mutex_unlock(&r->lock);
+	if (due)
+		mmb_rules_rebalance(r);
 }
 
 /* An empty, published ruleset. */
@@ -520,7 +542,7 @@ int mmb_txn_prepare(struct mmb_txn *t)
 	 * The tables, built again (the whole set is known): that failing
 	 * leaves them as they were, complete, so the commit goes on.
 	 */
-	if (!t->rebuilt)
+	if (!t->rebuilt && READ_ONCE(mmb_merge_rebuild))
 		mmb_tables_rebuild(t->rs, MMB_REBUILD_MIN);
 	t->rebuilt = true;
 	if (mmb_rules_locked(t->r)->nstateful) {
@@ -546,8 +568,7 @@ void mmb_txn_publish(struct mmb_txn *t)
 
 	if (!t->aside) {
 		/* Adds in place made tables: build them again, later. */
-		if (r->autobalance && mmb_tables_count(t->rs) >
-		    max(r->built + MMB_REBALANCE_SLACK, MMB_REBUILD_MIN))
+		if (r->autobalance && READ_ONCE(mmb_merge_rebuild) && mmb_rules_unbalanced(r))
 			queue_delayed_work(system_unbound_wq, &r->rebalance,
 					   MMB_REBALANCE_DELAY);
 		mutex_unlock(&r->lock);
