@@ -69,7 +69,7 @@ not matter, in a first-match set it would shadow every rule after it
 catch-all is its last line, the default rule. The ordered set has the
 remaining rules, then the default.
 
-It also writes OUTDIR/hits.cfg, a trafgen configuration of 1024 packets
+It also writes OUTDIR/hits.cfg (a drop-only set too), a trafgen configuration of 1024 packets
 each drawn from the box of a rule picked at random (a point of its
 prefixes and port ranges, its protocol: TCP, UDP for UDP and the wildcard,
 or a bare IPv4 payload of its number), with DA_MAC and SA_MAC to fill in,
@@ -339,7 +339,8 @@ def first_match(boxes, acts, pkt):
 
 
 def hits(rules, acts, seedno, out, count=1024):
-    """trafgen packets from the rules' boxes; the fraction the set drops."""
+    """trafgen packets from the rules' boxes; the fraction the set drops
+    (acts None: a drop-only set, which drops them all)."""
     rng = random.Random(f"hits {seedno}")
     boxes = [box(r) for r in rules]
     pkts, dropped = [], 0
@@ -351,14 +352,15 @@ def hits(rules, acts, seedno, out, count=1024):
         sp, dp = rng.randint(*b[3]), rng.randint(*b[4])
         if proto not in (6, 17):
             sp = dp = 0     # no ports: a rule of this protocol has none
-        dropped += first_match(boxes, acts, (sa, da, proto, sp, dp)) == "drop"
+        if acts is not None:
+            dropped += first_match(boxes, acts, (sa, da, proto, sp, dp)) == "drop"
         l4 = {6: f"tcp(sp={sp}, dp={dp}, ack)", 17: f"udp(sp={sp}, dp={dp})"}.get(
             proto, "0, 0, 0, 0, 0, 0, 0, 0")
         pkts.append(f"{{ eth(da=DA_MAC, sa=SA_MAC), ipv4(saddr={ip(sa)}, daddr={ip(da)}, "
                     f"proto={proto}, ttl=64), {l4} }}\n")
     with open(f"{out}/hits.cfg", "w") as f:
         f.write("".join(pkts))
-    return dropped / count
+    return dropped / count if acts is not None else 1.0
 
 
 def write_first_match(rules, seedno, out, hook):
@@ -443,6 +445,7 @@ def main():
         for i in range(0, len(elems), 50):
             f.write("add element netdev perf s { " +
                     ", ".join(nft_elem(r) for r in elems[i:i + 50]) + " }\n")
+    hits(rules, None, seedno, out)
     with open(f"{out}/stats", "w") as f:
         f.write(f"rules {len(rules)} masks {len(masks)} ranges {ranges}\n")
 
