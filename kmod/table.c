@@ -824,8 +824,9 @@ static int mmb_rebuild_cmp(const void *a, const void *b)
  * written in (exceptions first), the same greedy placement kept 2-4 times
  * more tables: each narrow rule made a table of its relaxation, which the
  * wide rules after it could not use. The old tables stay until the new
- * ones are complete; on failure (-ENOMEM) they are @rs's again, unchanged.
- * With @max_tables or fewer tables, nothing is done.
+ * ones are complete, and stay if the new ones are no fewer; on failure
+ * (-ENOMEM) they are @rs's again, unchanged. With @max_tables or fewer
+ * tables, nothing is done.
  */
 int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 {
@@ -859,7 +860,8 @@ int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 		if (!(i & 1023))
 			cond_resched();
 	}
-	if (err) {
+	/* No fewer tables (a set that came widest first): keep the old ones. */
+	if (err || mmb_tables_count(rs) >= old->n) {
 		mmb_tables_destroy(rs);
 		RCU_INIT_POINTER(rs->masks, old);
 	} else {
