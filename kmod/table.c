@@ -690,13 +690,22 @@ static unsigned int mmb_key_bits(const struct mmb_key *m)
  * well made more tables and lost more than it saved (FW 0.81 -> 0.74 of
  * the rate without a filter).
  */
-static unsigned int mmb_merge_limit(const struct mmb_mask *mask, unsigned int bits)
+static unsigned int mmb_merge_limit(const struct mmb_ruleset *rs, const struct mmb_mask *mask,
+				    unsigned int bits)
 {
 	/* Which way a rule judges is in every mask: it makes none finer. */
 	unsigned int coarse = hweight8(mask->m.b[MMB_IMG_FAMILY]) +
 			      hweight8(mask->m.b[MMB_IMG_L4PROTO]) +
 			      hweight8(mask->m.b[MMB_IMG_FLAGS] & MMB_KF_OUT);
 
+	/*
+	 * A rebuild places the widest rules first: the table of a protocol
+	 * alone (and its L4 flag) comes early, and would take 32 rules of
+	 * every narrower mask into the one entry each packet of the protocol
+	 * hits. There it takes one, as the family's table does.
+	 */
+	if (rs->rebuilding)
+		coarse += hweight8(mask->m.b[MMB_IMG_FLAGS] & MMB_KF_L4);
 	return bits > coarse ? MMB_MERGE_LIMIT : 1;
 }
 
@@ -728,7 +737,7 @@ static struct mmb_mask *mmb_mask_choose(struct mmb_ruleset *rs,
 		if (pos)
 			n = mmb_entry_nrules(rs, pos);
 		bits = mmb_key_bits(&mask->m);
-		if (n >= mmb_merge_limit(mask, bits) &&
+		if (n >= mmb_merge_limit(rs, mask, bits) &&
 		    memcmp(&mask->m, &img->mask, sizeof(img->mask)))
 			continue;
 		if (best && (bits < best_bits || (bits == best_bits && n >= best_n)))
@@ -854,12 +863,14 @@ int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 	}
 	sort(v, n, sizeof(*v), mmb_rebuild_cmp, NULL);
 	RCU_INIT_POINTER(rs->masks, NULL);
+	rs->rebuilding = true;
 	for (i = 0; i < n && !err; i++) {
 		mmb_rule_key(v[i].rule, &img.mask, &img.key);
 		err = mmb_tables_insert(rs, v[i].rule, &img);
 		if (!(i & 1023))
 			cond_resched();
 	}
+	rs->rebuilding = false;
 	/* No fewer tables (a set that came widest first): keep the old ones. */
 	if (err || mmb_tables_count(rs) >= old->n) {
 		mmb_tables_destroy(rs);

@@ -49,6 +49,7 @@
 
 struct mmb_ruleset {
 	bool live;			/* readers may see it */
+	bool rebuilding;		/* mmb_tables_rebuild() places its rules */
 	struct mutex *lock;		/* its owner's, which writers hold */
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
