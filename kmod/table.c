@@ -8,6 +8,7 @@
  */
 #include <linux/random.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "tables.h"
 
@@ -434,15 +435,28 @@ static void mmb_mvec_free_rcu(struct rcu_head *head)
 	kfree(container_of(head, struct mmb_mvec, rcu));
 }
 
-/* Free every mask of @rs, which no reader can see. */
-void mmb_tables_destroy(struct mmb_ruleset *rs)
+/* Free the masks of @mv, a list of @rs that no reader can see. */
+static void mmb_mvec_destroy(struct mmb_ruleset *rs, struct mmb_mvec *mv)
 {
-	struct mmb_mvec *mv = mmb_masks(rs);
 	unsigned int i;
 
 	for (i = 0; mv && i < mv->n; i++)
 		mmb_mask_destroy(rs, mv->m[i]);
 	kfree(mv);
+}
+
+/* Free every mask of @rs, which no reader can see. */
+void mmb_tables_destroy(struct mmb_ruleset *rs)
+{
+	mmb_mvec_destroy(rs, mmb_masks(rs));
+}
+
+/* How many tables @rs has, for its writer. */
+unsigned int mmb_tables_count(const struct mmb_ruleset *rs)
+{
+	const struct mmb_mvec *mv = mmb_masks(rs);
+
+	return mv ? mv->n : 0;
 }
 
 /* The priority @mask has in a list being built: @prio if it is @raise. */
@@ -676,13 +690,22 @@ static unsigned int mmb_key_bits(const struct mmb_key *m)
  * well made more tables and lost more than it saved (FW 0.81 -> 0.74 of
  * the rate without a filter).
  */
-static unsigned int mmb_merge_limit(const struct mmb_mask *mask, unsigned int bits)
+static unsigned int mmb_merge_limit(const struct mmb_ruleset *rs, const struct mmb_mask *mask,
+				    unsigned int bits)
 {
 	/* Which way a rule judges is in every mask: it makes none finer. */
 	unsigned int coarse = hweight8(mask->m.b[MMB_IMG_FAMILY]) +
 			      hweight8(mask->m.b[MMB_IMG_L4PROTO]) +
 			      hweight8(mask->m.b[MMB_IMG_FLAGS] & MMB_KF_OUT);
 
+	/*
+	 * A rebuild places the widest rules first: the table of a protocol
+	 * alone (and its L4 flag) comes early, and would take 32 rules of
+	 * every narrower mask into the one entry each packet of the protocol
+	 * hits. There it takes one, as the family's table does.
+	 */
+	if (rs->rebuilding)
+		coarse += hweight8(mask->m.b[MMB_IMG_FLAGS] & MMB_KF_L4);
 	return bits > coarse ? MMB_MERGE_LIMIT : 1;
 }
 
@@ -714,7 +737,7 @@ static struct mmb_mask *mmb_mask_choose(struct mmb_ruleset *rs,
 		if (pos)
 			n = mmb_entry_nrules(rs, pos);
 		bits = mmb_key_bits(&mask->m);
-		if (n >= mmb_merge_limit(mask, bits) &&
+		if (n >= mmb_merge_limit(rs, mask, bits) &&
 		    memcmp(&mask->m, &img->mask, sizeof(img->mask)))
 			continue;
 		if (best && (bits < best_bits || (bits == best_bits && n >= best_n)))
@@ -783,6 +806,79 @@ out:
 		mask->prio = rule->prio;
 		mmb_masks_publish(rs, raised);
 	}
+	return err;
+}
+
+/* A rule in the order of a rebuild: the bits of its mask, then its handle. */
+struct mmb_rebuild_ent {
+	struct mmb_rule *rule;
+	unsigned int bits;
+};
+
+static int mmb_rebuild_cmp(const void *a, const void *b)
+{
+	const struct mmb_rebuild_ent *x = a, *y = b;
+
+	if (x->bits != y->bits)
+		return x->bits < y->bits ? -1 : 1;
+	return x->rule->handle < y->rule->handle ? -1 : x->rule->handle > y->rule->handle;
+}
+
+/*
+ * Build the tables of @rs, a ruleset no reader sees (a transaction's, before
+ * it is published), again from its rules, the widest masks first: whatever
+ * order the rules came in, each table is made for the widest rules that
+ * need it, and the narrower ones that come after find it (see "Tuple
+ * merging" in docs/architecture.md). In the order an ordered ACL is
+ * written in (exceptions first), the same greedy placement kept 2-4 times
+ * more tables: each narrow rule made a table of its relaxation, which the
+ * wide rules after it could not use. The old tables stay until the new
+ * ones are complete, and stay if the new ones are no fewer; on failure
+ * (-ENOMEM) they are @rs's again, unchanged. With @max_tables or fewer
+ * tables, nothing is done.
+ */
+int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
+{
+	struct mmb_mvec *old = mmb_masks(rs);
+	struct mmb_rebuild_ent *v;
+	struct mmb_rule_image img;
+	struct mmb_rule *rule;
+	unsigned long handle;
+	unsigned int i, n = 0;
+	int err = 0;
+
+	if (WARN_ON_ONCE(rs->live))
+		return -EBUSY;
+	if (!old || old->n <= max_tables)
+		return 0;
+	v = kvmalloc_array(rs->nrules, sizeof(*v), GFP_KERNEL_ACCOUNT);
+	if (!v)
+		return -ENOMEM;
+	xa_for_each(&rs->rules, handle, rule) {
+		if (WARN_ON_ONCE(n == rs->nrules))
+			break;
+		mmb_rule_key(rule, &img.mask, &img.key);
+		v[n].rule = rule;
+		v[n++].bits = mmb_key_bits(&img.mask);
+	}
+	sort(v, n, sizeof(*v), mmb_rebuild_cmp, NULL);
+	RCU_INIT_POINTER(rs->masks, NULL);
+	rs->rebuilding = true;
+	for (i = 0; i < n && !err; i++) {
+		mmb_rule_key(v[i].rule, &img.mask, &img.key);
+		err = mmb_tables_insert(rs, v[i].rule, &img);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	rs->rebuilding = false;
+	/* No fewer tables (a set that came widest first): keep the old ones. */
+	if (err || mmb_tables_count(rs) >= old->n) {
+		mmb_tables_destroy(rs);
+		RCU_INIT_POINTER(rs->masks, old);
+	} else {
+		mmb_mvec_destroy(rs, old);
+	}
+	kvfree(v);
 	return err;
 }
 

@@ -49,6 +49,7 @@
 
 struct mmb_ruleset {
 	bool live;			/* readers may see it */
+	bool rebuilding;		/* mmb_tables_rebuild() places its rules */
 	struct mutex *lock;		/* its owner's, which writers hold */
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
@@ -179,6 +180,16 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
  */
 #define MMB_MERGE_LIMIT	32
 
+/*
+ * A batch's tables are built again at commit when there are more than
+ * MMB_REBUILD_MIN (fewer gain nothing: a five-tuple set has one); adds and
+ * dels in place start a rebalance MMB_REBALANCE_DELAY after they made
+ * MMB_REBALANCE_SLACK more than the last build.
+ */
+#define MMB_REBUILD_MIN		4
+#define MMB_REBALANCE_SLACK	8
+#define MMB_REBALANCE_DELAY	(HZ / 2)
+
 /* --- entries, buckets, tables, masks ------------------------------------ */
 
 /*
@@ -282,6 +293,8 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 		      const struct mmb_rule_image *img);
 int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 void mmb_tables_destroy(struct mmb_ruleset *rs);
+int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables);
+unsigned int mmb_tables_count(const struct mmb_ruleset *rs);
 
 /* --- the flow cache (cache.c) ------------------------------------------ */
 

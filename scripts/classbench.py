@@ -20,9 +20,34 @@ reading of the method the paper publishes, not its program:
      in two, as -sskew/-dskew give per depth (the probability of one child,
      of two, and the skew: 1 - lighter/heavier of the two subtrees).
 
-  4. Smoothness s (the paper's example uses 2) spreads each prefix length
-     binomially over s + 1 lengths around it, as real sets aggregate less
-     neatly than a seed's spikes; a wildcard stays a wildcard.
+  4. Smoothness s (the paper's example uses 2; its range is 0 to 64)
+     spreads each prefix length binomially over s + 1 lengths around it, as
+     real sets aggregate less neatly than a seed's spikes; a wildcard stays
+     a wildcard.
+
+The published generator's other parameters (options before the positional
+arguments; each 0 or 1 leaves the seed as it is):
+
+  --addr-scope A (-1 to 1): biases the draw of a rule's prefix-length pair
+     (step 2, the total length) toward wider (A > 0) or narrower (A < 0)
+     rules. The seed's rows are ordered from the most specific (longest
+     total) to the widest, and the draw's uniform number u is replaced by
+     one of density 1 - A + 2Au on [0, 1): A = 1 puts twice the weight on
+     the wide end that A = 0 does, none on the narrow end.
+  --app-scope B (-1 to 1): the same bias on the protocol (the wildcard the
+     widest) and the port-pair class (ordered by the ports it covers: WC,
+     HI, LO, AR, EM per side), step 1.
+  --trie-skew F (0 to 1/max skew): every depth's skew (step 3) times F,
+     capped at 1; below 1 the address trie branches more evenly, above
+     it more lopsidedly.
+  --order specific: the rules written most specific first (the longest
+     source plus destination prefix, a stable sort), as an ordered ACL puts
+     its exceptions above its broad lines; the default is the order drawn.
+     The classifier must not depend on it: a table merging that takes the
+     rules as they come keeps 2-4 times more tables in this order.
+
+The scope of a rule is how many headers it covers, as in the paper; the
+direction of A and B (positive: wider) is ours, stated here.
 
 Duplicate rules (same fields after masking) are dropped, as ClassBench's
 redundancy check does; the set is cut or topped up to N rules.
@@ -44,13 +69,14 @@ not matter, in a first-match set it would shadow every rule after it
 catch-all is its last line, the default rule. The ordered set has the
 remaining rules, then the default.
 
-It also writes OUTDIR/hits.cfg, a trafgen configuration of 1024 packets
+It also writes OUTDIR/hits.cfg (a drop-only set too), a trafgen configuration of 1024 packets
 each drawn from the box of a rule picked at random (a point of its
 prefixes and port ranges, its protocol: TCP, UDP for UDP and the wildcard,
 or a bare IPv4 payload of its number), with DA_MAC and SA_MAC to fill in,
 and in stats the fraction of them the set drops by first match (hitdrop).
 
-usage: classbench.py [--first-match] SEED N SEED_NUMBER SMOOTHNESS OUTDIR [DEVICE]
+usage: classbench.py [--first-match] [--addr-scope A] [--app-scope B]
+                     [--trie-skew F] [--order drawn|specific] SEED N SEED_NUMBER SMOOTHNESS OUTDIR [DEVICE]
 Writes OUTDIR/{rules,mmb,nft-linear,nft-set,nft-set-elements,stats}
 (--first-match: OUTDIR/{rules,mmb,nft-linear,hits.cfg,stats}, rules with
 the action as an eighth column).
@@ -81,10 +107,20 @@ def parse_seed(path):
     return sec
 
 
-def pick(rng, items):
-    """One value of [(weight, value), ...]; weights need not sum to 1."""
+def scoped(rng, a):
+    """A number in [0, 1) of density 1 - a + 2au (a in [-1, 1]; 0: uniform)."""
+    y = rng.random()
+    if abs(a) < 1e-9:
+        return y
+    # The inverse of F(u) = (1 - a)u + au^2.
+    return (-(1 - a) + math.sqrt((1 - a) ** 2 + 4 * a * y)) / (2 * a)
+
+
+def pick(rng, items, scope=0.0):
+    """One value of [(weight, value), ...]; weights need not sum to 1. With
+    a scope, the items must be ordered from the narrowest to the widest."""
     total = sum(w for w, _ in items)
-    x = rng.random() * total
+    x = scoped(rng, scope) * total
     for w, v in items:
         x -= w
         if x < 0:
@@ -92,14 +128,31 @@ def pick(rng, items):
     return items[-1][1]
 
 
+# Ports a class covers, as bits (AR: a typical range of the seeds).
+PORT_SCOPE = {"wc": 16, "hi": 15.9, "lo": 10, "ar": 6, "em": 0}
+
+
+def ppc_scope(c):
+    s, d = c.split("_")
+    return PORT_SCOPE[s] + PORT_SCOPE[d]
+
+
 class Seed:
-    def __init__(self, path, smoothness):
+    def __init__(self, path, smoothness, addr_scope=0.0, app_scope=0.0, trie_skew=1.0):
         s = parse_seed(path)
         self.smoothness = smoothness
+        self.addr_scope, self.app_scope = addr_scope, app_scope
         self.prots = []
         for row in s["prots"]:
             probs = [float(p) for p in row[2:2 + len(PPC)]]
             self.prots.append((float(row[1]), (int(row[0]), probs)))
+        # Narrowest first, for a scope's bias: a protocol, then the wildcard
+        # (without a bias, the seed's order: the sets of scope 0 stay as
+        # they were).
+        if app_scope:
+            self.prots.sort(key=lambda p: p[1][0] == 0)
+        self.ppc_order = sorted(range(len(PPC)), key=lambda i: ppc_scope(PPC[i])) \
+            if app_scope else list(range(len(PPC)))
         self.ports = {}
         for side in ("sp", "dp"):
             for kind in ("ar", "em"):
@@ -113,10 +166,14 @@ class Seed:
                 total, w = row[0].split(",")
                 srcs = [(float(p), int(l)) for l, p in (x.split(",") for x in row[1:])]
                 rows.append((float(w), (int(total), srcs)))
+            # Narrowest (longest total) first, for a scope's bias.
+            if addr_scope:
+                rows.sort(key=lambda r: -r[1][0])
             self.lens[c] = rows
         self.skew = {}
         for side in ("sskew", "dskew"):
-            self.skew[side] = {int(r[0]): (float(r[1]), float(r[2]), float(r[3]))
+            self.skew[side] = {int(r[0]): (float(r[1]), float(r[2]),
+                                           min(1.0, float(r[3]) * trie_skew))
                                for r in s[side]}
 
     def port(self, rng, side, cls):
@@ -131,13 +188,14 @@ class Seed:
 
     def rule_shape(self, rng):
         """Protocol, ports and prefix lengths of one rule."""
-        proto, probs = pick(rng, self.prots)
-        cls = pick(rng, list(zip(probs, PPC)))
+        proto, probs = pick(rng, self.prots, self.app_scope)
+        cls = pick(rng, [(probs[i], PPC[i]) for i in self.ppc_order], self.app_scope)
         if not self.lens[cls]:
             cls = "wc_wc"
         sc, dc = cls.split("_")
         sport, dport = self.port(rng, "sp", sc), self.port(rng, "dp", dc)
-        total, srcs = pick(rng, self.lens[cls]) if self.lens[cls] else (0, [(1, 0)])
+        total, srcs = (pick(rng, self.lens[cls], self.addr_scope) if self.lens[cls]
+                       else (0, [(1, 0)]))
         slen = pick(rng, srcs)
         dlen = max(0, min(32, total - slen))
         return proto, sport, dport, self.smooth(rng, slen), self.smooth(rng, dlen)
@@ -281,7 +339,8 @@ def first_match(boxes, acts, pkt):
 
 
 def hits(rules, acts, seedno, out, count=1024):
-    """trafgen packets from the rules' boxes; the fraction the set drops."""
+    """trafgen packets from the rules' boxes; the fraction the set drops
+    (acts None: a drop-only set, which drops them all)."""
     rng = random.Random(f"hits {seedno}")
     boxes = [box(r) for r in rules]
     pkts, dropped = [], 0
@@ -293,14 +352,15 @@ def hits(rules, acts, seedno, out, count=1024):
         sp, dp = rng.randint(*b[3]), rng.randint(*b[4])
         if proto not in (6, 17):
             sp = dp = 0     # no ports: a rule of this protocol has none
-        dropped += first_match(boxes, acts, (sa, da, proto, sp, dp)) == "drop"
+        if acts is not None:
+            dropped += first_match(boxes, acts, (sa, da, proto, sp, dp)) == "drop"
         l4 = {6: f"tcp(sp={sp}, dp={dp}, ack)", 17: f"udp(sp={sp}, dp={dp})"}.get(
             proto, "0, 0, 0, 0, 0, 0, 0, 0")
         pkts.append(f"{{ eth(da=DA_MAC, sa=SA_MAC), ipv4(saddr={ip(sa)}, daddr={ip(da)}, "
                     f"proto={proto}, ttl=64), {l4} }}\n")
     with open(f"{out}/hits.cfg", "w") as f:
         f.write("".join(pkts))
-    return dropped / count
+    return dropped / count if acts is not None else 1.0
 
 
 def write_first_match(rules, seedno, out, hook):
@@ -328,9 +388,28 @@ def main():
     first_match = "--first-match" in args
     if first_match:
         args.remove("--first-match")
+    opts = {"--addr-scope": 0.0, "--app-scope": 0.0, "--trie-skew": 1.0}
+    order = "drawn"
+    while args and (args[0] in opts or args[0] == "--order"):
+        if args[0] == "--order":
+            order = args[1]
+        else:
+            opts[args[0]] = float(args[1])
+        args = args[2:]
+    if order not in ("drawn", "specific"):
+        sys.exit("classbench.py: --order is drawn or specific")
+    if not -1 <= opts["--addr-scope"] <= 1 or not -1 <= opts["--app-scope"] <= 1 or \
+            opts["--trie-skew"] < 0:
+        sys.exit("classbench.py: scopes are in [-1, 1], the trie skew factor >= 0")
     seed_path, n, seedno, smooth, out = args[0:5]
+    if not 0 <= int(smooth) <= 64:
+        sys.exit("classbench.py: smoothness is in [0, 64]")
     dev = args[5] if len(args) > 5 else "veth0"
-    rules = generate(Seed(seed_path, int(smooth)), int(n), random.Random(int(seedno)))
+    seed = Seed(seed_path, int(smooth), opts["--addr-scope"], opts["--app-scope"],
+                opts["--trie-skew"])
+    rules = generate(seed, int(n), random.Random(int(seedno)))
+    if order == "specific":
+        rules.sort(key=lambda r: -(r[1] + r[3]))
     hook = f"  type filter hook ingress device {dev} priority 0;\n"
     shapes = {(r[1], r[3], r[4] != 0, r[5] if r[5][0] == r[5][1] else None,
                r[6] if r[6][0] == r[6][1] else None) for r in rules}
@@ -366,6 +445,7 @@ def main():
         for i in range(0, len(elems), 50):
             f.write("add element netdev perf s { " +
                     ", ".join(nft_elem(r) for r in elems[i:i + 50]) + " }\n")
+    hits(rules, None, seedno, out)
     with open(f"{out}/stats", "w") as f:
         f.write(f"rules {len(rules)} masks {len(masks)} ranges {ranges}\n")
 
