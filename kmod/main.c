@@ -55,7 +55,6 @@ static int __net_init mmb_net_init(struct net *net)
 	err = mmb_rules_init(&mn->rules);
 	if (err)
 		return err;
-	mn->rules.autobalance = true;	/* adds in place rebalance later */
 	err = mmb_conns_init(&mn->conns, net);
 	if (err)
 		goto err_rules;

@@ -847,6 +847,8 @@ static int mmb_nl_batch_commit(struct mmb_net *mn, struct mmb_txn *txn,
 	struct mmb_dev_plan plan;
 	int rem, err;
 
+	if (check)	/* never published: building its tables again gains nothing */
+		txn->rebuilt = true;
 	err = mmb_txn_prepare(txn);
 	if (err) {
 		mmb_txn_abort(txn);

@@ -19,7 +19,7 @@
 static bool mmb_merge_rebuild = true;
 module_param_named(merge_rebuild, mmb_merge_rebuild, bool, 0644);
 MODULE_PARM_DESC(merge_rebuild,
-		 "Build a batch's tables again at commit, widest masks first, and rebalance after adds in place (default on)");
+		 "Build a batch's tables again at commit, widest masks first (default on)");
 
 /*
  * Free @head with @free once no reader can see it. For a live ruleset that
@@ -389,35 +389,12 @@ unsigned long mmb_ruleset_gen(const struct mmb_ruleset *rs)
 
 /* --- the owner ------------------------------------------------------------ */
 
-/* Is a rebalance of @r due: have adds in place made enough tables? Locked. */
-static bool mmb_rules_unbalanced(struct mmb_rules *r)
-{
-	return mmb_tables_count(mmb_rules_locked(r)) >
-	       max(r->built + MMB_REBALANCE_SLACK, MMB_REBUILD_MIN);
-}
-
-static void mmb_rules_rebalance_work(struct work_struct *work)
-{
-	struct mmb_rules *r = container_of(to_delayed_work(work), struct mmb_rules, rebalance);
-	bool due;
-
-	/* A batch since may have built them again already. */
-	mutex_lock(&r->lock);
-	due = mmb_rules_unbalanced(r);
-	mutex_unlock(&r->lock);
-	if (due)
-		mmb_rules_rebalance(r);
-}
-
 /* An empty, published ruleset. */
 int mmb_rules_init(struct mmb_rules *r)
 {
 	struct mmb_ruleset *rs;
 
 	mutex_init(&r->lock);
-	INIT_DELAYED_WORK(&r->rebalance, mmb_rules_rebalance_work);
-	r->built = 0;
-	r->autobalance = false;
 	rs = mmb_ruleset_create(&r->lock);
 	if (!rs)
 		return -ENOMEM;
@@ -430,7 +407,6 @@ int mmb_rules_init(struct mmb_rules *r)
 /* Once no device reaches the rules any more: nothing can read them. */
 void mmb_rules_exit(struct mmb_rules *r)
 {
-	cancel_delayed_work_sync(&r->rebalance);
 	mmb_ruleset_destroy(rcu_dereference_protected(r->cur, 1));
 	mutex_destroy(&r->lock);
 }
@@ -591,10 +567,6 @@ void mmb_txn_publish(struct mmb_txn *t)
 	struct mmb_ruleset *old;
 
 	if (!t->aside) {
-		/* Adds in place made tables: build them again, later. */
-		if (r->autobalance && READ_ONCE(mmb_merge_rebuild) && mmb_rules_unbalanced(r))
-			queue_delayed_work(system_unbound_wq, &r->rebalance,
-					   MMB_REBALANCE_DELAY);
 		mutex_unlock(&r->lock);
 		return;
 	}
@@ -604,7 +576,6 @@ void mmb_txn_publish(struct mmb_txn *t)
 	mmb_ruleset_live(t->rs, old);
 	rcu_assign_pointer(r->cur, t->rs);
 	r->next_handle = t->next_handle;
-	r->built = mmb_tables_count(t->rs);
 	t->ended = mmb_ruleset_bury(old, t->rs, t->heirs, t->nheirs);
 	mutex_unlock(&r->lock);
 	kvfree(t->heirs);
@@ -650,38 +621,6 @@ void mmb_txn_abort(struct mmb_txn *t)
 	t->heirs = NULL;
 	if (t->aside)
 		mmb_ruleset_destroy(t->rs);
-}
-
-/*
- * Build the tables of @r's rules again, aside (a batch that changes
- * nothing), and publish them if they are fewer than the live ruleset's;
- * the rebalance's work, after adds and dels in place. Readers see the old
- * ruleset or the new one, each complete; a transaction waits for the lock
- * meanwhile, and one that came first is in the copy. On failure nothing
- * changes.
- */
-int mmb_rules_rebalance(struct mmb_rules *r)
-{
-	unsigned int before;
-	struct mmb_txn t;
-	int err;
-
-	err = mmb_txn_begin(r, &t, MMB_TXN_COPY);
-	if (err)
-		return err;
-	before = mmb_tables_count(mmb_rules_locked(r));
-	err = mmb_tables_rebuild(t.rs, MMB_REBUILD_MIN);
-	t.rebuilt = true;
-	if (!err)
-		err = mmb_txn_prepare(&t);
-	if (err || mmb_tables_count(t.rs) >= before) {
-		/* No better: not again until more tables come. */
-		r->built = before;
-		mmb_txn_abort(&t);
-		return err;
-	}
-	mmb_txn_commit(&t);
-	return 0;
 }
 
 /*

@@ -17,7 +17,6 @@
 
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
-#include <linux/workqueue.h>
 
 #include "rule.h"
 
@@ -29,21 +28,10 @@ struct mmb_rules {
 	struct mutex lock;		/* serialises changes and dumps */
 	struct mmb_ruleset __rcu *cur;	/* what the datapath sees */
 	u32 next_handle;		/* under lock; 0 once all are used */
-	/*
-	 * Tables are built again, widest masks first, at the commit of a
-	 * batch; adds and dels in place go where they can, and once they made
-	 * MMB_REBALANCE_SLACK tables more than the last build (@built), the
-	 * rebalance builds them again aside, a little later, and swaps the
-	 * ruleset (if @rebalance: a namespace's rules, not a test's).
-	 */
-	struct delayed_work rebalance;
-	unsigned int built;		/* under lock */
-	bool autobalance;
 };
 
 int mmb_rules_init(struct mmb_rules *r);
 void mmb_rules_exit(struct mmb_rules *r);
-int mmb_rules_rebalance(struct mmb_rules *r);
 
 /* The ruleset the datapath sees; under RCU. */
 static inline const struct mmb_ruleset *mmb_rules_get(const struct mmb_rules *r)

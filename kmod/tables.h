@@ -182,13 +182,10 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
 
 /*
  * A batch's tables are built again at commit when there are more than
- * MMB_REBUILD_MIN (fewer gain nothing: a five-tuple set has one); adds and
- * dels in place start a rebalance MMB_REBALANCE_DELAY after they made
- * MMB_REBALANCE_SLACK more than the last build.
+ * MMB_REBUILD_MIN (fewer gain nothing: a five-tuple set has one). Adds and
+ * dels in place go where they can; the next batch builds them again.
  */
 #define MMB_REBUILD_MIN		4
-#define MMB_REBALANCE_SLACK	8
-#define MMB_REBALANCE_DELAY	(HZ / 2)
 
 /* --- entries, buckets, tables, masks ------------------------------------ */
 

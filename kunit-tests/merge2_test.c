@@ -8,9 +8,9 @@
  * specific first), which made the greedy placement keep 2-4 times more
  * tables. Every verdict and every rule's count is checked against the
  * naive evaluation of every rule: loaded in place (in that order), after
- * a rebalance, loaded as a batch (built again at commit), with adds and
- * deletes interleaved while the deferred rebalance swaps rulesets under
- * them, with first-match priorities, and in IPv6 with every prefix length
+ * a rebalance (the next batch, which builds the tables again), loaded as
+ * a batch, with adds and deletes interleaved around a batch that swaps
+ * the ruleset, with first-match priorities, and in IPv6 with every prefix length
  * from /0 to /128.
  */
 #include <linux/prandom.h>
@@ -409,6 +409,19 @@ static void m2_batch(struct kunit *test, struct m2_ctx *c, struct mmb_rules *r)
 }
 
 /*
+ * The next batch after adds and dels in place: one that changes no rule,
+ * its tables built again at commit.
+ */
+static void m2_rebalance(struct kunit *test, struct mmb_rules *r)
+{
+	struct mmb_txn t;
+
+	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &t, MMB_TXN_COPY), 0);
+	KUNIT_ASSERT_EQ(test, mmb_txn_prepare(&t), 0);
+	mmb_txn_commit(&t);
+}
+
+/*
  * The adversarial order, in place, then a rebalance; the same rules as a
  * batch. In place each narrow rule made a table its wider followers could
  * not use; built again (widest first), the set holds in few tables,
@@ -435,7 +448,7 @@ static void m2_order(struct kunit *test, bool v6, bool prio, unsigned int smooth
 	KUNIT_EXPECT_EQ(test, rules, c->n);
 	m2_check(test, c, &rs, r, M2_PKTS);
 
-	KUNIT_ASSERT_EQ(test, mmb_rules_rebalance(r), 0);
+	m2_rebalance(test, r);
 	rebalanced = m2_tables(test, r, &rules);
 	KUNIT_EXPECT_EQ(test, rules, c->n);
 	m2_check(test, c, &rs, r, M2_PKTS);
@@ -470,10 +483,10 @@ static void merge2_order6_test(struct kunit *test)
 }
 
 /*
- * Adds and deletes in place, interleaved, while the deferred rebalance
- * (armed as a namespace's rules have it) builds and swaps rulesets under
- * them: every check reads whatever is published then, and must agree with
- * the naive evaluation of the rules live at that moment.
+ * Adds and deletes in place, interleaved, with a batch that builds the
+ * tables again between them: every check reads whatever is published
+ * then, and must agree with the naive evaluation of the rules live at
+ * that moment.
  */
 static void merge2_churn_test(struct kunit *test)
 {
@@ -485,7 +498,6 @@ static void merge2_churn_test(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	prandom_seed_state(&rs, 0x6368);
 	m2_draw(c, &rs, M2_RULES, 8);
-	r->autobalance = true;
 	for (round = 0; round < 6; round++) {
 		for (i = 0; i < c->n; i++) {
 			if (!rnd(&rs, 3))
@@ -502,17 +514,16 @@ static void merge2_churn_test(struct kunit *test)
 			}
 		}
 		m2_check(test, c, &rs, r, M2_PKTS / 3);
-		if (round == 2) {		/* the rebalance, when it is due */
-			flush_delayed_work(&r->rebalance);
+		if (round == 2) {		/* a batch between them */
+			m2_rebalance(test, r);
 			m2_check(test, c, &rs, r, M2_PKTS / 3);
 		}
 	}
 	/* Deleting may leave a merged rule the last of its table's entry. */
-	flush_delayed_work(&r->rebalance);
 	tables = m2_tables(test, r, &rules);
 	KUNIT_EXPECT_EQ(test, rules, live);
 	m2_check(test, c, &rs, r, M2_PKTS);
-	KUNIT_ASSERT_EQ(test, mmb_rules_rebalance(r), 0);
+	m2_rebalance(test, r);
 	kunit_info(test, "%u rules live: %u tables, %u after a rebalance", live, tables,
 		   m2_tables(test, r, &rules));
 	KUNIT_EXPECT_EQ(test, rules, live);
@@ -559,7 +570,7 @@ static void merge2_v6_lengths_test(struct kunit *test)
 	t1 = ktime_get_ns();
 	tables = m2_tables(test, r, &rules);
 	m2_check(test, c, &rs, r, M2_PKTS / 2);
-	KUNIT_ASSERT_EQ(test, mmb_rules_rebalance(r), 0);
+	m2_rebalance(test, r);
 	kunit_info(test, "%u IPv6 rules of %u masks: %u tables in place (%llu ms), %u rebuilt (%llu ms)",
 		   c->n, masks, tables, (t1 - t0) / 1000000, m2_tables(test, r, &rules),
 		   (ktime_get_ns() - t1) / 1000000);
