@@ -184,40 +184,46 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 }
 
 /*
+ * A slot (mmb_fast_route.dst) is NULL, a route, or MMB_FAST_BUSY while the
+ * one CPU that claimed it (a cmpxchg from what it saw) looks a route up:
+ * only that CPU writes the device and cookie, before it publishes the route
+ * (release; readers load it with acquire), so a route and its device and
+ * cookie go together. Others meanwhile send their packets to the stack.
+ */
+#define MMB_FAST_BUSY	((struct dst_entry *)1UL)
+
+/*
  * The route cached for @dir of @c, valid for @skb, or a new one (not when
- * @peek); NULL if there is none.
+ * @peek); NULL if there is none. *@why says why not.
  */
 static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c, u8 dir,
-					bool peek)
+					bool peek, enum mmb_fast *why)
 {
 	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
-	/* Its device and cookie were written before it (the cmpxchg below). */
-	struct dst_entry *dst = smp_load_acquire(&fr->dst), *old;
+	struct dst_entry *dst = smp_load_acquire(&fr->dst);
 	u32 cookie;
 
+	*why = MMB_FAST_UNCACHED;
+	if (dst == MMB_FAST_BUSY)
+		return NULL;
 	if (dst && READ_ONCE(fr->iif) == skb->dev->ifindex &&
 	    (!READ_ONCE(dst->obsolete) || dst_check(dst, READ_ONCE(fr->cookie))))
 		return dst;
 	if (peek)
 		return NULL;
-	/* Stale, or of another way in: whoever takes it out drops it. */
-	if (dst && cmpxchg(&fr->dst, dst, NULL) == dst)
-		dst_release(dst);
-	dst = mmb_fast_lookup(skb, c->orig.t.family, &cookie);
-	if (!dst)
+	/* Stale, of another way in, or none: claimed, and a stale one dropped. */
+	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
 		return NULL;
-	/*
-	 * Readers load the entry with acquire, then its device and cookie: a
-	 * reader between these stores and the entry's sees a mismatch at
-	 * worst, and looks again.
-	 */
+	dst_release(dst);
+	*why = MMB_FAST_ROUTE;
+	dst = mmb_fast_lookup(skb, c->orig.t.family, &cookie);
+	if (!dst) {
+		smp_store_release(&fr->dst, NULL);
+		return NULL;
+	}
 	WRITE_ONCE(fr->iif, skb->dev->ifindex);
 	WRITE_ONCE(fr->cookie, cookie);
-	old = cmpxchg(&fr->dst, NULL, dst);
-	if (old) {
-		/* Another CPU cached one meanwhile: ours serves this packet, under RCU. */
-		dst_release(dst);
-	}
+	smp_store_release(&fr->dst, dst);
 	return dst;
 }
 
@@ -306,9 +312,9 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 		return MMB_FAST_FORWARDING;
 	if (mmb_fast_xfrm(dev_net(skb->dev), skb))
 		return MMB_FAST_XFRM;
-	dst = mmb_fast_route(skb, c, dir, peek);
+	dst = mmb_fast_route(skb, c, dir, peek, &why);
 	if (!dst)
-		return peek ? MMB_FAST_UNCACHED : MMB_FAST_ROUTE;
+		return why;
 	why = mmb_fast_forwards(dst, skb->dev, family);
 	if (why)
 		return why;
@@ -384,7 +390,9 @@ void mmb_fast_release(struct mmb_conn_ext *x)
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
-		dst_release(x->fast[i].dst);
+		/* Never busy: its claimer was done a grace period ago. */
+		if (x->fast[i].dst != MMB_FAST_BUSY)
+			dst_release(x->fast[i].dst);
 		x->fast[i].dst = NULL;
 	}
 }

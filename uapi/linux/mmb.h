@@ -711,7 +711,9 @@ enum mmb_fast {
 	MMB_FAST_MTU,		/* larger than the route's MTU: frag-needed, PTB */
 	MMB_FAST_NEIGH,		/* the next hop's neighbour is not reachable */
 	MMB_FAST_ROOM,		/* its head is shared or too small for the link header */
-	MMB_FAST_UNCACHED,	/* no route cached yet: the next packet looks it up */
+	MMB_FAST_UNCACHED,	/* no route cached yet (a trace: the next packet looks
+				 * it up), or another CPU is looking it up
+				 */
 };
 
 #define MMB_TRACE_A_MAX (__MMB_TRACE_A_MAX - 1)
