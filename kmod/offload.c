@@ -121,20 +121,20 @@ static enum mmb_fast mmb_fast_hdr6(const struct sk_buff *skb, const struct mmb_c
 /* Is forwarding on where @skb came in? */
 static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 {
+	const struct inet6_dev *idev;
+
 	if (family == 4) {
 		const struct in_device *in = __in_dev_get_rcu(skb->dev);
 
 		return in && IN_DEV_FORWARD(in);
 	}
-	if (READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->forwarding) <= 0)
+	if (!IS_ENABLED(CONFIG_IPV6) ||
+	    READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->forwarding) <= 0)
 		return false;
 	/* ipv6_rcv() drops what comes in where IPv6 is off. */
-	{
-		const struct inet6_dev *idev = __in6_dev_get(skb->dev);
-
-		return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
-		       !READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->proxy_ndp);
-	}
+	idev = __in6_dev_get(skb->dev);
+	return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
+	       !READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->proxy_ndp);
 }
 
 /*
@@ -200,6 +200,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 					bool peek, enum mmb_fast *why)
 {
 	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
+	/* Pairs with the release below: its device and cookie come with it. */
 	struct dst_entry *dst = smp_load_acquire(&fr->dst);
 	u32 cookie;
 
@@ -218,18 +219,20 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	*why = MMB_FAST_ROUTE;
 	dst = mmb_fast_lookup(skb, c->orig.t.family, &cookie);
 	if (!dst) {
+		/* Unclaimed: the next packet looks again (pairs with the acquire above). */
 		smp_store_release(&fr->dst, NULL);
 		return NULL;
 	}
 	WRITE_ONCE(fr->iif, skb->dev->ifindex);
 	WRITE_ONCE(fr->cookie, cookie);
+	/* Published after its device and cookie (pairs with the acquire above). */
 	smp_store_release(&fr->dst, dst);
 	return dst;
 }
 
 /* Is @dst a route that forwards out of another device than @in? */
 static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
-					   const struct net_device *in, u8 family)
+				       const struct net_device *in, u8 family)
 {
 	if (dst->error || dst->dev == in || dst->lwtstate)
 		return MMB_FAST_ROUTE;
@@ -260,15 +263,15 @@ static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct 
 
 	if (family == 4) {
 		const struct rtable *rt = (const struct rtable *)dst;
+		__be32 daddr = ((const struct iphdr *)skb->data)->daddr;
 
-		n = __ipv4_neigh_lookup_noref(dst->dev,
-					      rt_nexthop(rt, ((const struct iphdr *)skb->data)->daddr));
+		n = __ipv4_neigh_lookup_noref(dst->dev, rt_nexthop(rt, daddr));
 	} else {
 #if IS_ENABLED(CONFIG_IPV6)
+		const struct rt6_info *rt = (const struct rt6_info *)dst;
 		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
 
-		n = __ipv6_neigh_lookup_noref(dst->dev,
-					      rt6_nexthop((const struct rt6_info *)dst, &ip6h->daddr));
+		n = __ipv6_neigh_lookup_noref(dst->dev, rt6_nexthop(rt, &ip6h->daddr));
 #else
 		n = NULL;
 #endif
@@ -286,14 +289,14 @@ static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct 
  * Nothing of @skb changes.
  */
 enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bool peek,
-			      struct dst_entry **dstp, struct neighbour **np)
+			     struct dst_entry **dstp, struct neighbour **np)
 {
 	u8 family = c->orig.t.family;
 	const struct net_device *out;
 	struct dst_entry *dst;
 	enum mmb_fast why;
 	struct neighbour *n;
-	unsigned int mtu, hh;
+	unsigned int mtu, hh, nhlen;
 
 	if (skb->pkt_type != PACKET_HOST || skb_sk_is_prefetched(skb) || skb_shared(skb) ||
 	    skb_dst(skb) || skb_vlan_tag_present(skb))
@@ -338,9 +341,9 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 		return MMB_FAST_NEIGH;
 	/* neigh_hh_output() writes the header before the data: ours to write. */
 	hh = READ_ONCE(n->hh.hh_len);
+	nhlen = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
 	if (!peek && (skb_headroom(skb) < HH_DATA_ALIGN(hh) ||
-	     (skb_cloned(skb) && !skb_clone_writable(skb, family == 4 ? sizeof(struct iphdr) :
-						      sizeof(struct ipv6hdr)))))
+		      (skb_cloned(skb) && !skb_clone_writable(skb, nhlen))))
 		return MMB_FAST_ROOM;
 	*dstp = dst;
 	*np = n;

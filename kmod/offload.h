@@ -17,7 +17,6 @@ struct mmb_conn;
 struct mmb_conn_ext;
 struct mmb_dev;
 
-
 /* The connection a packet judged in the rx_handler may take the fast path with. */
 struct mmb_fast_hit {
 	struct mmb_conn *c;
@@ -26,7 +25,7 @@ struct mmb_fast_hit {
 
 bool mmb_fast_xmit(struct mmb_dev *md, struct sk_buff *skb, struct mmb_conn *c, u8 dir);
 enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bool peek,
-			       struct dst_entry **dstp, struct neighbour **np);
+			     struct dst_entry **dstp, struct neighbour **np);
 void mmb_fast_release(struct mmb_conn_ext *x);
 
 #endif /* _MMB_OFFLOAD_H */

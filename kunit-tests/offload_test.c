@@ -209,7 +209,7 @@ static void fastt_flow(struct fastt *f, bool offload)
  * would take in *@out.
  */
 static enum mmb_fast fastt_check(struct fastt *f, struct sk_buff *skb,
-				     struct net_device **out)
+				 struct net_device **out)
 {
 	struct mmb_tuple t = fastt_tuple(f);
 	struct dst_entry *dst = NULL;
