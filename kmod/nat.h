@@ -40,7 +40,7 @@ struct mmb_conn_ext {
 	 * (offload.c). Within the slab object's size (320 bytes) either way.
 	 */
 	struct mmb_fast_route {
-		struct dst_entry __rcu *dst;
+		struct dst_entry *dst;	/* or MMB_FAST_BUSY; freed by RCU */
 		u32 cookie;		/* IPv6: rt6_get_cookie() */
 		int iif;
 	} fast[2];

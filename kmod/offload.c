@@ -124,7 +124,7 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 	const struct inet6_dev *idev;
 
 	if (family == 4) {
-		const struct in_device *in = __in_dev_get_rcu(skb->dev);
+		struct in_device *in = __in_dev_get_rcu(skb->dev);
 
 		return in && IN_DEV_FORWARD(in);
 	}
@@ -265,7 +265,7 @@ static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct 
 		const struct rtable *rt = (const struct rtable *)dst;
 		__be32 daddr = ((const struct iphdr *)skb->data)->daddr;
 
-		n = __ipv4_neigh_lookup_noref(dst->dev, rt_nexthop(rt, daddr));
+		n = __ipv4_neigh_lookup_noref(dst->dev, (__force u32)rt_nexthop(rt, daddr));
 	} else {
 #if IS_ENABLED(CONFIG_IPV6)
 		const struct rt6_info *rt = (const struct rt6_info *)dst;
