@@ -119,6 +119,15 @@ check_jq "udp: not for a connection of a rule without offload" \
 a0=$(offloaded r0)
 flow 10.0.2.2 9002 41002 50 > /dev/null
 check "udp: and its packets are not offloaded" test "$(offloaded r0)" -eq "$a0"
+check_jq "trace: a packet of the flow would take the fast path" '.[0].fast_path == "yes"' \
+	"$(in_r mmbctl -j trace in r0 ip-saddr 10.0.1.2 ip-daddr 10.0.2.2 udp-sport 41000 \
+		udp-dport 9000)"
+check_jq "trace: with TTL 1 it would not" '.[0].fast_path == "ttl"' \
+	"$(in_r mmbctl -j trace in r0 ip-saddr 10.0.1.2 ip-daddr 10.0.2.2 udp-sport 41000 \
+		udp-dport 9000 ip-ttl 1)"
+check_jq "trace: nor one of a connection without offload (no answer)" '.[0] | has("fast_path") | not' \
+	"$(in_r mmbctl -j trace in r0 ip-saddr 10.0.1.2 ip-daddr 10.0.2.2 udp-sport 41002 \
+		udp-dport 9002)"
 
 a0=$(offloaded r0) a1=$(offloaded r1)
 check "udp6: 200 datagrams echoed" test "$(flow fd00:2::2 9000 41006 200)" -eq 200
