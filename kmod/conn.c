@@ -1479,6 +1479,36 @@ static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 	rhashtable_walk_exit(&iter);
 }
 
+/*
+ * Drop the routes offloaded connections cache through @dev, or all of
+ * them for good (@dev NULL: the namespace is leaving). Process context.
+ */
+void mmb_conns_fast_drop(struct mmb_conns *mc, const struct net_device *dev)
+{
+	struct rhashtable_iter iter;
+	struct mmb_conn_node *n;
+	struct mmb_conn *c;
+
+	if (!atomic_read(&mc->count))
+		return;
+	rhashtable_walk_enter(&mc->ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((n = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(n))
+			continue;	/* -EAGAIN: a resize; the walk goes on */
+		c = mmb_conn_of(n);
+		if (n == &c->orig && test_bit(MMB_CONN_OFFLOAD, &c->status))
+			mmb_fast_drop(mmb_conn_ext(c), dev);
+		if (need_resched()) {
+			rhashtable_walk_stop(&iter);
+			cond_resched();
+			rhashtable_walk_start(&iter);
+		}
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+}
+
 void mmb_conns_flush(struct mmb_conns *mc)
 {
 	mmb_conns_sweep(mc, true);

@@ -217,6 +217,7 @@ void mmb_conn_cache_exit(void);
 int mmb_conns_init(struct mmb_conns *mc, struct net *net);
 void mmb_conns_exit(struct mmb_conns *mc);
 void mmb_conns_flush(struct mmb_conns *mc);
+void mmb_conns_fast_drop(struct mmb_conns *mc, const struct net_device *dev);
 void mmb_conns_kick(struct mmb_conns *mc);
 int mmb_masq_notifiers_register(void);
 void mmb_masq_notifiers_unregister(void);

@@ -183,53 +183,6 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 #endif
 }
 
-/*
- * A slot (mmb_fast_route.dst) is NULL, a route, or MMB_FAST_BUSY while the
- * one CPU that claimed it (a cmpxchg from what it saw) looks a route up:
- * only that CPU writes the device and cookie, before it publishes the route
- * (release; readers load it with acquire), so a route and its device and
- * cookie go together. Others meanwhile send their packets to the stack.
- */
-#define MMB_FAST_BUSY	((struct dst_entry *)1UL)
-
-/*
- * The route cached for @dir of @c, valid for @skb, or a new one (not when
- * @peek); NULL if there is none. *@why says why not.
- */
-static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c, u8 dir,
-					bool peek, enum mmb_fast *why)
-{
-	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
-	/* Pairs with the release below: its device and cookie come with it. */
-	struct dst_entry *dst = smp_load_acquire(&fr->dst);
-	u32 cookie;
-
-	*why = MMB_FAST_UNCACHED;
-	if (dst == MMB_FAST_BUSY)
-		return NULL;
-	if (dst && READ_ONCE(fr->iif) == skb->dev->ifindex &&
-	    (!READ_ONCE(dst->obsolete) || dst_check(dst, READ_ONCE(fr->cookie))))
-		return dst;
-	if (peek)
-		return NULL;
-	/* Stale, of another way in, or none: claimed, and a stale one dropped. */
-	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
-		return NULL;
-	dst_release(dst);
-	*why = MMB_FAST_ROUTE;
-	dst = mmb_fast_lookup(skb, c->orig.t.family, &cookie);
-	if (!dst) {
-		/* Unclaimed: the next packet looks again (pairs with the acquire above). */
-		smp_store_release(&fr->dst, NULL);
-		return NULL;
-	}
-	WRITE_ONCE(fr->iif, skb->dev->ifindex);
-	WRITE_ONCE(fr->cookie, cookie);
-	/* Published after its device and cookie (pairs with the acquire above). */
-	smp_store_release(&fr->dst, dst);
-	return dst;
-}
-
 /* Is @dst a route that forwards out of another device than @in? */
 static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
 				       const struct net_device *in, u8 family)
@@ -253,6 +206,111 @@ static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
 #else
 	return MMB_FAST_ROUTE;
 #endif
+}
+
+/*
+ * A slot (mmb_fast_route.dst) is NULL, a route, MMB_FAST_BUSY while the
+ * one CPU that claimed it (a cmpxchg from what it saw) looks a route up,
+ * MMB_FAST_NONE when that lookup found no route the fast path may take, or
+ * MMB_FAST_DEAD once the namespace is leaving (never filled again). Only the
+ * claimer writes the device and cookie, before it publishes the route
+ * (cmpxchg from MMB_FAST_BUSY; readers load it with acquire and load it
+ * again after the device and cookie, so the three go together). Others
+ * meanwhile send their packets to the stack.
+ *
+ * A route that does not forward (an error route: unreachable, rp_filter, a
+ * local or blackhole one) is never held: an error route may be cached
+ * nowhere in the stack (IPv4's on lo, !do_cache) or the namespace's own
+ * (ip6_null_entry), and a held one would keep lo registered or be released
+ * after IPv6 freed it. MMB_FAST_NONE keeps the routing generation of its
+ * lookup (rt_genid_ipv4(), fib6_sernum) in the cookie: the next lookup is
+ * made when the tables change, not for every packet. (The markers:
+ * offload.h.)
+ */
+/* The routing tables' generation of @net for @family: moves on any change. */
+static u32 mmb_fast_gen(const struct net *net, u8 family)
+{
+	if (family == 4)
+		return rt_genid_ipv4(net);
+#if IS_ENABLED(CONFIG_IPV6)
+	return atomic_read(&net->ipv6.fib6_sernum);
+#else
+	return 0;
+#endif
+}
+
+/*
+ * The route cached for @dir of @c, valid for @skb, or a new one (not when
+ * @peek); NULL if there is none. *@why says why not. The route forwards
+ * (mmb_fast_forwards()).
+ */
+static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c, u8 dir,
+					bool peek, enum mmb_fast *why)
+{
+	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
+	u8 family = c->orig.t.family;
+	struct net *net = dev_net(skb->dev);
+	/* Pairs with the claimer's publishing cmpxchg: its device and cookie come with it. */
+	struct dst_entry *dst = smp_load_acquire(&fr->dst);
+	struct dst_entry *found;
+	u32 cookie, gen;
+	int iif;
+
+	*why = MMB_FAST_UNCACHED;
+	if (dst == MMB_FAST_BUSY || dst == MMB_FAST_DEAD)
+		return NULL;
+	iif = READ_ONCE(fr->iif);
+	cookie = READ_ONCE(fr->cookie);
+	/*
+	 * The device and cookie read, then the slot again: a claimer that
+	 * replaced the route meanwhile wrote MMB_FAST_BUSY before them (its
+	 * cmpxchg), so a device and cookie of another route are not paired
+	 * with this one.
+	 */
+	smp_rmb();
+	if (READ_ONCE(fr->dst) != dst)
+		return NULL;
+	if (dst == MMB_FAST_NONE && iif == skb->dev->ifindex &&
+	    cookie == mmb_fast_gen(net, family)) {
+		*why = MMB_FAST_ROUTE;
+		return NULL;
+	}
+	if (mmb_fast_held(dst) && iif == skb->dev->ifindex &&
+	    (!READ_ONCE(dst->obsolete) || dst_check(dst, cookie)))
+		return dst;
+	if (peek)
+		return NULL;
+	/* Stale, of another way in, or none: claimed, and a stale one dropped. */
+	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
+		return NULL;
+	if (mmb_fast_held(dst))
+		dst_release(dst);
+	*why = MMB_FAST_ROUTE;
+	/* Before the lookup: a change during it moves it on, and is seen. */
+	gen = mmb_fast_gen(net, family);
+	found = mmb_fast_lookup(skb, family, &cookie);
+	if (found && (found->error || mmb_fast_forwards(found, skb->dev, family))) {
+		dst_release(found);
+		found = NULL;
+	}
+	if (found) {
+		dst = found;
+	} else {
+		dst = MMB_FAST_NONE;
+		cookie = gen;
+	}
+	WRITE_ONCE(fr->iif, skb->dev->ifindex);
+	WRITE_ONCE(fr->cookie, cookie);
+	/*
+	 * Published after its device and cookie (a full barrier; pairs with
+	 * the acquire above), unless the namespace's leaving took the slot.
+	 */
+	if (cmpxchg(&fr->dst, MMB_FAST_BUSY, dst) != MMB_FAST_BUSY) {
+		if (found)
+			dst_release(found);
+		return NULL;
+	}
+	return found;
 }
 
 /* The neighbour of @dst's next hop for @skb, if it is reachable with a cached header. */
@@ -318,6 +376,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	dst = mmb_fast_route(skb, c, dir, peek, &why);
 	if (!dst)
 		return why;
+	/* Checked when cached; again, as a device may have left the route since. */
 	why = mmb_fast_forwards(dst, skb->dev, family);
 	if (why)
 		return why;
@@ -394,8 +453,37 @@ void mmb_fast_release(struct mmb_conn_ext *x)
 
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
 		/* Never busy: its claimer was done a grace period ago. */
-		if (x->fast[i].dst != MMB_FAST_BUSY)
+		if (mmb_fast_held(x->fast[i].dst))
 			dst_release(x->fast[i].dst);
 		x->fast[i].dst = NULL;
+	}
+}
+
+/*
+ * Drop @x's routes through @dev (a device unregistering), or all of them
+ * for good (@dev NULL: the namespace is leaving, nothing is cached again).
+ * A CPU may still be using one under RCU, unheld: dst_release() frees it a
+ * grace period after the last reference went (dst_destroy_rcu()), as it
+ * does for the stack's own. Process context.
+ */
+void mmb_fast_drop(struct mmb_conn_ext *x, const struct net_device *dev)
+{
+	struct dst_entry *dst;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
+		struct dst_entry **slot = &x->fast[i].dst;
+
+		if (!dev) {
+			/* A claimer busy with a lookup finds it taken, and lets its route go. */
+			dst = xchg(slot, MMB_FAST_DEAD);
+		} else {
+			dst = READ_ONCE(*slot);
+			if (!mmb_fast_held(dst) || READ_ONCE(dst->dev) != dev ||
+			    cmpxchg(slot, dst, NULL) != dst)
+				continue;
+		}
+		if (mmb_fast_held(dst))
+			dst_release(dst);
 	}
 }

@@ -18,6 +18,7 @@
 #include <net/tcp.h>
 
 #include "../kmod/conn.h"
+#include "../kmod/mmb.h"
 #include "../kmod/nat.h"
 #include "../kmod/offload.h"
 #include "../kmod/test.h"
@@ -248,7 +249,7 @@ static struct net_device *fastt_cached(struct fastt *f)
 	rcu_read_lock();
 	c = fastt_find(f, &t, &dir);
 	dst = c ? READ_ONCE(mmb_conn_ext(c)->fast[MMB_DIR_ORIG].dst) : NULL;
-	if (dst)
+	if (mmb_fast_held(dst))
 		dev = dst->dev;
 	rcu_read_unlock();
 	return dev;
@@ -465,12 +466,88 @@ static void offload_flush_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->mc.count), 0);
 }
 
+/*
+ * In a namespace of its own, whose table is mmb's: a route cached, deleted,
+ * one more packet (its lookup finds an error route, on lo, cached nowhere
+ * in the stack). No reference to lo stays behind (a held one kept
+ * "ip netns del" waiting for lo for good), and the namespace leaves.
+ */
+static void offload_netns_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = fastt_pkt(false, 10), r = fastt_pkt(true, 10);
+	struct fastt f = { .test = test };
+	struct net_device *lan, *wan;
+	struct dst_entry *dst = NULL;
+	enum mmb_fast why = MMB_FAST_UNCACHED;
+	struct net *net = mmbt_netns_new(test, &lan);
+	struct mmb_conns *mc = &mmb_pernet(net)->conns;
+	struct sk_buff *skb;
+	struct neighbour *n;
+	struct mmb_tuple t;
+	struct mmb_conn *c;
+	int lo_refs = 0, err;
+	u8 dir;
+
+	wan = mmbt_netdev_create(test);
+	rtnl_lock();
+	err = dev_change_net_namespace(wan, net, "mmbw%d");
+	if (!err)
+		err = dev_open(lan, NULL);
+	if (!err)
+		err = dev_open(wan, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	f.lan = lan;
+	f.wan = wan;
+	mmbt_route(test, net, lan, false, fastt_lan_net, 24, RTN_UNICAST, false);
+	mmbt_route(test, net, wan, false, fastt_wan_net, 24, RTN_UNICAST, false);
+	fastt_forwarding(lan, true);
+	fastt_forwarding(wan, true);
+	fastt_neigh(test, wan, fastt_server);
+	f.r = mmbt_rules_new(test);
+	fastt_rule(&f, true);
+	KUNIT_ASSERT_EQ(test, mmbt_judge(f.r, mc, fastt_skb(&f, lan, &d)), 1);
+	KUNIT_ASSERT_EQ(test, mmbt_judge(f.r, mc, fastt_skb(&f, wan, &r)), 1);
+	t = fastt_tuple(&f);
+	/* Cached; the route deleted; a packet, and one more (the miss is remembered). */
+	for (err = 0; err < 3; err++) {
+		if (err == 1) {
+			mmbt_route(test, net, wan, false, fastt_wan_net, 24, RTN_UNICAST, true);
+			rcu_barrier();
+			lo_refs = netdev_refcnt_read(net->loopback_dev);
+		}
+		skb = fastt_skb(&f, lan, &d);
+		rcu_read_lock();
+		local_bh_disable();
+		c = mmb_conn_find(mc, &t, &dir);
+		KUNIT_EXPECT_NOT_NULL(test, c);
+		if (c)
+			why = mmb_fast_check(skb, c, dir, false, &dst, &n);
+		local_bh_enable();
+		rcu_read_unlock();
+		kfree_skb(skb);
+		KUNIT_EXPECT_EQ(test, why, err ? MMB_FAST_ROUTE : MMB_FAST_OK);
+	}
+	/* The error route the lookup made is gone once its grace period is. */
+	rcu_barrier();
+	KUNIT_ASSERT_EQ(test, netdev_refcnt_read(net->loopback_dev), lo_refs);
+	/* The namespace leaves with its connection in mmb's table: it finishes. */
+	rtnl_lock();
+	err = dev_change_net_namespace(wan, &init_net, "mmbt%d");
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, err, 0);
+	mmbt_netns_done(test, net, lan);
+	mmbt_netdev_destroy(wan);
+	net_ns_barrier();
+}
+
 static struct kunit_case offload_cases[] = {
 	KUNIT_CASE(offload_eligible_test),
 	KUNIT_CASE(offload_not_asked_test),
 	KUNIT_CASE(offload_back_to_stack_test),
 	KUNIT_CASE(offload_route_test),
 	KUNIT_CASE(offload_flush_test),
+	KUNIT_CASE(offload_netns_test),
 	{}
 };
 
