@@ -128,7 +128,8 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 
 		return in && IN_DEV_FORWARD(in);
 	}
-	if (!IS_ENABLED(CONFIG_IPV6) ||
+	/* ipv6.disable=1: no devconf_all; ipv6_rcv() is not even registered. */
+	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_mod_enabled() ||
 	    READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->forwarding) <= 0)
 		return false;
 	/* ipv6_rcv() drops what comes in where IPv6 is off. */
