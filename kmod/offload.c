@@ -42,6 +42,8 @@
 #include <net/arp.h>
 #include <net/dst.h>
 #include <net/ip.h>
+#include <net/ip_fib.h>
+#include <net/ip6_fib.h>
 #include <net/ip6_route.h>
 #include <net/ipv6.h>
 #include <net/lwtunnel.h>
@@ -64,6 +66,18 @@ static bool mmb_fast_xfrm(const struct net *net, const struct sk_buff *skb)
 	       READ_ONCE(net->xfrm.policy_count[XFRM_POLICY_OUT]) || secpath_exists(skb);
 #else
 	return false;
+#endif
+}
+
+/* Does @net route by policy rules of its own (not only the main and local tables)? */
+static bool mmb_fast_rules(const struct net *net, u8 family)
+{
+	if (family == 4)
+		return fib4_has_custom_rules(net);
+#if IS_ENABLED(CONFIG_IPV6)
+	return fib6_has_custom_rules(net);
+#else
+	return true;
 #endif
 }
 
@@ -374,6 +388,13 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 		return MMB_FAST_FORWARDING;
 	if (mmb_fast_xfrm(dev_net(skb->dev), skb))
 		return MMB_FAST_XFRM;
+	/*
+	 * The cached route is keyed by the way in only: with policy rules
+	 * (ip rule, ip -6 rule, a VRF's), the mark, DSCP, flow label or ports
+	 * may choose another one, so the stack routes every packet.
+	 */
+	if (mmb_fast_rules(dev_net(skb->dev), family))
+		return MMB_FAST_ROUTE;
 	dst = mmb_fast_route(skb, c, dir, peek, &why);
 	if (!dst)
 		return why;

@@ -369,6 +369,14 @@ static void offload_back_to_stack_test(struct kunit *test)
 	memcpy(d.daddr, local4, 4);
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_ROUTE);
 	mmbt_addr(test, f->lan, false, local4, 24, true);
+#ifdef CONFIG_IP_MULTIPLE_TABLES
+	/* Policy rules (ip rule): the route may depend on more than the way in. */
+	d = fastt_pkt(false, 10);
+	init_net.ipv4.fib_has_custom_rules = true;
+	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_ROUTE);
+	init_net.ipv4.fib_has_custom_rules = false;
+	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_OK);
+#endif
 	/* Forwarding off on the way in. */
 	fastt_forwarding(f->lan, false);
 	d = fastt_pkt(false, 10);
