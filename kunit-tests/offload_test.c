@@ -444,8 +444,9 @@ static void offload_flush_test(struct kunit *test)
 	struct mmbt_pkt_desc d = fastt_pkt(false, 10);
 	struct mmbt_pkt_desc r = fastt_pkt(true, 10);
 	enum mmb_fast why = MMB_FAST_UNCACHED;
+	struct dst_entry *dst, *held[2] = {};
 	struct net_device *out;
-	struct dst_entry *dst;
+	unsigned int i, refs[2];
 	struct sk_buff *skb;
 	struct neighbour *n;
 	struct mmb_tuple t;
@@ -469,9 +470,27 @@ static void offload_flush_test(struct kunit *test)
 	local_bh_enable();
 	rcu_read_unlock();
 	kfree_skb(skb);
+	/* Each direction's route, held here too: the connection's reference counted. */
+	rcu_read_lock();
+	c = fastt_find(f, &t, &dir);
+	for (i = 0; c && i < 2; i++) {
+		dst = READ_ONCE(mmb_conn_ext(c)->fast[i].dst);
+		if (mmb_fast_held(dst) && dst_hold_safe(dst)) {
+			held[i] = dst;
+			refs[i] = rcuref_read(&dst->__rcuref);
+		}
+	}
+	rcu_read_unlock();
+	KUNIT_ASSERT_NOT_NULL(test, held[0]);
+	KUNIT_ASSERT_NOT_NULL(test, held[1]);
 	mmb_conns_flush(&f->mc);
 	rcu_barrier();
 	KUNIT_EXPECT_EQ(test, atomic_read(&f->mc.count), 0);
+	/* The connection's references went with it, once each. */
+	for (i = 0; i < 2; i++) {
+		KUNIT_EXPECT_EQ(test, rcuref_read(&held[i]->__rcuref), refs[i] - 1);
+		dst_release(held[i]);
+	}
 }
 
 /*
