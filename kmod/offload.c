@@ -22,11 +22,13 @@
  * nf_flow_dst_check(): a route added, removed or changed, a device down or
  * gone, forwarding switched, an address added moves IPv4's generation and
  * IPv6's serial number), and replaced by the next lookup when it fails.
- * A route pins nothing: a device that unregisters moves the entries through
- * it to the blackhole device (dst_dev_put()), which fail their check. The
- * entries are dropped when the connection is freed, a grace period after
- * it left the table by any way (mmb_conn_free()): no CPU can cache one
- * after that.
+ * A route pins nothing: only routes that forward are held (mmb_fast_route()),
+ * a device that unregisters has the entries through it dropped
+ * (mmb_fast_drop() from mmb's notifier) or moved to the blackhole device
+ * by the kernel (dst_dev_put()), and a namespace leaving has all of them
+ * dropped before any exit (pre_exit). The entries are otherwise dropped
+ * when the connection is freed, a grace period after it left the table by
+ * any way (mmb_conn_free()): no CPU can cache one after that.
  *
  * Everything here runs in softirq under RCU: no lock, no allocation but
  * what a route lookup itself makes (only when a route is cached).
