@@ -17,6 +17,11 @@
 #include <asm/unaligned.h>
 #endif
 
+/* 6.5 moved skb_gso_validate_network_len() and its kin to <net/gso.h>. */
+#ifdef MMB_HAVE_NET_GSO_H
+#include <net/gso.h>
+#endif
+
 /* 6.5 added SLAB_NO_MERGE; before, a cache may share slabs with another. */
 #include <linux/slab.h>
 #ifndef SLAB_NO_MERGE

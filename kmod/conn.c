@@ -25,6 +25,7 @@
 #include "conn.h"
 #include "mmb.h"
 #include "nat.h"
+#include "offload.h"
 #include "test.h"
 
 static struct kmem_cache *mmb_conn_cache __read_mostly;
@@ -296,7 +297,10 @@ static void mmb_conn_free(struct mmb_conn *c)
 	mmb_cc_release(c);
 	for (i = 0; i < c->nrules; i++)
 		mmb_rule_put((struct mmb_rule *)c->rules[i]);
-	if (test_bit(MMB_CONN_EXT, &c->status))
+	/* Its routes: after the grace period, no CPU can cache one any more. */
+	if (test_bit(MMB_CONN_OFFLOAD, &c->status))
+		mmb_fast_release(mmb_conn_ext(c));
+	if (READ_ONCE(c->status) & (BIT(MMB_CONN_EXT) | BIT(MMB_CONN_OFFLOAD)))
 		kmem_cache_free(mmb_conn_ext_cache, mmb_conn_ext(c));
 	else
 		kmem_cache_free(mmb_conn_cache, c);
@@ -797,14 +801,14 @@ bool mmb_conn_would_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 }
 
 /* Memory for a connection, with an extension if @ext (its status says so). */
-static struct mmb_conn *mmb_conn_new(struct mmb_conns *mc, bool ext)
+static struct mmb_conn *mmb_conn_new(struct mmb_conns *mc, bool ext, bool fast)
 {
 	struct mem_cgroup *old;
 	struct mmb_conn *c;
 
 	/* Charged to the memory cgroup of whoever made the namespace. */
 	old = set_active_memcg(mc->memcg);
-	if (ext) {
+	if (ext || fast) {
 		struct mmb_conn_ext *x = kmem_cache_alloc(mmb_conn_ext_cache, MMB_CONN_GFP);
 
 		c = x ? &x->c : NULL;
@@ -813,8 +817,13 @@ static struct mmb_conn *mmb_conn_new(struct mmb_conns *mc, bool ext)
 	}
 	set_active_memcg(old);
 	if (c) {
-		c->status = ext ? BIT(MMB_CONN_EXT) : 0;
+		c->status = (ext ? BIT(MMB_CONN_EXT) : 0) | (fast ? BIT(MMB_CONN_OFFLOAD) : 0);
 		memset(c->cc, 0, sizeof(c->cc));
+		if (fast) {
+			memset(mmb_conn_ext(c)->fast, 0, sizeof(mmb_conn_ext(c)->fast));
+			if (!ext)
+				mmb_nat_ext_init(mmb_conn_ext(c), 0);
+		}
 	}
 	return c;
 }
@@ -827,11 +836,13 @@ static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tu
 				       const struct mmb_verdict *v,
 				       const struct mmb_nat_plan *p, u8 state, u8 fin)
 {
-	bool ext = p && p->what;
+	bool ext = p && p->what, fast = false;
 	struct mmb_conn *c;
 	unsigned int i;
 
-	c = mmb_conn_new(mc, ext);
+	for (i = 0; i < v->nsf; i++)
+		fast |= v->sf[i]->offload;
+	c = mmb_conn_new(mc, ext, fast);
 	if (!c)
 		return NULL;
 	if (ext)
@@ -841,7 +852,7 @@ static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tu
 	c->reply.t.dir = MMB_DIR_REPLY;
 	c->state = state;
 	c->fin = fin;
-	c->status = ext ? BIT(MMB_CONN_EXT) : 0;
+	c->status = (ext ? BIT(MMB_CONN_EXT) : 0) | (fast ? BIT(MMB_CONN_OFFLOAD) : 0);
 	for (i = 0; i < 2; i++) {
 		atomic64_set(&c->packets[i], 0);
 		atomic64_set(&c->bytes[i], 0);
@@ -1154,7 +1165,8 @@ static struct mmb_conn *mmb_conn_copy(struct mmb_conns *mc, struct mmb_conn *c,
 				      const struct mmb_verdict *v, u8 what)
 {
 	bool had = test_bit(MMB_CONN_EXT, &c->status);
-	struct mmb_conn *n = mmb_conn_new(mc, had || what);
+	struct mmb_conn *n = mmb_conn_new(mc, had || what,
+					  test_bit(MMB_CONN_OFFLOAD, &c->status));
 	unsigned int i;
 
 	if (!n)
@@ -1522,6 +1534,36 @@ static void mmb_conns_sweep(struct mmb_conns *mc, bool all)
 		rhashtable_walk_stop(&iter);
 		cond_resched();
 	} while (n);
+	rhashtable_walk_exit(&iter);
+}
+
+/*
+ * Drop the routes offloaded connections cache through @dev, or all of
+ * them for good (@dev NULL: the namespace is leaving). Process context.
+ */
+void mmb_conns_fast_drop(struct mmb_conns *mc, const struct net_device *dev)
+{
+	struct rhashtable_iter iter;
+	struct mmb_conn_node *n;
+	struct mmb_conn *c;
+
+	if (!atomic_read(&mc->count))
+		return;
+	rhashtable_walk_enter(&mc->ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((n = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(n))
+			continue;	/* -EAGAIN: a resize; the walk goes on */
+		c = mmb_conn_of(n);
+		if (n == &c->orig && test_bit(MMB_CONN_OFFLOAD, &c->status))
+			mmb_fast_drop(mmb_conn_ext(c), dev);
+		if (need_resched()) {
+			rhashtable_walk_stop(&iter);
+			cond_resched();
+			rhashtable_walk_start(&iter);
+		}
+	}
+	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
 }
 

@@ -103,6 +103,9 @@ enum {
 				 * packet of the reply direction is its own until DONE
 				 */
 	MMB_CONN_COUNTED,	/* charged to ct count rules (ctcount.c) */
+	MMB_CONN_OFFLOAD,	/* an offload rule's: a struct mmb_conn_ext, whose
+				 * routes the fast path caches (offload.c)
+				 */
 };
 
 /*
@@ -214,6 +217,7 @@ void mmb_conn_cache_exit(void);
 int mmb_conns_init(struct mmb_conns *mc, struct net *net);
 void mmb_conns_exit(struct mmb_conns *mc);
 void mmb_conns_flush(struct mmb_conns *mc);
+void mmb_conns_fast_drop(struct mmb_conns *mc, const struct net_device *dev);
 void mmb_conns_kick(struct mmb_conns *mc);
 int mmb_masq_notifiers_register(void);
 void mmb_masq_notifiers_unregister(void);
@@ -256,6 +260,22 @@ static inline bool mmb_conn_out_held(const struct mmb_conn *c)
 {
 	return (READ_ONCE(c->status) & (BIT(MMB_CONN_OUT_CLAIM) | BIT(MMB_CONN_OUT_DONE))) ==
 	       BIT(MMB_CONN_OUT_CLAIM);
+}
+
+/*
+ * May @c's packets take the fast path: an offload rule's, seen both ways
+ * and, TCP, established (not closing)?
+ */
+static inline bool mmb_conn_offloaded(const struct mmb_conn *c)
+{
+	unsigned long s = READ_ONCE(c->status);
+
+	if ((s & (BIT(MMB_CONN_OFFLOAD) | BIT(MMB_CONN_ASSURED))) !=
+	    (BIT(MMB_CONN_OFFLOAD) | BIT(MMB_CONN_ASSURED)))
+		return false;
+	if (c->orig.t.proto == IPPROTO_TCP)
+		return READ_ONCE(c->state) == MMB_CONN_TCP_ESTABLISHED;
+	return c->orig.t.proto == IPPROTO_UDP;
 }
 
 /* Does @c, if any, rewrite its packets (NAT, offsets)? */

@@ -437,6 +437,10 @@ static int mmb_dev_event(struct notifier_block *nb, unsigned long event,
 		md = mmb_dev_get_rtnl(dev);
 		if (md)
 			mmb_dev_detach(md);
+		/* Routes through it offloaded connections hold (as nf_flow_table_cleanup()). */
+		mn = mmb_pernet(dev_net(dev));
+		if (mn && mn->live)
+			mmb_conns_fast_drop(&mn->conns, dev);
 		break;
 	case NETDEV_REGISTER:
 	case NETDEV_CHANGENAME:

@@ -13,6 +13,7 @@
 #include "conn.h"
 #include "mmb.h"
 #include "nat.h"
+#include "offload.h"
 #include "rewrite.h"
 
 /* What drop monitors see of each cause (uapi/linux/mmb.h lists them). */
@@ -43,7 +44,7 @@ static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
  * device it does not own: pktgen owns its device).
  */
 static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_ruleset *rs,
-				     struct sk_buff **pskb, bool out)
+				     struct sk_buff **pskb, bool out, struct mmb_fast_hit *fh)
 {
 	struct sk_buff *skb = *pskb;
 	/*
@@ -115,6 +116,11 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 	if (unlikely(stateful && (pkt.key.b[MMB_IMG_FLAGS] & (MMB_KF_FRAG | MMB_KF_LATER)) ==
 		     MMB_KF_FRAG))
 		mmb_frag_note(&md->mn->frags, &pkt, &v);
+	/* Arriving, of an offloaded connection: the fast path may send it (offload.c). */
+	if (!out && v.conn && !v.related && mmb_conn_offloaded(v.conn)) {
+		fh->c = v.conn;
+		fh->dir = v.dir;
+	}
 	/* Destination before routing, source after (nat.c). */
 	if (mmb_conn_rewrites(v.conn) && !v.bound)
 		v.manip = mmb_nat_manip(v.conn, v.dir, v.related, out, v.seen);
@@ -153,10 +159,14 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	md = rcu_dereference(skb->dev->rx_handler_data);
 	rs = mmb_rules_get(&md->mn->rules);
 	if (rs && mmb_ruleset_count(rs)) {
-		why = mmb_judge(md, rs, pskb, false);
+		struct mmb_fast_hit fh = { .c = NULL };
+
+		why = mmb_judge(md, rs, pskb, false, &fh);
 		skb = *pskb;
 		if (why >= 0)
 			return mmb_drop(md, skb, why);
+		if (fh.c && mmb_fast_xmit(md, skb, fh.c, fh.dir))
+			return RX_HANDLER_CONSUMED;
 	}
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;
@@ -189,7 +199,7 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 	if (unlikely(nh < 0 || nh > skb_headlen(skb)))
 		return NF_ACCEPT;
 	__skb_pull(skb, nh);
-	why = mmb_judge(md, rs, &skb, true);
+	why = mmb_judge(md, rs, &skb, true, NULL);
 	__skb_push(skb, nh);
 	if (why >= 0) {
 		mmb_counts_add(md->counts, why, skb);

@@ -93,9 +93,32 @@ static void __net_exit mmb_net_exit(struct net *net)
 	mmb_rules_exit(&mn->rules);
 }
 
+/*
+ * Before any namespace exit (lo unregistering, IPv6's routes freed): the
+ * routes offloaded connections hold are dropped, and none is cached again
+ * (offload.c).
+ */
+static void __net_exit mmb_net_pre_exit(struct net *net)
+{
+	mmb_conns_fast_drop(&mmb_pernet(net)->conns, NULL);
+}
+
+/*
+ * The connections freed by call_rcu release routes, which free theirs by
+ * call_rcu in turn (dst_destroy_rcu(): an IPv6 route's counts are its
+ * namespace's): all done before the exits after mmb's (IPv6's) run.
+ */
+static void __net_exit mmb_net_exit_batch(struct list_head *net_list)
+{
+	rcu_barrier();
+	rcu_barrier();
+}
+
 static struct pernet_operations mmb_net_ops = {
 	.init = mmb_net_init,
+	.pre_exit = mmb_net_pre_exit,
 	.exit = mmb_net_exit,
+	.exit_batch = mmb_net_exit_batch,
 	.id = &mmb_net_id,
 	.size = sizeof(struct mmb_net),
 };

@@ -34,6 +34,16 @@ struct mmb_conn_ext {
 	u32 label;		/* the flow label of the original direction */
 	u16 ipid;		/* added to the IDs of the original direction */
 	u8 what;		/* MMB_NAT_* */
+	/*
+	 * MMB_CONN_OFFLOAD: each direction's route, held, checked on every
+	 * use, and the device its packets came in on when it was looked up
+	 * (offload.c). Within the slab object's size (320 bytes) either way.
+	 */
+	struct mmb_fast_route {
+		struct dst_entry *dst;	/* or MMB_FAST_BUSY; freed by RCU */
+		u32 cookie;		/* IPv6: rt6_get_cookie() */
+		int iif;
+	} fast[2];
 };
 
 /* What the rules of a new connection ask of it. */

@@ -119,6 +119,8 @@ static int mmb_nl_put_counts(struct sk_buff *skb, const u64 *n)
 			      MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_NOT_IP, n[MMB_COUNT_NOT_IP], MMB_STATS_A_PAD) ||
 	    nla_put_u64_64bit(skb, MMB_STATS_A_MALFORMED, n[MMB_COUNT_MALFORMED],
+			      MMB_STATS_A_PAD) ||
+	    nla_put_u64_64bit(skb, MMB_STATS_A_OFFLOADED, n[MMB_COUNT_OFFLOADED],
 			      MMB_STATS_A_PAD))
 		return -EMSGSIZE;
 	return 0;

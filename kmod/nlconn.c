@@ -140,7 +140,8 @@ int mmb_nl_put_conn(struct sk_buff *skb, const struct mmb_conn *c, u32 now)
 	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_ORIG, c, MMB_DIR_ORIG) ||
 	    mmb_nl_put_conn_stats(skb, MMB_CONN_A_STATS_REPLY, c, MMB_DIR_REPLY) ||
 	    mmb_nl_put_conn_rules(skb, c) ||
-	    (test_bit(MMB_CONN_ASSURED, &c->status) && nla_put_flag(skb, MMB_CONN_A_ASSURED))) {
+	    (test_bit(MMB_CONN_ASSURED, &c->status) && nla_put_flag(skb, MMB_CONN_A_ASSURED)) ||
+	    (mmb_conn_offloaded(c) && nla_put_flag(skb, MMB_CONN_A_OFFLOADED))) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;
 	}

@@ -60,6 +60,7 @@ static const struct nla_policy mmb_rule_policy[MMB_RULE_A_MAX + 1] = {
 	[MMB_RULE_A_LIMIT]	= NLA_POLICY_NESTED(mmb_limit_policy),
 	[MMB_RULE_A_CTCOUNT]	= NLA_POLICY_NESTED(mmb_ctcount_policy),
 	[MMB_RULE_A_LOG]	= NLA_POLICY_NESTED(mmb_log_policy),
+	[MMB_RULE_A_OFFLOAD]	= { .type = NLA_FLAG },
 };
 
 const struct nla_policy mmb_rule_cmd_policy[MMB_A_RULE + 1] = {
@@ -411,6 +412,33 @@ static int mmb_nl_parse_comment(const struct nlattr *attr, struct mmb_rule_spec 
 	return 0;
 }
 
+/*
+ * MMB_RULE_A_OFFLOAD: the fast path for the connections of a stateful rule
+ * that lets them pass (accept, or NAT and mods: no drop); a leaving rule is
+ * refused by rule.c (docs/offload.md).
+ */
+static int mmb_nl_parse_offload(struct nlattr **tb, struct mmb_rule_spec *spec,
+				struct netlink_ext_ack *extack)
+{
+	unsigned int i;
+
+	spec->offload = nla_get_flag(tb[MMB_RULE_A_OFFLOAD]);
+	if (!spec->offload)
+		return 0;
+	if (!spec->stateful) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_OFFLOAD],
+				    "offload is for stateful rules: it applies to connections");
+		return -EINVAL;
+	}
+	for (i = 0; i < spec->ntargets; i++)
+		if (spec->t[i].type == MMB_TARGET_DROP || spec->t[i].type == MMB_TARGET_REJECT) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[MMB_RULE_A_OFFLOAD],
+					    "offload is for rules that let their connections pass (accept, NAT), not drop");
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int mmb_nl_parse_rule(struct nlattr **tb, struct mmb_nl_rule *r,
 			     struct netlink_ext_ack *extack)
 {
@@ -567,6 +595,9 @@ static struct mmb_rule *mmb_nl_rule_new(const struct nlattr *attr, struct nlattr
 		return ERR_PTR(-EINVAL);
 	}
 	ret = mmb_nl_parse_rule(tb, r, extack);
+	if (ret)
+		return ERR_PTR(ret);
+	ret = mmb_nl_parse_offload(tb, &r->spec, extack);
 	if (ret)
 		return ERR_PTR(ret);
 	err.msg = NULL;
@@ -1043,6 +1074,7 @@ static int mmb_nl_rule_fill(struct sk_buff *skb, const struct mmb_rule *rule,
 	    (rule->limit && mmb_limit_put(skb, rule->limit)) ||
 	    mmb_nl_put_ctcount(skb, rule->cc) ||
 	    (rule->log && mmb_log_nl_put(skb, rule->log)) ||
+	    (rule->offload && nla_put_flag(skb, MMB_RULE_A_OFFLOAD)) ||
 	    mmb_nl_put_stats(skb, MMB_RULE_A_STATS, rule->stats, NULL, rule)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;

@@ -482,6 +482,11 @@ static int mmb_check_spec(const struct mmb_rule_spec *spec, u8 *family, u8 *l4, 
 		ret = mmb_check_dir(spec, out, err);
 	if (!ret)
 		ret = mmb_cc_check(&spec->cc, spec->stateful, *out, family, err);
+	if (!ret && spec->offload && *out) {
+		mmb_rule_err(err, MMB_ERR_RULE, 0,
+			     "offload is for arriving rules: the fast path starts where a packet arrives");
+		return -EINVAL;
+	}
 	for (i = 0; !ret && !*out && i < spec->ntargets; i++) {
 		const struct mmb_target_spec *t = &spec->t[i];
 
@@ -675,6 +680,7 @@ static void mmb_rule_fill(struct mmb_rule *rule, struct mmb_rule_spec *spec)
 	rule->nmatches = spec->nmatches;
 	rule->ntargets = mmb_spec_verdict_only(spec) ? 0 : spec->ntargets;
 	rule->stateful = spec->stateful;
+	rule->offload = spec->offload;
 	rule->opts = mmb_spec_opts(spec);
 	t = (struct mmb_target *)mmb_rule_targets(rule);
 	values = (u8 *)mmb_rule_values(rule);
@@ -990,7 +996,8 @@ unsigned int mmb_rule_values_len(const struct mmb_rule *rule)
 static u32 mmb_rule_what(const struct mmb_rule *rule)
 {
 	return rule->nmatches | rule->ntargets << 8 | rule->stateful << 16 |
-	       rule->accept << 17 | rule->drop << 18 | (u32)rule->reject << 24;
+	       rule->accept << 17 | rule->drop << 18 | rule->offload << 19 |
+	       (u32)rule->reject << 24;
 }
 
 /*

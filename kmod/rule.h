@@ -97,6 +97,7 @@ struct mmb_rule_spec {
 	u8 log_plen;
 	char log_prefix[MMB_LOG_PREFIX_MAX + 1];
 	u32 log_rate, log_per, log_burst;	/* 0: the module's */
+	bool offload;			/* its connections take the fast path */
 };
 
 /*
@@ -163,6 +164,7 @@ struct mmb_rule {
 	bool stateful:1;	/* its matches create connections */
 	bool opts:1;		/* has option targets that may change a list's length */
 	bool out:1;		/* judges leaving packets (MMB_FIELD_LEAVING) */
+	bool offload:1;		/* its connections take the fast path (offload.c) */
 	u8 clen;		/* bytes of its comment, after the rest (mmb_rule_comment()) */
 	u8 reject;		/* a drop that answers: enum mmb_reject + 1; 0: none */
 	u32 slow;		/* bit i: match i is checked after the probe */

@@ -43,6 +43,7 @@ enum mmb_count {
 	MMB_COUNT_REWRITTEN = MMB_DROP_MAX,	/* passed on rewritten */
 	MMB_COUNT_NOT_IP,	/* not IPv4 or IPv6: passed on, not judged */
 	MMB_COUNT_MALFORMED,	/* an IP header mmb cannot read: the stack judges */
+	MMB_COUNT_OFFLOADED,	/* sent on by the fast path (offload.c) */
 	MMB_COUNT_MAX
 };
 

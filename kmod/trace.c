@@ -19,6 +19,7 @@
 
 #include "conn.h"
 #include "nl.h"
+#include "offload.h"
 #include "rewrite.h"
 
 /* The most rules a trace reports (the lowest handles). */
@@ -38,6 +39,7 @@ static const struct nla_policy mmb_trace_policy[MMB_TRACE_A_MAX + 1] = {
 	[MMB_TRACE_A_CONN_NEW]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_RESULT]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_CONN_SPOOFED] = { .type = NLA_REJECT },
+	[MMB_TRACE_A_FAST]	= { .type = NLA_REJECT },
 	[MMB_TRACE_A_REJECT]	= { .type = NLA_REJECT },
 };
 
@@ -574,6 +576,16 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 		if (err)
 			return err;
 		if (mmb_trace_put_skb(msg, MMB_TRACE_A_RESULT, skb))
+			return -EMSGSIZE;
+	}
+	/* Arriving on a device, of an offloaded connection: the fast path's answer. */
+	if (verdict != MMB_TRACE_DROP && anydev && t->v.conn && !t->v.related &&
+	    mmb_conn_offloaded(t->v.conn)) {
+		struct dst_entry *dst;
+		struct neighbour *n;
+
+		if (nla_put_u8(msg, MMB_TRACE_A_FAST,
+			       mmb_fast_check(skb, t->v.conn, t->v.dir, true, &dst, &n)))
 			return -EMSGSIZE;
 	}
 	nla_nest_end(msg, nest);

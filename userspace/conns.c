@@ -148,6 +148,7 @@ void print_conn(const char *key, const struct nlattr *conn, const char *const *e
 	print_text(", reply");
 	print_dir("reply", c.tb[MMB_CONN_A_REPLY], c.tb[MMB_CONN_A_STATS_REPLY]);
 	print_bool("assured", " assured", c.tb[MMB_CONN_A_ASSURED] != NULL);
+	print_bool("offloaded", " offloaded", c.tb[MMB_CONN_A_OFFLOADED] != NULL);
 	print_open_array("rules");
 	print_text(" rules");
 	if (c.tb[MMB_CONN_A_RULES]) {

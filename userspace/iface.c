@@ -77,6 +77,7 @@ void print_dev_counts(const struct attrs *st)
 	print_u64("rewritten", " rewritten %llu", attr_u64(st->tb[MMB_STATS_A_REWRITTEN]));
 	print_u64("not_ip", " not-ip %llu", attr_u64(st->tb[MMB_STATS_A_NOT_IP]));
 	print_u64("malformed", " malformed %llu", attr_u64(st->tb[MMB_STATS_A_MALFORMED]));
+	print_u64("offloaded", " offloaded %llu", attr_u64(st->tb[MMB_STATS_A_OFFLOADED]));
 }
 
 /* An enabled name or pattern: how many devices it attached, how many it could not. */

@@ -8,6 +8,7 @@
  *   OP     := == | != | < | > | <= | >=
  *   TARGET := drop [ PERCENT ] | accept | mod FIELD VALUE | count   (targets.c)
  *             | log [ prefix TEXT ] [ level LEVEL ]   (log.c: the rule's, not a target)
+ *             | offload   (add-stateful, not drop: its connections' fast path)
  *   then, last, an optional comment TEXT (1 to 128 bytes, no control character)
  */
 #include <ctype.h>
@@ -498,13 +499,15 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 	r->limit.rate = 0;
 	memset(&r->cc, 0, sizeof(r->cc));
 	r->log = false;
+	r->offload = false;
+	r->offload_argi = 0;
 	while (i < argc && is_rule_word(argv[i])) {
 		err = parse_rule_word(argc, argv, &i, r, &seen, &seen_conn);
 		if (err)
 			return err;
 	}
 	r->conn_prio = r->has_conn_prio ? r->conn_prio : r->prio;
-	while (i < argc && !target_by_name(argv[i])) {
+	while (i < argc && !target_by_name(argv[i]) && strcmp(argv[i], "offload")) {
 		if (!strcmp(argv[i], "comment"))
 			return err_word(AT(argv + i), "the comment comes last, after the targets");
 		if (!strcmp(argv[i], "limit"))
@@ -531,6 +534,16 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 				return err;
 			continue;
 		}
+		if (!strcmp(argv[i], "offload")) {
+			if (r->offload)
+				return err_word(AT(argv + i), "offload is given twice");
+			if (!r->stateful)
+				return err_word(AT(argv + i),
+						"offload is for add-stateful rules: it applies to connections");
+			r->offload = true;
+			r->offload_argi = AT(argv + i++);
+			continue;
+		}
 		err = parse_target(argc, argv, &i, r);
 		if (err)
 			return err;
@@ -543,6 +556,10 @@ int urule_parse(int argc, char **argv, int i, struct urule *r)
 				"a stateful rule needs a verdict besides log (accept, drop): it logs the packets that start connections");
 	if (!r->nt && !r->log)
 		return err_word(AT(argv + i), "a rule needs a target: %s", target_names());
+	for (i = 0; r->offload && i < r->nt; i++)
+		if (r->t[i].type == MMB_TARGET_DROP || r->t[i].type == MMB_TARGET_REJECT)
+			return err_word(r->offload_argi,
+					"offload is for rules that let their connections pass (accept, NAT), not drop");
 	return urule_check(r);
 }
 
@@ -628,4 +645,6 @@ void urule_format(const struct urule *r, char *buf, size_t len)
 			snprintf(w, sizeof(w), "target-%d", r->t[i].type);
 		off = append(buf, len, off, w);
 	}
+	if (r->offload)
+		append(buf, len, off, "offload");
 }

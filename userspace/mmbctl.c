@@ -73,6 +73,7 @@ static void usage(FILE *f)
 "             strip { OPTION | ! OPTION... | all } | add OPTION [ 0xHEX ] |\n"
 "             masquerade | count | reject [ with REJECT ] |\n"
 "             log [ prefix TEXT ] [ level LEVEL ] [ rate N/UNIT ] [ burst N ] |\n"
+"             offload (add-stateful, not with drop: the fast path) |\n"
 "             shuffle { PORT [ FIRST-LAST ] | tcp-seq-num | tcp-ack-num | ip-id |\n"
 "                       ip6-flow-label } }\n"
 "OPTION  := { tcp-opt-{mss,wscale,sackp,sack,timestamp,fast-open,mptcp} |\n"

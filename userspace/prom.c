@@ -36,7 +36,9 @@ struct metric {
 	  "Packets passed on rewritten", false },					\
 	{ p "not_ip", "unjudged_packets_total", "reason", "not_ip",		\
 	  "Packets passed on without a verdict: not IP, or an IP header mmb cannot read", false }, \
-	{ p "malformed", "unjudged_packets_total", "reason", "malformed", NULL, false }
+	{ p "malformed", "unjudged_packets_total", "reason", "malformed", NULL, false }, \
+	{ p "offloaded", "offloaded_packets_total", NULL, NULL,		\
+	  "Packets the fast path sent on (offloaded connections)", false }
 
 static const struct metric global[] = {
 	{ "interfaces", "interfaces", NULL, NULL, "Interfaces mmb is enabled on", true },

@@ -78,6 +78,8 @@ struct urule {
 	int log_level;
 	char log_prefix[MMB_LOG_PREFIX_MAX + 1];	/* "" if none */
 	int log_argi, log_prefix_argi, log_level_argi;
+	bool offload;		/* offload: the fast path (add-stateful, accept) */
+	int offload_argi;
 	uint32_t log_rate, log_per, log_burst;	/* rate N/UNIT, burst N; 0: the module's */
 	int log_rate_argi, log_burst_argi;
 };

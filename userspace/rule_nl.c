@@ -76,6 +76,10 @@ void urule_put(struct mmb_req *req, const struct urule *r)
 	urule_put_log(req, r);
 	if (r->stateful)
 		mnl_attr_put(req->nlh, MMB_RULE_A_STATEFUL, 0, NULL);
+	if (r->offload) {
+		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->offload_argi);
+		mnl_attr_put(req->nlh, MMB_RULE_A_OFFLOAD, 0, NULL);
+	}
 	if (r->prio) {
 		mmb_req_token(req, mnl_nlmsg_get_payload_tail(req->nlh), r->prio_argi);
 		mnl_attr_put_u32(req->nlh, MMB_RULE_A_PRIORITY, r->prio);
@@ -155,6 +159,7 @@ int urule_decode(const struct nlattr *attr, struct urule *r, uint32_t *handle,
 		return -1;
 	*handle = mnl_attr_get_u32(ra.tb[MMB_RULE_A_HANDLE]);
 	r->stateful = ra.tb[MMB_RULE_A_STATEFUL] != NULL;
+	r->offload = ra.tb[MMB_RULE_A_OFFLOAD] != NULL;
 	if (ra.tb[MMB_RULE_A_PRIORITY])
 		r->prio = mnl_attr_get_u32(ra.tb[MMB_RULE_A_PRIORITY]);
 	r->conn_prio = r->prio;

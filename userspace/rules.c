@@ -203,8 +203,10 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 		print_string("comment", NULL, r->comment);
 	print_bool("stateful", NULL, r->stateful);
 	print_u64("priority", NULL, r->prio);
-	if (r->stateful)
+	if (r->stateful) {
 		print_u64("conn_priority", NULL, r->conn_prio);
+		print_bool("offload", NULL, r->offload);
+	}
 	print_u64(NULL, " # handle %llu", handle);
 	/* Counters: in JSON always, in text with -s. */
 	print_open_object("stats");

@@ -325,6 +325,25 @@ static const char *const parse_names[][2] = {
 				   "an IPv6 header chain longer than mmb walks: dropped" },
 };
 
+/* A packet of an offloaded connection: the fast path, or why not (docs/offload.md). */
+static const char *const fast_names[][2] = {
+	[MMB_FAST_OK] = { "yes", "yes, sent on from the rx_handler" },
+	[MMB_FAST_NOT_FORWARD] = { "not-forward", "no: not a plain packet to forward" },
+	[MMB_FAST_HEADER] = { "header",
+			      "no: IP options, extension headers, a fragment or a bad header" },
+	[MMB_FAST_TCP_FLAGS] = { "tcp-flags", "no: SYN, FIN or RST (the state changes)" },
+	[MMB_FAST_TTL] = { "ttl", "no: TTL or hop limit 1 (the stack sends time exceeded)" },
+	[MMB_FAST_FORWARDING] = { "forwarding", "no: forwarding is off where it arrives" },
+	[MMB_FAST_XFRM] = { "xfrm", "no: IPsec policies" },
+	[MMB_FAST_ROUTE] = { "route", "no: no route forwards it (local, unreachable, back out)" },
+	[MMB_FAST_DEV_DOWN] = { "dev-down", "no: the way out is down" },
+	[MMB_FAST_MTU] = { "mtu", "no: over the route's MTU (the stack answers or fragments)" },
+	[MMB_FAST_NEIGH] = { "neigh", "no: the next hop's neighbour is not reachable" },
+	[MMB_FAST_ROOM] = { "room", "no: its head is shared or too short" },
+	[MMB_FAST_UNCACHED] = { "uncached",
+				"not yet: the next packet of its direction looks up its route" },
+};
+
 #define NAMED(tbl, v) ((v) < sizeof(tbl) / sizeof(tbl[0]) ? (v) : 0)
 
 static void print_rules(const struct nlattr *nest, struct trace_rules *tr)
@@ -458,6 +477,11 @@ static int print_answer(const struct nlmsghdr *nlh)
 	}
 	if (t.tb[MMB_TRACE_A_RESULT])
 		print_packet("rewritten", "rewritten", t.tb[MMB_TRACE_A_RESULT]);
+	if (t.tb[MMB_TRACE_A_FAST]) {
+		v = NAMED(fast_names, mnl_attr_get_u8(t.tb[MMB_TRACE_A_FAST]));
+		print_string("fast_path", NULL, fast_names[v][0]);
+		print_text("fast path: %s\n", fast_names[v][1]);
+	}
 	print_close_object();
 	print_finish();
 	for (i = 0; i < tr->n; i++)

@@ -276,6 +276,8 @@ enum mmb_stats_attr {
 	MMB_STATS_A_LIMIT_FULL,	/* u64, of a meter: keys that found no slot */
 	/* u64, of MMB_A_STATS: packets a log rule did not log, over its rate */
 	MMB_STATS_A_LOG_SUPPRESSED,
+	/* u64: packets the fast path sent on itself (docs/offload.md) */
+	MMB_STATS_A_OFFLOADED,
 	__MMB_STATS_A_MAX
 };
 
@@ -302,6 +304,11 @@ enum mmb_rule_attr {
 	 * MMB_TARGET_COUNT: a rule that only logs.
 	 */
 	MMB_RULE_A_LOG,
+	/*
+	 * flag, stateful accepting rules: its connections take the fast path
+	 * once established both ways (docs/offload.md)
+	 */
+	MMB_RULE_A_OFFLOAD,
 	__MMB_RULE_A_MAX
 };
 
@@ -676,7 +683,39 @@ enum mmb_trace_attr {
 	 * for no answer (the packet is one never answered)
 	 */
 	MMB_TRACE_A_REJECT,
+	/* u8, answers: a packet of an offloaded connection: enum mmb_fast */
+	MMB_TRACE_A_FAST,
 	__MMB_TRACE_A_MAX
+};
+
+/*
+ * MMB_TRACE_A_FAST: why a packet of an offloaded connection goes back to
+ * the normal path, or MMB_FAST_OK: it would take the fast path
+ * (docs/offload.md).
+ */
+enum mmb_fast {
+	MMB_FAST_OK,
+	MMB_FAST_NOT_FORWARD,	/* not a plain packet to forward: not for this host's
+				 * MAC, a socket assigned (tproxy), a tag, a route
+				 * already, shared
+				 */
+	MMB_FAST_HEADER,	/* IPv4 options, IPv6 extension headers, a fragment,
+				 * a bad IPv4 header checksum, padding, LRO
+				 */
+	MMB_FAST_TCP_FLAGS,	/* SYN, FIN or RST: the state changes */
+	MMB_FAST_TTL,		/* TTL or hop limit 1 or 0: time exceeded */
+	MMB_FAST_FORWARDING,	/* forwarding is off on the way in */
+	MMB_FAST_XFRM,		/* IPsec: policies, or a packet that was decrypted */
+	MMB_FAST_ROUTE,		/* no route to forward on: local, broadcast, an
+				 * error, a redirect back out, a tunnel (lwt)
+				 */
+	MMB_FAST_DEV_DOWN,	/* the way out is not up */
+	MMB_FAST_MTU,		/* larger than the route's MTU: frag-needed, PTB */
+	MMB_FAST_NEIGH,		/* the next hop's neighbour is not reachable */
+	MMB_FAST_ROOM,		/* its head is shared or too small for the link header */
+	MMB_FAST_UNCACHED,	/* no route cached yet (a trace: the next packet looks
+				 * it up), or another CPU is looking it up
+				 */
 };
 
 #define MMB_TRACE_A_MAX (__MMB_TRACE_A_MAX - 1)
@@ -792,6 +831,7 @@ enum mmb_conn_attr {
 	MMB_CONN_A_STATS_REPLY,	/* nest of enum mmb_stats_attr */
 	MMB_CONN_A_RULES,	/* nest of u32 handles, types 1, 2, ... */
 	MMB_CONN_A_ASSURED,	/* flag: seen both ways, TCP established once */
+	MMB_CONN_A_OFFLOADED,	/* flag: its packets may take the fast path */
 	__MMB_CONN_A_MAX
 };
 

@@ -13,6 +13,7 @@ int urule_same(const struct urule *a, const struct urule *b)
 	int i;
 
 	if (a->nm != b->nm || a->nt != b->nt || a->stateful != b->stateful ||
+	    a->offload != b->offload ||
 	    a->prio != b->prio || a->conn_prio != b->conn_prio || strcmp(a->comment, b->comment))
 		return 0;
 	if (a->limit.rate != b->limit.rate || (a->limit.rate &&

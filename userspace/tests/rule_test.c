@@ -649,6 +649,17 @@ int main(void)
 	bad("all conn-priority 2 drop", EXIT_USAGE, 2);
 	a_stateful = false;
 
+	/* offload: add-stateful, not with drop, once, after the matches. */
+	wire("tcp-dport 443 accept offload", true);
+	wire("priority 3 udp-dport 53 accept offload comment dns", true);
+	wire("tcp-dport 22 offload accept log prefix SSH:", true);
+	wire("ip-daddr 10.0.2.99 udp-dport 53 map ip-daddr 10.0.2.2 offload", true);
+	bad("tcp-dport 443 accept offload", EXIT_USAGE, 4);
+	a_stateful = true;
+	bad("tcp-dport 443 drop offload", EXIT_USAGE, 4);
+	bad("tcp-dport 443 accept offload offload", EXIT_USAGE, 5);
+	a_stateful = false;
+
 	/* count, reset's rules; meta-mark matched and set; comments. */
 	good("udp-dport 53 count", NULL);
 	good("priority 10 all count", NULL);
