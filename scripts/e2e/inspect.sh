@@ -60,7 +60,7 @@ check "show stats sums show interfaces (drops by a rule)" \
 	"$(stat_of .drops.rule)"
 check "show stats: no flow cache with two masks" test "$(stat_of 'has("flow_cache")')" = false
 check "show stats, text: one line of counters" \
-	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 unmapped 0 rewritten 15 not-ip [0-9]+ malformed 0$'"
+	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^interfaces 2 packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment 0 header 0 nomem 0 conn 0 unmapped 0 rewritten 15 not-ip [0-9]+ malformed 0 offloaded 0$'"
 check "show stats, text: the connection table's line" \
 	bash -c "ip netns exec $R mmbctl show stats | grep -Eq '^connections 0 created 0 evicted 0 refused 0 expired 0 ended 0 nomem 0 nat-full 0 spoofed 0 wrong-iif 0 many-rules 0 capped 0$'"
 check "list: no counters without -s" \
@@ -151,9 +151,9 @@ check_jq "trace of a truncated header: malformed, passed" \
 # --- the JSON schema of docs/json.md ----------------------------------------
 keys() { jq -c "$1" 2>&1; }
 check "schema: show stats" test "$(stats | keys keys_unsorted)" = \
-	'["interfaces","packets","bytes","dropped","drops","rewritten","not_ip","malformed","log_suppressed","connections"]'
+	'["interfaces","packets","bytes","dropped","drops","rewritten","not_ip","malformed","offloaded","log_suppressed","connections"]'
 check "schema: show interfaces" test "$(in_r mmbctl -j show interfaces | keys '.[0] | [keys_unsorted, (.stats | keys_unsorted)]')" = \
-	'[["ifindex","ifname","enabled","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed"]]'
+	'[["ifindex","ifname","enabled","stats"],["packets","bytes","dropped","drops","rewritten","not_ip","malformed","offloaded"]]'
 check "schema: show interfaces, an enabled name" test "$(in_r mmbctl -j show interfaces | keys '.[-1] | keys_unsorted')" = \
 	'["enabled","attached","failed"]'
 check "schema: list" test "$(in_r mmbctl -j list | keys '.[0] | keys_unsorted')" = \
@@ -165,7 +165,7 @@ check "schema: trace with a rewrite" test "$(in_r mmbctl -j trace udp-dport 7002
 check "schema: show tables" test "$(in_r mmbctl -j show tables | keys '.[0] | keys_unsorted')" = \
 	'["index","fields","entries","rules","hits","buckets","chain_max","priority"]'
 check "schema: show connections" test "$(in_r mmbctl -j show connections | keys '.[0] | [keys_unsorted, (.orig | keys_unsorted)]')" = \
-	'[["proto","state","timeout","orig","reply","assured","rules"],["src","dst","sport","dport","packets","bytes"]]'
+	'[["proto","state","timeout","orig","reply","assured","offloaded","rules"],["src","dst","sport","dport","packets","bytes"]]'
 check "schema: show settings" test "$(in_r mmbctl -j show settings | keys '[keys_unsorted, (.stats | keys_unsorted)]')" = \
 	'[["conn_max","tcp_loose","rp_filter","connections","conn_size","timeouts","stats"],["created","evicted","refused","expired","ended","nomem","nat_full","spoofed","wrong_iif","many_rules","capped"]]'
 check "schema: add" test "$(in_r mmbctl -j add udp-dport 7999 drop | keys keys_unsorted)" = '["handle"]'

@@ -17,7 +17,7 @@ check "enable r1" in_r mmbctl enable r1
 check "show interfaces lists r0 and r1" \
 	test "$(enabled_in "$R")" = "r0 r1"
 check "text output has a line per device, with drops by cause" \
-	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+ conn [0-9]+ unmapped [0-9]+ rewritten [0-9]+ not-ip [0-9]+ malformed [0-9]+$'"
+	bash -c "ip netns exec $R mmbctl show interfaces | grep -Eq '^[0-9]+: r0: packets [0-9]+ bytes [0-9]+ dropped [0-9]+ rule [0-9]+ fragment [0-9]+ header [0-9]+ nomem [0-9]+ conn [0-9]+ unmapped [0-9]+ rewritten [0-9]+ not-ip [0-9]+ malformed [0-9]+ offloaded [0-9]+$'"
 check "state is per namespace: client has none enabled" \
 	test -z "$(enabled_in "$C")"
 
