@@ -489,9 +489,35 @@ static bool mmb_route_via(const struct net_device *dev, u8 family, const void *a
 }
 
 /*
- * Does the route from @net to @addr go out of a device mmb is enabled on
- * (a unicast route; its first next hop's device)? Under RCU.
+ * Does route lookup @fl4 (@fl6) in @net give a unicast route out of a
+ * device mmb is enabled on (its first next hop's)? Under RCU.
  */
+static bool mmb_route4_filtered(struct net *net, struct flowi4 *fl4)
+{
+	struct fib_result res;
+
+	if (fib_lookup(net, fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
+		return false;
+	return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+}
+
+static bool mmb_route6_filtered(struct net *net, struct flowi6 *fl6)
+{
+#if IS_REACHABLE(CONFIG_IPV6)
+	struct dst_entry *dst = ip6_route_lookup(net, fl6, NULL, 0);
+	const struct rt6_info *rt = dst_rt6_info(dst);
+	bool via = !dst->error &&
+		   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
+		   mmb_dev_filtered(dst->dev);
+
+	dst_release(dst);
+	return via;
+#else
+	return false;
+#endif
+}
+
+/* Does the route from @net to @addr go out of a device mmb is enabled on? */
 static bool mmb_route_filtered(struct net *net, u8 family, const void *addr)
 {
 	if (family == 4) {
@@ -500,40 +526,26 @@ static bool mmb_route_filtered(struct net *net, u8 family, const void *addr)
 			.flowi4_iif = LOOPBACK_IFINDEX,
 			.flowi4_scope = RT_SCOPE_UNIVERSE,
 		};
-		struct fib_result res;
 
-		if (fib_lookup(net, &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
-			return false;
-		return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+		return mmb_route4_filtered(net, &fl4);
 	}
-#if IS_REACHABLE(CONFIG_IPV6)
 	{
 		struct flowi6 fl6 = {
 			.daddr = *(const struct in6_addr *)addr,
 			.flowi6_iif = LOOPBACK_IFINDEX,
 		};
-		struct dst_entry *dst = ip6_route_lookup(net, &fl6, NULL, 0);
-		const struct rt6_info *rt = dst_rt6_info(dst);
-		bool via = !dst->error &&
-			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
-			   mmb_dev_filtered(dst->dev);
 
-		dst_release(dst);
-		return via;
+		return mmb_route6_filtered(net, &fl6);
 	}
-#else
-	return false;
-#endif
 }
 
 /*
  * Does the stack route @c's first packet @skb, which arrived on
- * skb->dev, out of a device mmb is enabled on (a unicast route; its
- * first next hop's device)? As the stack's input route lookup will,
- * policy routing included: from its device (iif, a VRF's table), its
- * source, its mark, its protocol and ports, to its destination as mapped.
- * A mark that the packet's own verdict sets is not seen (it is set after
- * this, as the packet is rewritten). Under RCU.
+ * skb->dev, out of a device mmb is enabled on? As the stack's input route
+ * lookup will, policy routing included: from its device (iif, a VRF's
+ * table), its source, its mark, its protocol and ports, to its destination
+ * as mapped. A mark that the packet's own verdict sets is not seen (it is
+ * set after this, as the packet is rewritten). Under RCU.
  */
 static bool mmb_route_onward_filtered(const struct sk_buff *skb, const struct mmb_conn *c)
 {
@@ -553,13 +565,9 @@ static bool mmb_route_onward_filtered(const struct sk_buff *skb, const struct mm
 			.fl4_sport = ports ? o->sport : 0,
 			.fl4_dport = ports ? r->sport : 0,
 		};
-		struct fib_result res;
 
-		if (fib_lookup(dev_net(dev), &fl4, &res, FIB_LOOKUP_IGNORE_LINKSTATE))
-			return false;
-		return res.type == RTN_UNICAST && mmb_dev_filtered(FIB_RES_DEV(res));
+		return mmb_route4_filtered(dev_net(dev), &fl4);
 	}
-#if IS_REACHABLE(CONFIG_IPV6)
 	{
 		struct flowi6 fl6 = {
 			.daddr = r->src.in6,
@@ -571,18 +579,9 @@ static bool mmb_route_onward_filtered(const struct sk_buff *skb, const struct mm
 			.fl6_sport = ports ? o->sport : 0,
 			.fl6_dport = ports ? r->sport : 0,
 		};
-		struct dst_entry *dst = ip6_route_lookup(dev_net(dev), &fl6, NULL, 0);
-		const struct rt6_info *rt = dst_rt6_info(dst);
-		bool via = !dst->error &&
-			   !(rt->rt6i_flags & (RTF_REJECT | RTF_ANYCAST | RTF_LOCAL)) &&
-			   mmb_dev_filtered(dst->dev);
 
-		dst_release(dst);
-		return via;
+		return mmb_route6_filtered(dev_net(dev), &fl6);
 	}
-#else
-	return false;
-#endif
 }
 
 /*

@@ -416,6 +416,14 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 		mtu = 0;
 #endif
 	}
+	/*
+	 * The transport header as ip_rcv_core() and ipv6_rcv_core() set it (no
+	 * options or extension headers here): the GSO length check below and
+	 * the output's (qdisc_pkt_len_init(), TSO) read it, and a tap's GSO
+	 * packet may come with another (its csum_start).
+	 */
+	skb_set_transport_header(skb, skb_network_offset(skb) +
+				 (family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)));
 	/* Over the MTU, whether DF says so or not: the stack fragments or answers. */
 	if (skb->len > mtu && !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu)))
 		return MMB_FAST_MTU;
