@@ -50,18 +50,6 @@ static void fastt_free(void *data)
 	WRITE_ONCE(mmb_test_points.frozen, false);
 }
 
-static struct net_device *fastt_dev_up(struct kunit *test)
-{
-	struct net_device *dev = mmbt_netdev_create(test);
-	int err;
-
-	rtnl_lock();
-	err = dev_open(dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	return dev;
-}
-
 /* Forwarding on @dev's way in, or off. */
 static void fastt_forwarding(struct net_device *dev, bool on)
 {
@@ -113,8 +101,8 @@ static struct fastt *fastt_new(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->test = test;
-	f->lan = fastt_dev_up(test);
-	f->wan = fastt_dev_up(test);
+	f->lan = mmbt_netdev_create_up(test);
+	f->wan = mmbt_netdev_create_up(test);
 	f->r = mmbt_rules_new(test);
 	KUNIT_ASSERT_EQ(test, mmb_conns_init(&f->mc, &init_net), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fastt_free, f), 0);
@@ -412,7 +400,7 @@ static void offload_route_test(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, c && READ_ONCE(mmb_conn_ext(c)->fast[MMB_DIR_ORIG].dst) == before);
 	rcu_read_unlock();
 	/* A /32 through alt: the cached route fails its check, alt's is cached. */
-	f->alt = fastt_dev_up(test);
+	f->alt = mmbt_netdev_create_up(test);
 	fastt_neigh(test, f->alt, fastt_server);
 	mmbt_route(test, &init_net, f->alt, false, fastt_server, 32, RTN_UNICAST, false);
 	KUNIT_EXPECT_EQ(test, fastt_check(f, fastt_skb(f, f->lan, &d), &out), MMB_FAST_OK);

@@ -63,18 +63,6 @@ static void rpf_free(void *data)
 	WRITE_ONCE(mmb_test_points.frozen, false);
 }
 
-static struct net_device *rpf_dev_up(struct kunit *test)
-{
-	struct net_device *dev = mmbt_netdev_create(test);
-	int err;
-
-	rtnl_lock();
-	err = dev_open(dev, NULL);
-	rtnl_unlock();
-	KUNIT_ASSERT_EQ(test, err, 0);
-	return dev;
-}
-
 static struct rpf *rpf_new(struct kunit *test)
 {
 	static const u8 in4[4] = { 198, 51, 100 }, out4[4] = { 203, 0, 113 };
@@ -86,8 +74,8 @@ static struct rpf *rpf_new(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->test = test;
-	f->lan = rpf_dev_up(test);
-	f->wan = rpf_dev_up(test);
+	f->lan = mmbt_netdev_create_up(test);
+	f->wan = mmbt_netdev_create_up(test);
 	f->r = mmbt_rules_new(test);
 	KUNIT_ASSERT_EQ(test, mmb_conns_init(&f->mc, &init_net), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, rpf_free, f), 0);

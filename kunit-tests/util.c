@@ -50,6 +50,19 @@ struct net_device *mmbt_netdev_create(struct kunit *test)
 	return mmbt_netdev_new(test, "mmbt%d", mmbt_setup);
 }
 
+/* mmbt_netdev_create()'s device, up (not enabled). */
+struct net_device *mmbt_netdev_create_up(struct kunit *test)
+{
+	struct net_device *dev = mmbt_netdev_create(test);
+	int err;
+
+	rtnl_lock();
+	err = dev_open(dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	return dev;
+}
+
 /* A device without a link-layer header, as tun, WireGuard, IP tunnels. */
 static void mmbt_setup_l3(struct net_device *dev)
 {

@@ -28,6 +28,7 @@ struct mmbt_capdev *mmbt_capdev_new(struct kunit *test, const char *name);
 
 void mmbt_setup(struct net_device *dev);
 struct net_device *mmbt_netdev_create(struct kunit *test);
+struct net_device *mmbt_netdev_create_up(struct kunit *test);
 struct net_device *mmbt_netdev_create_l3(struct kunit *test);
 void mmbt_netdev_destroy(struct net_device *dev);
 bool mmbt_enabled(struct net_device *dev);
