@@ -36,6 +36,24 @@ static rx_handler_result_t mmb_drop(struct mmb_dev *md, struct sk_buff *skb,
 }
 
 /*
+ * skb_share_check() for an arriving packet mmb writes (pktgen's are
+ * shared): *@pskb replaced by a clone; false, unchanged, without memory.
+ */
+static bool mmb_hook_unshare(struct sk_buff **pskb)
+{
+	struct sk_buff *nskb;
+
+	if (!skb_shared(*pskb))
+		return true;
+	nskb = skb_clone(*pskb, GFP_ATOMIC);
+	if (unlikely(!nskb))
+		return false;
+	consume_skb(*pskb);
+	*pskb = nskb;
+	return true;
+}
+
+/*
  * Judge @skb, arriving on @md's device or, @out, leaving by it; its
  * network header at skb->data. Returns -1 to let it go on, or the cause
  * to drop it for (the caller drops it). An arriving shared skb that is to
@@ -129,15 +147,9 @@ static __always_inline int mmb_judge(struct mmb_dev *md, const struct mmb_rulese
 
 	/* skb_share_check(), with the drop counted and its reason given. */
 	if (skb_shared(skb)) {
-		struct sk_buff *nskb;
-
-		if (out)
+		if (out || !mmb_hook_unshare(pskb))
 			return MMB_DROP_NOMEM;
-		nskb = skb_clone(skb, GFP_ATOMIC);
-		if (unlikely(!nskb))
-			return MMB_DROP_NOMEM;
-		consume_skb(skb);
-		*pskb = skb = nskb;
+		skb = *pskb;
 	}
 	if (mmb_rewrite(skb, &pkt, &v))
 		return MMB_DROP_NOMEM;
@@ -165,8 +177,12 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		skb = *pskb;
 		if (why >= 0)
 			return mmb_drop(md, skb, why);
-		if (fh.c && mmb_fast_xmit(md, skb, fh.c, fh.dir))
-			return RX_HANDLER_CONSUMED;
+		/* Shared (pktgen's): copied as ip_rcv() would; no memory: the stack's. */
+		if (fh.c && mmb_hook_unshare(pskb)) {
+			skb = *pskb;
+			if (mmb_fast_xmit(md, skb, fh.c, fh.dir))
+				return RX_HANDLER_CONSUMED;
+		}
 	}
 	mmb_stats_count(md->stats, skb);
 	return RX_HANDLER_PASS;

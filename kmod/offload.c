@@ -371,7 +371,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	struct dst_entry *dst;
 	enum mmb_fast why;
 	struct neighbour *n;
-	unsigned int mtu, hh, nhlen;
+	unsigned int mtu;
 
 	if (skb->pkt_type != PACKET_HOST || skb_sk_is_prefetched(skb) || skb_shared(skb) ||
 	    skb_dst(skb) || skb_vlan_tag_present(skb))
@@ -430,12 +430,6 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	n = mmb_fast_neigh(skb, dst, family);
 	if (!n)
 		return MMB_FAST_NEIGH;
-	/* neigh_hh_output() writes the header before the data: ours to write. */
-	hh = READ_ONCE(n->hh.hh_len);
-	nhlen = family == 4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr);
-	if (!peek && (skb_headroom(skb) < HH_DATA_ALIGN(hh) ||
-		      (skb_cloned(skb) && !skb_clone_writable(skb, nhlen))))
-		return MMB_FAST_ROOM;
 	*dstp = dst;
 	*np = n;
 	return MMB_FAST_OK;
@@ -452,6 +446,14 @@ bool mmb_fast_xmit(struct mmb_dev *md, struct sk_buff *skb, struct mmb_conn *c, 
 	struct neighbour *n;
 
 	if (mmb_fast_check(skb, c, dir, false, &dst, &n))
+		return false;
+	/*
+	 * neigh_hh_output() writes the link header before the data, and the
+	 * TTL is written: a head shared with a clone (a capture's on the way
+	 * in) or too little room is copied first, as ip_forward()'s skb_cow()
+	 * does; without the memory, the stack gets the packet unchanged.
+	 */
+	if (unlikely(skb_cow(skb, HH_DATA_ALIGN(READ_ONCE(n->hh.hh_len)))))
 		return false;
 	/* As ip_rcv_core() does: a sender's socket (a veth's peer) is not kept. */
 	skb_orphan(skb);

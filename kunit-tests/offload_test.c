@@ -328,7 +328,10 @@ static void offload_back_to_stack_test(struct kunit *test)
 	skb = fastt_skb(f, f->lan, &d);
 	skb->pkt_type = PACKET_OTHERHOST;
 	KUNIT_EXPECT_EQ(test, fastt_check(f, skb, NULL), MMB_FAST_NOT_FORWARD);
-	/* Shared, or its head shared with a clone (a tap's): not ours to write. */
+	/*
+	 * Shared: not ours to write (the hook clones it first); its head
+	 * shared with a clone (a tap's): mmb_fast_xmit() copies it.
+	 */
 	skb = fastt_skb(f, f->lan, &d);
 	skb_get(skb);
 	KUNIT_EXPECT_EQ(test, fastt_check(f, skb, NULL), MMB_FAST_NOT_FORWARD);
@@ -336,7 +339,7 @@ static void offload_back_to_stack_test(struct kunit *test)
 	skb = fastt_skb(f, f->lan, &d);
 	clone = skb_clone(skb, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, clone);
-	KUNIT_EXPECT_EQ(test, fastt_check(f, skb, NULL), MMB_FAST_ROOM);
+	KUNIT_EXPECT_EQ(test, fastt_check(f, skb, NULL), MMB_FAST_OK);
 	kfree_skb(clone);
 	/* A bad IPv4 header checksum: ip_rcv() drops it. */
 	skb = fastt_skb(f, f->lan, &d);
@@ -371,6 +374,51 @@ static void offload_back_to_stack_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_FORWARDING);
 	fastt_forwarding(f->lan, true);
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_OK);
+}
+
+/*
+ * A head shared with a clone (a capture's) is copied before the fast path
+ * writes the TTL and the link header: the clone keeps what it had.
+ */
+static void offload_copy_test(struct kunit *test)
+{
+	struct fastt *f = fastt_new(test);
+	struct mmbt_pkt_desc d = fastt_pkt(false, 10);
+	struct sk_buff *skb, *clone;
+	struct mmb_conn *c = NULL;
+	struct mmb_dev *md;
+	struct mmb_tuple t;
+	bool sent = false;
+	u8 dir;
+	int err;
+
+	fastt_flow(f, true);
+	rtnl_lock();
+	err = mmb_dev_enable(f->lan, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	skb = fastt_skb(f, f->lan, &d);
+	clone = skb_clone(skb, GFP_KERNEL);
+	KUNIT_EXPECT_NOT_NULL(test, clone);
+	t = fastt_tuple(f);
+	rcu_read_lock();
+	local_bh_disable();
+	md = rcu_dereference(f->lan->rx_handler_data);
+	if (clone && md)
+		c = fastt_find(f, &t, &dir);
+	if (c)
+		sent = mmb_fast_xmit(md, skb, c, dir);
+	local_bh_enable();
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, sent);
+	if (!sent)
+		kfree_skb(skb);
+	if (clone)
+		KUNIT_EXPECT_EQ(test, ((struct iphdr *)clone->data)->ttl, d.ttl);
+	kfree_skb(clone);
+	rtnl_lock();
+	KUNIT_EXPECT_EQ(test, mmb_dev_disable(f->lan, NULL), 0);
+	rtnl_unlock();
 }
 
 /* The cached route follows the table: a route added, deleted, a device down. */
@@ -560,6 +608,7 @@ static struct kunit_case offload_cases[] = {
 	KUNIT_CASE(offload_eligible_test),
 	KUNIT_CASE(offload_not_asked_test),
 	KUNIT_CASE(offload_back_to_stack_test),
+	KUNIT_CASE(offload_copy_test),
 	KUNIT_CASE(offload_route_test),
 	KUNIT_CASE(offload_flush_test),
 	KUNIT_CASE(offload_netns_test),

@@ -83,8 +83,8 @@ in_r mmbctl add-stateful ip6-next udp udp-dport 9000 accept offload
 
 # --- a bulk TCP transfer -----------------------------------------------------------
 # (A capture on s0 shares the server's packets with its copies: the router
-# sends those back to the stack, whose head is not its own to write. The
-# counters of both ways are checked without one.)
+# copies their heads before it writes them, as ip_forward() does, and the
+# capture's copies stay as they were sent.)
 start_server "$S" python3 "$TRAFFIC" tcp-echo-server 8000
 read -r a0 a1 < <(offl)
 check "tcp: 200 KB echoed through the fast path are intact" \
@@ -92,10 +92,13 @@ check "tcp: 200 KB echoed through the fast path are intact" \
 read -r b0 b1 < <(offl)
 check "tcp: the fast path sent on both ways (r0 $a0 -> $b0, r1 $a1 -> $b1)" \
 	test "$b0" -gt $((a0 + 100)) -a "$b1" -gt $((a1 + 100))
-capture_on "$S" s0 6 50
+capture_on "$S" s0 6 100000	# until stopped: the whole transfer
 check "tcp: 100 KB more, the server's packets captured" \
 	in_c python3 "$TRAFFIC" tcp-client 10.0.2.2 8000 100000
 cap=$(capture_stop s0)
+read -r a0 a1 < <(offl)
+check "tcp: the server's packets, shared with a capture, took the fast path (r1 $b1 -> $a1)" \
+	test "$a1" -gt $((b1 + 20))
 check_all "tcp: the server gets them with TTL 63 and valid IPv4 checksums" \
 	'.ttl == 63 and .ip_csum' 20 "$cap"
 check_all "tcp: and valid TCP checksums (packets of one segment)" \

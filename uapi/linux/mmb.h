@@ -712,7 +712,7 @@ enum mmb_fast {
 	MMB_FAST_DEV_DOWN,	/* the way out is not up */
 	MMB_FAST_MTU,		/* larger than the route's MTU: frag-needed, PTB */
 	MMB_FAST_NEIGH,		/* the next hop's neighbour is not reachable */
-	MMB_FAST_ROOM,		/* its head is shared or too small for the link header */
+	MMB_FAST_ROOM,		/* not given since the fast path copies such a head */
 	MMB_FAST_UNCACHED,	/* no route cached yet (a trace: the next packet looks
 				 * it up), or another CPU is looking it up
 				 */
