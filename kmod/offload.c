@@ -134,15 +134,29 @@ static enum mmb_fast mmb_fast_hdr6(const struct sk_buff *skb, const struct mmb_c
 	return mmb_fast_l4(skb, sizeof(*ip6h), ip6h->nexthdr);
 }
 
-/* Is forwarding on where @skb came in? */
-static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
+/*
+ * Is forwarding on where @skb came in? If so, *@key is what the input
+ * route lookup of @skb depends on besides its addresses and that device
+ * (mmb_fast_route() looks again when it changes): IPv4, the device's
+ * rp_filter, accept_local, src_valid_mark and route_localnet, each as
+ * fib_validate_source() and ip_route_input_slow() read it with "all"
+ * (none of their sysctls moves the routing generation when it tightens).
+ */
+static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 {
 	const struct inet6_dev *idev;
 
 	if (family == 4) {
 		struct in_device *in = __in_dev_get_rcu(skb->dev);
+		int rpf;
 
-		return in && IN_DEV_FORWARD(in);
+		if (!in || !IN_DEV_FORWARD(in))
+			return false;
+		/* 1 strict, anything else on loose (__fib_validate_source()). */
+		rpf = IN_DEV_RPFILTER(in);
+		*key = (rpf == 1 ? 1 : rpf ? 2 : 0) | !!IN_DEV_ACCEPT_LOCAL(in) << 2 |
+		       !!IN_DEV_SRC_VMARK(in) << 3 | !!IN_DEV_ROUTE_LOCALNET(in) << 4;
+		return true;
 	}
 	/* ipv6.disable=1: no devconf_all; ipv6_rcv() is not even registered. */
 	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_mod_enabled() ||
@@ -150,6 +164,7 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 		return false;
 	/* ipv6_rcv() drops what comes in where IPv6 is off. */
 	idev = __in6_dev_get(skb->dev);
+	*key = 0;
 	return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
 	       !READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->proxy_ndp);
 }
@@ -262,7 +277,7 @@ static u32 mmb_fast_gen(const struct net *net, u8 family)
  * (mmb_fast_forwards()).
  */
 static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c, u8 dir,
-					bool peek, enum mmb_fast *why)
+					u32 key, bool peek, enum mmb_fast *why)
 {
 	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
 	u8 family = c->orig.t.family;
@@ -270,7 +285,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	/* Pairs with the claimer's publishing cmpxchg: its device and cookie come with it. */
 	struct dst_entry *dst = smp_load_acquire(&fr->dst);
 	struct dst_entry *found;
-	u32 cookie, gen;
+	u32 cookie, gen, fkey;
 	int iif;
 
 	*why = MMB_FAST_UNCACHED;
@@ -278,26 +293,28 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 		return NULL;
 	iif = READ_ONCE(fr->iif);
 	cookie = READ_ONCE(fr->cookie);
+	fkey = READ_ONCE(fr->key);
 	/*
-	 * The device and cookie read, then the slot again: a claimer that
-	 * replaced the route meanwhile wrote MMB_FAST_BUSY before them (its
-	 * cmpxchg), so a device and cookie of another route are not paired
-	 * with this one.
+	 * The device, cookie and key read, then the slot again: a claimer
+	 * that replaced the route meanwhile wrote MMB_FAST_BUSY before them
+	 * (its cmpxchg), so those of another route are not paired with this
+	 * one.
 	 */
 	smp_rmb();
 	if (READ_ONCE(fr->dst) != dst)
 		return NULL;
-	if (dst == MMB_FAST_NONE && iif == skb->dev->ifindex &&
-	    cookie == mmb_fast_gen(net, family)) {
-		*why = MMB_FAST_ROUTE;
-		return NULL;
+	/* Looked up for this way in and all else the lookup depended on. */
+	if (iif == skb->dev->ifindex && fkey == key) {
+		if (dst == MMB_FAST_NONE && cookie == mmb_fast_gen(net, family)) {
+			*why = MMB_FAST_ROUTE;
+			return NULL;
+		}
+		if (mmb_fast_held(dst) && (!READ_ONCE(dst->obsolete) || dst_check(dst, cookie)))
+			return dst;
 	}
-	if (mmb_fast_held(dst) && iif == skb->dev->ifindex &&
-	    (!READ_ONCE(dst->obsolete) || dst_check(dst, cookie)))
-		return dst;
 	if (peek)
 		return NULL;
-	/* Stale, of another way in, or none: claimed, and a stale one dropped. */
+	/* Stale, of another way in or key, or none: claimed, and a stale one dropped. */
 	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
 		return NULL;
 	if (mmb_fast_held(dst))
@@ -318,6 +335,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	}
 	WRITE_ONCE(fr->iif, skb->dev->ifindex);
 	WRITE_ONCE(fr->cookie, cookie);
+	WRITE_ONCE(fr->key, key);
 	/*
 	 * Published after its device and cookie (a full barrier; pairs with
 	 * the acquire above), unless the namespace's leaving took the slot.
@@ -372,6 +390,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	enum mmb_fast why;
 	struct neighbour *n;
 	unsigned int mtu, hh, nhlen;
+	u32 key;
 
 	if (skb->pkt_type != PACKET_HOST || skb_sk_is_prefetched(skb) || skb_shared(skb) ||
 	    skb_dst(skb) || skb_vlan_tag_present(skb))
@@ -386,7 +405,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	why = family == 4 ? mmb_fast_hdr4(skb, c) : mmb_fast_hdr6(skb, c);
 	if (why)
 		return why;
-	if (!mmb_fast_forwarding(skb, family))
+	if (!mmb_fast_forwarding(skb, family, &key))
 		return MMB_FAST_FORWARDING;
 	if (mmb_fast_xfrm(dev_net(skb->dev), skb))
 		return MMB_FAST_XFRM;
@@ -397,7 +416,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	 */
 	if (mmb_fast_rules(dev_net(skb->dev), family))
 		return MMB_FAST_ROUTE;
-	dst = mmb_fast_route(skb, c, dir, peek, &why);
+	dst = mmb_fast_route(skb, c, dir, key, peek, &why);
 	if (!dst)
 		return why;
 	/* Checked when cached; again, as a device may have left the route since. */

@@ -1,0 +1,303 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb KUnit: the fast path's second review (issue 41). A router in a
+ * namespace of its own: "lan" (198.51.100.0/24, 2001:db8:1::/64), "wan"
+ * (203.0.113.0/24, 2001:db8:2::/64, the server 203.0.113.7 and
+ * 2001:db8:2::7 permanent neighbours there) and "alt" (another way in
+ * and out), forwarding on. A UDP connection an offload rule started,
+ * replied to, is offloaded; what its cached route depends on is changed
+ * under it, and the namespace dies with routes held.
+ */
+#include <linux/inetdevice.h>
+#include <linux/rtnetlink.h>
+#include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_fib.h>
+#include <net/ip6_route.h>
+#include <net/net_namespace.h>
+#include <net/route.h>
+
+#include "../kmod/conn.h"
+#include "../kmod/mmb.h"
+#include "../kmod/nat.h"
+#include "../kmod/offload.h"
+#include "../kmod/test.h"
+#include "util.h"
+
+struct o2 {
+	struct kunit *test;
+	struct net *net;
+	struct net_device *lan, *wan, *alt;
+	struct mmb_conns *mc;
+	struct mmb_rules *r;
+	bool v6;
+};
+
+static const u8 o2_client4[4] = { 198, 51, 100, 5 };
+static const u8 o2_server4[4] = { 203, 0, 113, 7 };
+static const u8 o2_lan4[4] = { 198, 51, 100 };
+static const u8 o2_lan_addr4[4] = { 198, 51, 100, 1 };
+static const u8 o2_wan4[4] = { 203, 0, 113 };
+static const u8 o2_client6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1, [15] = 5 };
+static const u8 o2_server6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 7 };
+static const u8 o2_lan6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1 };
+static const u8 o2_wan6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2 };
+static const u8 o2_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x72, 0x07 };
+
+static const u8 *o2_client(const struct o2 *o)
+{
+	return o->v6 ? o2_client6 : o2_client4;
+}
+
+static const u8 *o2_server(const struct o2 *o)
+{
+	return o->v6 ? o2_server6 : o2_server4;
+}
+
+/* The namespace leaves (if the test did not end it), then its devices, back in init_net. */
+static void o2_free(void *data)
+{
+	struct o2 *o = data;
+
+	if (o->net) {
+		put_net(o->net);
+		net_ns_barrier();
+	}
+	rcu_barrier();
+	if (o->lan)
+		mmbt_netdev_destroy(o->lan);
+	if (o->wan)
+		mmbt_netdev_destroy(o->wan);
+	if (o->alt)
+		mmbt_netdev_destroy(o->alt);
+	WRITE_ONCE(mmb_test_points.frozen, false);
+}
+
+/* Forwarding on @dev's way in (IPv4), and in the namespace (IPv6). */
+static void o2_forwarding(struct net_device *dev)
+{
+	struct in_device *in;
+
+	rtnl_lock();
+	in = __in_dev_get_rtnl(dev);
+	if (in)
+		IN_DEV_CONF_SET(in, FORWARDING, 1);
+	WRITE_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding, 1);
+	rtnl_unlock();
+	rt_cache_flush(dev_net(dev));
+}
+
+/* A test device, up, moved into @o's namespace, forwarding. */
+static struct net_device *o2_dev(struct o2 *o)
+{
+	struct net_device *dev = mmbt_netdev_create(o->test);
+	int err;
+
+	rtnl_lock();
+	err = dev_change_net_namespace(dev, o->net, "mmbo%d");
+	if (!err)
+		err = dev_open(dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(o->test, err, 0);
+	o2_forwarding(dev);
+	return dev;
+}
+
+/* add-stateful ip-proto udp (ip6-next udp) accept offload */
+static void o2_rule(struct o2 *o)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(o->test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(o->test, s);
+	s->m[0] = mmbt_match(o->v6 ? MMB_FIELD_IP6_NEXT : MMB_FIELD_IP_PROTO, MMB_OP_EQ,
+			     IPPROTO_UDP);
+	s->nmatches = 1;
+	s->t[0].type = MMB_TARGET_ACCEPT;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->ntargets = 1;
+	s->stateful = true;
+	s->offload = true;
+	rule = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(o->test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(o->test, mmbt_insert(o->r, rule, NULL), 0);
+}
+
+static struct mmbt_pkt_desc o2_pkt(const struct o2 *o, bool reply)
+{
+	struct mmbt_pkt_desc d = {
+		.v6 = o->v6, .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 10,
+		.sport = reply ? 53 : 1000, .dport = reply ? 1000 : 53,
+	};
+
+	memcpy(d.saddr, reply ? o2_server(o) : o2_client(o), o->v6 ? 16 : 4);
+	memcpy(d.daddr, reply ? o2_client(o) : o2_server(o), o->v6 ? 16 : 4);
+	return d;
+}
+
+/* @d's packet, in on @dev, with room for a link header (as a driver leaves). */
+static struct sk_buff *o2_skb(struct o2 *o, struct net_device *dev,
+			      const struct mmbt_pkt_desc *d)
+{
+	struct sk_buff *skb = mmbt_pkt_build(dev, d);
+
+	KUNIT_ASSERT_NOT_NULL(o->test, skb);
+	KUNIT_ASSERT_EQ(o->test, skb_cow_head(skb, 64), 0);
+	return skb;
+}
+
+/*
+ * The router, IPv6 or not: lan, wan and alt up in a new namespace,
+ * forwarding, a route to each side, the server a neighbour; the client's
+ * flow started (on lan) and replied to (on wan): offloaded.
+ */
+static struct o2 *o2_new(struct kunit *test, bool v6)
+{
+	struct mmbt_pkt_desc d, r;
+	struct o2 *o = kunit_kzalloc(test, sizeof(*o), GFP_KERNEL);
+	int err;
+
+	KUNIT_ASSERT_NOT_NULL(test, o);
+	o->test = test;
+	o->v6 = v6;
+	o->r = mmbt_rules_new(test);
+	o->net = mmbt_netns_new(test, &o->lan);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, o2_free, o), 0);
+	rtnl_lock();
+	err = dev_open(o->lan, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	o2_forwarding(o->lan);
+	o->wan = o2_dev(o);
+	o->alt = o2_dev(o);
+	o->mc = &mmb_pernet(o->net)->conns;
+	mmbt_route(test, o->net, o->lan, v6, v6 ? o2_lan6 : o2_lan4, v6 ? 64 : 24,
+		   RTN_UNICAST, false);
+	mmbt_route(test, o->net, o->wan, v6, v6 ? o2_wan6 : o2_wan4, v6 ? 64 : 24,
+		   RTN_UNICAST, false);
+	mmbt_neigh(test, o->wan, v6, o2_server(o), o2_mac);
+	WRITE_ONCE(mmb_test_points.clock, 1000U * HZ);
+	WRITE_ONCE(mmb_test_points.frozen, true);
+	o2_rule(o);
+	d = o2_pkt(o, false);
+	r = o2_pkt(o, true);
+	KUNIT_ASSERT_EQ(test, mmbt_judge(o->r, o->mc, o2_skb(o, o->lan, &d)), 1);
+	KUNIT_ASSERT_EQ(test, mmbt_judge(o->r, o->mc, o2_skb(o, o->wan, &r)), 1);
+	return o;
+}
+
+/* The connection of @skb's flow, and its direction: under RCU. */
+static struct mmb_conn *o2_find(struct o2 *o, struct sk_buff *skb, u8 *dir)
+{
+	struct mmb_tuple t = {};
+	struct mmb_pkt pkt;
+	struct mmb_conn *c;
+
+	KUNIT_ASSERT_EQ(o->test, mmb_parse(skb, &pkt), 0);
+	KUNIT_ASSERT_TRUE(o->test, mmb_conn_tuple(&pkt, &t));
+	c = mmb_conn_find(o->mc, &t, dir);
+	KUNIT_EXPECT_NOT_NULL(o->test, c);
+	return c;
+}
+
+/*
+ * Why mmb_fast_check() sends @d's packet, in on @dev, back to the normal
+ * path, or MMB_FAST_OK; the way out it would take in *@out (if @out).
+ */
+static enum mmb_fast o2_check(struct o2 *o, struct net_device *dev,
+			      const struct mmbt_pkt_desc *d, struct net_device **out)
+{
+	struct sk_buff *skb = o2_skb(o, dev, d);
+	enum mmb_fast why = MMB_FAST_UNCACHED;
+	struct dst_entry *dst = NULL;
+	struct neighbour *n;
+	struct mmb_conn *c;
+	u8 dir;
+
+	rcu_read_lock();
+	local_bh_disable();
+	c = o2_find(o, skb, &dir);
+	if (c)
+		why = mmb_fast_check(skb, c, dir, false, &dst, &n);
+	if (out)
+		*out = why ? NULL : dst->dev;
+	local_bh_enable();
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return why;
+}
+
+/* What the slot of the client's direction holds (a route, a marker, NULL). */
+static struct dst_entry *o2_slot(struct o2 *o)
+{
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct sk_buff *skb = o2_skb(o, o->lan, &d);
+	struct dst_entry *dst = NULL;
+	struct mmb_conn *c;
+	u8 dir;
+
+	rcu_read_lock();
+	c = o2_find(o, skb, &dir);
+	if (c)
+		dst = READ_ONCE(mmb_conn_ext(c)->fast[MMB_DIR_ORIG].dst);
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return dst;
+}
+
+/* "sysctl net.ipv4.conf.@dev.@attr=@v" (@dev NULL: all), which flushes nothing. */
+static void o2_conf4(struct o2 *o, struct net_device *dev, int attr, int v)
+{
+	rtnl_lock();
+	if (dev)
+		ipv4_devconf_set(__in_dev_get_rtnl(dev), attr, v);
+	else
+		WRITE_ONCE(o->net->ipv4.devconf_all->data[attr - 1], v);
+	rtnl_unlock();
+}
+
+/*
+ * rp_filter tightened after the route was cached: a spoofed source (the
+ * client's address is routed out of alt) is no longer forwarded; the
+ * stack's lookup refuses it (looked up again: no route to forward on).
+ * Loosened again, the route is cached again. The same with "all".
+ */
+static void offload2_rp_filter_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, false);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct net_device *out;
+
+	/* An address on lan: without one, loose mode refuses too (last_resort). */
+	mmbt_addr(test, o->lan, false, o2_lan_addr4, 24, false);
+	mmbt_route(test, o->net, o->alt, false, o2_client4, 32, RTN_UNICAST, false);
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	o2_conf4(o, o->lan, IPV4_DEVCONF_RP_FILTER, 1);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_ROUTE);
+	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), MMB_FAST_NONE);
+	/* Loose: the client's address has a route (out of alt). */
+	o2_conf4(o, o->lan, IPV4_DEVCONF_RP_FILTER, 2);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	o2_conf4(o, o->lan, IPV4_DEVCONF_RP_FILTER, 0);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	/* all.rp_filter=1 applies to lan too (the larger of the two). */
+	o2_conf4(o, NULL, IPV4_DEVCONF_RP_FILTER, 1);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_ROUTE);
+	o2_conf4(o, NULL, IPV4_DEVCONF_RP_FILTER, 0);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+}
+
+static struct kunit_case offload2_cases[] = {
+	KUNIT_CASE(offload2_rp_filter_test),
+	{}
+};
+
+static struct kunit_suite offload2_suite = {
+	.name = "mmb-offload2",
+	.test_cases = offload2_cases,
+};
+
+kunit_test_suite(offload2_suite);
