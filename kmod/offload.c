@@ -303,6 +303,16 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	smp_rmb();
 	if (READ_ONCE(fr->dst) != dst)
 		return NULL;
+	/*
+	 * Pinned to the device its first lookup was made for, as
+	 * nf_flow_table's tuple has its iif: a packet of the direction that
+	 * comes in on another device is the stack's to judge (rp_filter,
+	 * martians), and the slot is left alone, unless that device is gone.
+	 */
+	if (iif && iif != skb->dev->ifindex && dev_get_by_index_rcu(net, iif)) {
+		*why = MMB_FAST_IIF;
+		return NULL;
+	}
 	/* Looked up for this way in and all else the lookup depended on. */
 	if (iif == skb->dev->ifindex && fkey == key) {
 		if (dst == MMB_FAST_NONE && cookie == mmb_fast_gen(net, family)) {
@@ -314,7 +324,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	}
 	if (peek)
 		return NULL;
-	/* Stale, of another way in or key, or none: claimed, and a stale one dropped. */
+	/* Stale, of another key, unpinned or none: claimed, and a stale one dropped. */
 	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
 		return NULL;
 	if (mmb_fast_held(dst))

@@ -232,7 +232,7 @@ static enum mmb_fast o2_check(struct o2 *o, struct net_device *dev,
 static struct dst_entry *o2_slot(struct o2 *o)
 {
 	struct mmbt_pkt_desc d = o2_pkt(o, false);
-	struct sk_buff *skb = o2_skb(o, o->lan, &d);
+	struct sk_buff *skb = o2_skb(o, o->wan, &d);
 	struct dst_entry *dst = NULL;
 	struct mmb_conn *c;
 	u8 dir;
@@ -290,8 +290,36 @@ static void offload2_rp_filter_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
 }
 
+/*
+ * A packet of the direction in on another device (alt) goes to the stack
+ * and leaves the route cached for lan alone; once lan is gone, alt's
+ * packets take the fast path (pinned to alt).
+ */
+static void offload2_iif_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, false);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct dst_entry *before;
+	struct net_device *out;
+
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	before = o2_slot(o);
+	KUNIT_EXPECT_TRUE(test, mmb_fast_held(before));
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, NULL), MMB_FAST_IIF);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, NULL), MMB_FAST_IIF);
+	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), before);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), before);
+	mmbt_netdev_destroy(o->lan);
+	o->lan = NULL;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, &out), MMB_FAST_OK);
+}
+
 static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_rp_filter_test),
+	KUNIT_CASE(offload2_iif_test),
 	{}
 };
 

@@ -342,6 +342,7 @@ static const char *const fast_names[][2] = {
 	[MMB_FAST_ROOM] = { "room", "no: its head is shared or too short" },
 	[MMB_FAST_UNCACHED] = { "uncached",
 				"not yet: the next packet of its direction looks up its route" },
+	[MMB_FAST_IIF] = { "iif", "no: it came in on another device than its route is for" },
 };
 
 #define NAMED(tbl, v) ((v) < sizeof(tbl) / sizeof(tbl[0]) ? (v) : 0)

@@ -716,6 +716,9 @@ enum mmb_fast {
 	MMB_FAST_UNCACHED,	/* no route cached yet (a trace: the next packet looks
 				 * it up), or another CPU is looking it up
 				 */
+	MMB_FAST_IIF,		/* it came in on another device than its direction's
+				 * route was looked up for
+				 */
 };
 
 #define MMB_TRACE_A_MAX (__MMB_TRACE_A_MAX - 1)
