@@ -43,6 +43,7 @@
 #include <net/addrconf.h>
 #include <net/arp.h>
 #include <net/dst.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip_fib.h>
 #include <net/ip6_fib.h>
@@ -59,6 +60,7 @@
 #include "mmb.h"
 #include "nat.h"
 #include "offload.h"
+#include "test.h"
 
 /* Is IPsec in the way: policies on forwarded or sent packets, or a decrypted packet? */
 static bool mmb_fast_xfrm(const struct net *net, const struct sk_buff *skb)
@@ -137,10 +139,13 @@ static enum mmb_fast mmb_fast_hdr6(const struct sk_buff *skb, const struct mmb_c
 /*
  * Is forwarding on where @skb came in? If so, *@key is what the input
  * route lookup of @skb depends on besides its addresses and that device
- * (mmb_fast_route() looks again when it changes): IPv4, the device's
- * rp_filter, accept_local, src_valid_mark and route_localnet, each as
- * fib_validate_source() and ip_route_input_slow() read it with "all"
- * (none of their sysctls moves the routing generation when it tightens).
+ * (mmb_fast_route() looks again when it changes): IPv4, its DSCP (a
+ * route's tos) and the device's rp_filter, accept_local, src_valid_mark
+ * and route_localnet, each as fib_validate_source() and
+ * ip_route_input_slow() read it with "all" (none of their sysctls moves
+ * the routing generation when it tightens); IPv6, its traffic class's
+ * DSCP and its flow label (a multipath route's hash). ECN is not in it:
+ * no lookup reads it, and it may change from packet to packet.
  */
 static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 {
@@ -155,7 +160,8 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 		/* 1 strict, anything else on loose (__fib_validate_source()). */
 		rpf = IN_DEV_RPFILTER(in);
 		*key = (rpf == 1 ? 1 : rpf ? 2 : 0) | !!IN_DEV_ACCEPT_LOCAL(in) << 2 |
-		       !!IN_DEV_SRC_VMARK(in) << 3 | !!IN_DEV_ROUTE_LOCALNET(in) << 4;
+		       !!IN_DEV_SRC_VMARK(in) << 3 | !!IN_DEV_ROUTE_LOCALNET(in) << 4 |
+		       (((const struct iphdr *)skb->data)->tos & ~INET_ECN_MASK) << 8;
 		return true;
 	}
 	/* ipv6.disable=1: no devconf_all; ipv6_rcv() is not even registered. */
@@ -164,7 +170,8 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 		return false;
 	/* ipv6_rcv() drops what comes in where IPv6 is off. */
 	idev = __in6_dev_get(skb->dev);
-	*key = 0;
+	*key = ntohl(ip6_flowinfo((const struct ipv6hdr *)skb->data)) &
+	       ~(INET_ECN_MASK << IPV6_TCLASS_SHIFT);
 	return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
 	       !READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->proxy_ndp);
 }
@@ -176,12 +183,15 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *cookie)
 {
 	struct dst_entry *dst;
+	int err;
 
 	*cookie = 0;
 	if (family == 4) {
 		const struct iphdr *iph = (const struct iphdr *)skb->data;
 
-		if (ip_route_input_noref(skb, iph->daddr, iph->saddr, iph->tos, skb->dev)) {
+		err = ip_route_input_noref(skb, iph->daddr, iph->saddr, iph->tos, skb->dev);
+		mmb_test_fast_looked(dev_net(skb->dev));
+		if (err) {
 			skb_dst_drop(skb);
 			return NULL;
 		}
@@ -206,6 +216,7 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 		/* Held (no RT6_LOOKUP_F_DST_NOREF); an error is a route too. */
 		dst = ip6_route_input_lookup(dev_net(skb->dev), skb->dev, &fl6, skb,
 					     RT6_LOOKUP_F_HAS_SADDR);
+		mmb_test_fast_looked(dev_net(skb->dev));
 		if (dst)
 			*cookie = rt6_get_cookie((const struct rt6_info *)dst);
 		return dst;
@@ -420,9 +431,10 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	if (mmb_fast_xfrm(dev_net(skb->dev), skb))
 		return MMB_FAST_XFRM;
 	/*
-	 * The cached route is keyed by the way in only: with policy rules
-	 * (ip rule, ip -6 rule, a VRF's), the mark, DSCP, flow label or ports
-	 * may choose another one, so the stack routes every packet.
+	 * The cached route is keyed by the way in, the DSCP and flow label,
+	 * not the mark or ports: with policy rules (ip rule, ip -6 rule, a
+	 * VRF's), those may choose another one, so the stack routes every
+	 * packet.
 	 */
 	if (mmb_fast_rules(dev_net(skb->dev), family))
 		return MMB_FAST_ROUTE;

@@ -31,7 +31,16 @@ struct o2 {
 	struct mmb_conns *mc;
 	struct mmb_rules *r;
 	bool v6;
+	u32 label;		/* IPv6: the flow label of its packets, if not 0 */
 };
+
+/* Route lookups the fast path made (mmb_test_points.fast_looked). */
+static unsigned int o2_looked;
+
+static void o2_count_looked(struct net *net)
+{
+	o2_looked++;
+}
 
 static const u8 o2_client4[4] = { 198, 51, 100, 5 };
 static const u8 o2_server4[4] = { 203, 0, 113, 7 };
@@ -43,6 +52,8 @@ static const u8 o2_server6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2, [15] = 7 };
 static const u8 o2_lan6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 1 };
 static const u8 o2_wan6[16] = { 0x20, 0x01, 0x0d, 0xb8, 0, 2 };
 static const u8 o2_mac[ETH_ALEN] = { 0x02, 0, 0, 0, 0x72, 0x07 };
+
+#define IPV6_FLOWLABEL_MASK_HOST	0x000fffffU
 
 static const u8 *o2_client(const struct o2 *o)
 {
@@ -63,6 +74,7 @@ static void o2_free(void *data)
 		put_net(o->net);
 		net_ns_barrier();
 	}
+	WRITE_ONCE(mmb_test_points.fast_looked, NULL);
 	rcu_barrier();
 	if (o->lan)
 		mmbt_netdev_destroy(o->lan);
@@ -144,6 +156,11 @@ static struct sk_buff *o2_skb(struct o2 *o, struct net_device *dev,
 
 	KUNIT_ASSERT_NOT_NULL(o->test, skb);
 	KUNIT_ASSERT_EQ(o->test, skb_cow_head(skb, 64), 0);
+	if (d->v6 && o->label) {
+		__be32 *w = (__be32 *)skb->data;
+
+		*w = htonl((ntohl(*w) & ~IPV6_FLOWLABEL_MASK_HOST) | o->label);
+	}
 	return skb;
 }
 
@@ -317,9 +334,99 @@ static void offload2_iif_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, &out), MMB_FAST_OK);
 }
 
+/* "ip route add|del @dst/@plen tos @tos dev @dev" in @o's namespace. */
+static void o2_route_tos(struct o2 *o, struct net_device *dev, const u8 *dst, u8 plen, u8 tos,
+			 bool del)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct rtmsg rtm;
+		u8 attrs[64];
+	} req = {};
+
+	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rtm));
+	req.nlh.nlmsg_type = del ? RTM_DELROUTE : RTM_NEWROUTE;
+	req.nlh.nlmsg_flags = del ? 0 : NLM_F_CREATE | NLM_F_EXCL;
+	req.rtm.rtm_family = AF_INET;
+	req.rtm.rtm_dst_len = plen;
+	req.rtm.rtm_tos = tos;
+	req.rtm.rtm_table = RT_TABLE_MAIN;
+	req.rtm.rtm_protocol = RTPROT_STATIC;
+	req.rtm.rtm_scope = RT_SCOPE_LINK;
+	req.rtm.rtm_type = RTN_UNICAST;
+	mmbt_rtnl_put(&req.nlh, RTA_DST, dst, 4);
+	mmbt_rtnl_put(&req.nlh, RTA_OIF, &dev->ifindex, 4);
+	KUNIT_ASSERT_EQ(o->test, mmbt_rtnl(o->test, o->net, &req.nlh), 0);
+}
+
+/*
+ * A route chosen by DSCP (ip route ... tos): a packet of the flow with
+ * another DSCP looks its route up again and takes the one its DSCP
+ * chooses; ECN alone changes nothing (no lookup).
+ */
+static void offload2_dscp_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, false);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct net_device *out;
+
+	mmbt_neigh(test, o->alt, false, o2_server4, o2_mac);
+	o2_route_tos(o, o->alt, o2_server4, 32, 0x10, false);
+	WRITE_ONCE(mmb_test_points.fast_looked, o2_count_looked);
+	o2_looked = 0;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	d.tos = 0x10;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->alt);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+	/* ECT(1), then CE: the same route, no lookup. */
+	d.tos = 0x11;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->alt);
+	d.tos = 0x13;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+	d.tos = 0;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	KUNIT_EXPECT_EQ(test, o2_looked, 3);
+}
+
+/*
+ * IPv6: another flow label (a multipath route hashes it) or traffic
+ * class DSCP is looked up again; the same ones, or ECN, are not.
+ */
+static void offload2_flowlabel_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, true);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct net_device *out;
+
+	WRITE_ONCE(mmb_test_points.fast_looked, o2_count_looked);
+	o2_looked = 0;
+	o->label = 0x12345;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 1);
+	o->label = 0x54321;
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+	d.tos = 0x03;		/* CE */
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+	d.tos = 0xb8;		/* EF */
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 3);
+}
+
 static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_rp_filter_test),
 	KUNIT_CASE(offload2_iif_test),
+	KUNIT_CASE(offload2_dscp_test),
+	KUNIT_CASE(offload2_flowlabel_test),
 	{}
 };
 
