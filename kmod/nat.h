@@ -44,7 +44,8 @@ struct mmb_conn_ext {
 		struct dst_entry *dst;	/* or MMB_FAST_BUSY; freed by RCU */
 		u32 cookie;		/* IPv6: rt6_get_cookie() */
 		int iif;
-		u32 key;		/* mmb_fast_key() of the lookup's packet */
+		u32 key;		/* what the lookup depended on (mmb_fast_forwarding()) */
+		u16 bucket;		/* the held route's count (mmb_fast_counts) */
 	} fast[2];
 };
 

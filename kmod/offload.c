@@ -252,14 +252,43 @@ static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
 }
 
 /*
+ * Routes the slots hold, counted per device (a bucket of its namespace and
+ * ifindex; consecutive ifindexes of a namespace fall in different ones):
+ * a device that unregisters has the connections walked for routes through
+ * it only when its bucket counts some (mmb_fast_routes_through()). Touched
+ * when a route is cached or let go, never for a packet that uses one.
+ */
+#define MMB_FAST_BUCKETS	1024
+static atomic_t mmb_fast_counts[MMB_FAST_BUCKETS];
+
+static u16 mmb_fast_bucket(const struct net_device *dev)
+{
+	return (net_hash_mix(dev_net(dev)) + (u32)dev->ifindex) & (MMB_FAST_BUCKETS - 1);
+}
+
+/* May a slot hold a route through @dev? (false: none does) */
+bool mmb_fast_routes_through(const struct net_device *dev)
+{
+	return atomic_read(&mmb_fast_counts[mmb_fast_bucket(dev)]);
+}
+
+/* Let go of @dst, the route a slot held, counted in @bucket. */
+static void mmb_fast_put(struct dst_entry *dst, u16 bucket)
+{
+	atomic_dec(&mmb_fast_counts[bucket]);
+	dst_release(dst);
+}
+
+/*
  * A slot (mmb_fast_route.dst) is NULL, a route, MMB_FAST_BUSY while the
  * one CPU that claimed it (a cmpxchg from what it saw) looks a route up,
  * MMB_FAST_NONE when that lookup found no route the fast path may take, or
  * MMB_FAST_DEAD once the namespace is leaving (never filled again). Only the
- * claimer writes the device and cookie, before it publishes the route
- * (cmpxchg from MMB_FAST_BUSY; readers load it with acquire and load it
- * again after the device and cookie, so the three go together). Others
- * meanwhile send their packets to the stack.
+ * claimer writes the device, cookie, key and bucket, before it publishes
+ * the route (cmpxchg from MMB_FAST_BUSY; readers load it with acquire and
+ * load it again after them, so they go together); whoever takes a route
+ * out of a slot claims it first (or closes it for good) and reads its
+ * bucket then. Others meanwhile send their packets to the stack.
  *
  * A route that does not forward (an error route: unreachable, rp_filter, a
  * local or blackhole one) is never held: an error route may be cached
@@ -297,6 +326,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	struct dst_entry *dst = smp_load_acquire(&fr->dst);
 	struct dst_entry *found;
 	u32 cookie, gen, fkey;
+	u16 bucket = 0;
 	int iif;
 
 	*why = MMB_FAST_UNCACHED;
@@ -339,7 +369,7 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
 		return NULL;
 	if (mmb_fast_held(dst))
-		dst_release(dst);
+		mmb_fast_put(dst, READ_ONCE(fr->bucket));
 	*why = MMB_FAST_ROUTE;
 	/* Before the lookup: a change during it moves it on, and is seen. */
 	gen = mmb_fast_gen(net, family);
@@ -350,6 +380,9 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	}
 	if (found) {
 		dst = found;
+		/* Counted before it is seen: a device's unregister then walks for it. */
+		bucket = mmb_fast_bucket(found->dev);
+		atomic_inc(&mmb_fast_counts[bucket]);
 	} else {
 		dst = MMB_FAST_NONE;
 		cookie = gen;
@@ -357,13 +390,14 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	WRITE_ONCE(fr->iif, skb->dev->ifindex);
 	WRITE_ONCE(fr->cookie, cookie);
 	WRITE_ONCE(fr->key, key);
+	WRITE_ONCE(fr->bucket, bucket);
 	/*
 	 * Published after its device and cookie (a full barrier; pairs with
 	 * the acquire above), unless the namespace's leaving took the slot.
 	 */
 	if (cmpxchg(&fr->dst, MMB_FAST_BUSY, dst) != MMB_FAST_BUSY) {
 		if (found)
-			dst_release(found);
+			mmb_fast_put(found, bucket);
 		return NULL;
 	}
 	return found;
@@ -527,7 +561,7 @@ void mmb_fast_release(struct mmb_conn_ext *x)
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
 		/* Never busy: its claimer was done a grace period ago. */
 		if (mmb_fast_held(x->fast[i].dst))
-			dst_release(x->fast[i].dst);
+			mmb_fast_put(x->fast[i].dst, x->fast[i].bucket);
 		x->fast[i].dst = NULL;
 	}
 }
@@ -541,22 +575,36 @@ void mmb_fast_release(struct mmb_conn_ext *x)
  */
 void mmb_fast_drop(struct mmb_conn_ext *x, const struct net_device *dev)
 {
+	u16 bucket = dev ? mmb_fast_bucket(dev) : 0;
 	struct dst_entry *dst;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
-		struct dst_entry **slot = &x->fast[i].dst;
+		struct mmb_fast_route *fr = &x->fast[i];
 
 		if (!dev) {
-			/* A claimer busy with a lookup finds it taken, and lets its route go. */
-			dst = xchg(slot, MMB_FAST_DEAD);
-		} else {
-			dst = READ_ONCE(*slot);
-			if (!mmb_fast_held(dst) || READ_ONCE(dst->dev) != dev ||
-			    cmpxchg(slot, dst, NULL) != dst)
-				continue;
+			/*
+			 * A claimer busy with a lookup finds it taken, and lets
+			 * its route go; no one writes the slot after this.
+			 */
+			dst = xchg(&fr->dst, MMB_FAST_DEAD);
+			if (mmb_fast_held(dst))
+				mmb_fast_put(dst, READ_ONCE(fr->bucket));
+			continue;
 		}
-		if (mmb_fast_held(dst))
-			dst_release(dst);
+		/*
+		 * Counted in @dev's bucket: through it, or moved off it to the
+		 * blackhole device already (its fib entry freed before this
+		 * notifier ran), or another's sharing the bucket (looked up
+		 * again). Claimed (its bucket is the claimer's to read), then
+		 * emptied.
+		 */
+		dst = READ_ONCE(fr->dst);
+		if (!mmb_fast_held(dst) || READ_ONCE(fr->bucket) != bucket ||
+		    cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
+			continue;
+		mmb_fast_put(dst, READ_ONCE(fr->bucket));
+		/* Unless the namespace's leaving closed it meanwhile (a veth's peer). */
+		cmpxchg(&fr->dst, MMB_FAST_BUSY, NULL);
 	}
 }

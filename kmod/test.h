@@ -35,6 +35,8 @@ struct mmb_test_points {
 	void (*probe)(unsigned int i);
 	/* the fast path looked a route up in @net, not yet read its cookie (offload.c) */
 	void (*fast_looked)(struct net *net);
+	/* a device's unregister walks @mc's connections for the routes through it */
+	void (*fast_walk)(struct mmb_conns *mc);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -91,6 +93,12 @@ static inline void mmb_test_fast_looked(struct net *net)
 		mmb_test_points.fast_looked(net);
 }
 
+static inline void mmb_test_fast_walk(struct mmb_conns *mc)
+{
+	if (mmb_test_points.fast_walk)
+		mmb_test_points.fast_walk(mc);
+}
+
 static inline bool mmb_test_now(u32 *now)
 {
 	*now = READ_ONCE(mmb_test_points.clock);
@@ -132,6 +140,10 @@ static inline void mmb_test_probe(unsigned int i)
 }
 
 static inline void mmb_test_fast_looked(struct net *net)
+{
+}
+
+static inline void mmb_test_fast_walk(struct mmb_conns *mc)
 {
 }
 

@@ -42,6 +42,14 @@ static void o2_count_looked(struct net *net)
 	o2_looked++;
 }
 
+/* Walks of the connections for a device's routes (mmb_test_points.fast_walk). */
+static unsigned int o2_walks;
+
+static void o2_count_walk(struct mmb_conns *mc)
+{
+	o2_walks++;
+}
+
 static const u8 o2_client4[4] = { 198, 51, 100, 5 };
 static const u8 o2_server4[4] = { 203, 0, 113, 7 };
 static const u8 o2_lan4[4] = { 198, 51, 100 };
@@ -75,6 +83,7 @@ static void o2_free(void *data)
 		net_ns_barrier();
 	}
 	WRITE_ONCE(mmb_test_points.fast_looked, NULL);
+	WRITE_ONCE(mmb_test_points.fast_walk, NULL);
 	rcu_barrier();
 	if (o->lan)
 		mmbt_netdev_destroy(o->lan);
@@ -249,7 +258,7 @@ static enum mmb_fast o2_check(struct o2 *o, struct net_device *dev,
 static struct dst_entry *o2_slot(struct o2 *o)
 {
 	struct mmbt_pkt_desc d = o2_pkt(o, false);
-	struct sk_buff *skb = o2_skb(o, o->wan, &d);
+	struct sk_buff *skb = o2_skb(o, init_net.loopback_dev, &d);
 	struct dst_entry *dst = NULL;
 	struct mmb_conn *c;
 	u8 dir;
@@ -422,11 +431,37 @@ static void offload2_flowlabel_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o2_looked, 3);
 }
 
+/*
+ * A device that unregisters has the connections walked only if a route
+ * through it may be held: an unrelated one (alt) is not walked for; wan,
+ * the cached route's, is, and the route is dropped.
+ */
+static void offload2_unregister_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, false);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_TRUE(test, mmb_fast_routes_through(o->wan));
+	KUNIT_EXPECT_FALSE(test, mmb_fast_routes_through(o->alt));
+	WRITE_ONCE(mmb_test_points.fast_walk, o2_count_walk);
+	o2_walks = 0;
+	mmbt_netdev_destroy(o->alt);
+	o->alt = NULL;
+	KUNIT_EXPECT_EQ(test, o2_walks, 0);
+	KUNIT_EXPECT_TRUE(test, mmb_fast_held(o2_slot(o)));
+	mmbt_netdev_destroy(o->wan);
+	o->wan = NULL;
+	KUNIT_EXPECT_EQ(test, o2_walks, 1);
+	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), NULL);
+}
+
 static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_rp_filter_test),
 	KUNIT_CASE(offload2_iif_test),
 	KUNIT_CASE(offload2_dscp_test),
 	KUNIT_CASE(offload2_flowlabel_test),
+	KUNIT_CASE(offload2_unregister_test),
 	{}
 };
 
