@@ -8,6 +8,7 @@
  * replied to, is offloaded; what its cached route depends on is changed
  * under it, and the namespace dies with routes held.
  */
+#include <linux/completion.h>
 #include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
@@ -456,12 +457,115 @@ static void offload2_unregister_test(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), NULL);
 }
 
+/* The tuple of the client's flow. */
+static struct mmb_tuple o2_tuple(struct o2 *o)
+{
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct sk_buff *skb = o2_skb(o, init_net.loopback_dev, &d);
+	struct mmb_tuple t = {};
+	struct mmb_pkt pkt;
+
+	KUNIT_ASSERT_EQ(o->test, mmb_parse(skb, &pkt), 0);
+	KUNIT_ASSERT_TRUE(o->test, mmb_conn_tuple(&pkt, &t));
+	kfree_skb(skb);
+	return t;
+}
+
+/* What the exit of the namespace under test finds (o2_net_exit()). */
+static struct {
+	struct net *net;
+	struct dst_entry *dst;		/* a route a slot held, held by the test too */
+	struct mmb_tuple t;		/* its connection's */
+	struct completion done;		/* the namespace's cleanup ran the exit */
+	bool ran;
+	bool dead;			/* both slots closed */
+	int refs;			/* the route's references then, the test's among them */
+} o2_exit;
+
+/*
+ * After every pre_exit and the device exits (their routes freed by RCU:
+ * waited for here), before mmb's exit and IPv6's: the test's reference is
+ * let go now, as an IPv6 route's counts are its namespace's.
+ */
+static void __net_exit o2_net_exit(struct net *net)
+{
+	struct mmb_conn *c;
+	u8 dir;
+
+	if (net != o2_exit.net || o2_exit.ran)
+		return;
+	o2_exit.ran = true;
+	rcu_barrier();
+	o2_exit.refs = rcuref_read(&o2_exit.dst->__rcuref);
+	rcu_read_lock();
+	c = mmb_conn_find(&mmb_pernet(net)->conns, &o2_exit.t, &dir);
+	o2_exit.dead = c && READ_ONCE(mmb_conn_ext(c)->fast[0].dst) == MMB_FAST_DEAD &&
+		       READ_ONCE(mmb_conn_ext(c)->fast[1].dst) == MMB_FAST_DEAD;
+	rcu_read_unlock();
+	dst_release(o2_exit.dst);
+	o2_exit.dst = NULL;
+	complete(&o2_exit.done);
+}
+
+static struct pernet_operations o2_net_ops = {
+	.exit = o2_net_exit,
+};
+
+/*
+ * The namespace dies while its connection holds a route each way: they
+ * are dropped before any exit (pre_exit), and the stack's go with its
+ * devices; the test's reference is the last one left.
+ */
+static void o2_netns_dies(struct kunit *test, bool v6)
+{
+	struct o2 *o = o2_new(test, v6);
+	struct mmbt_pkt_desc d = o2_pkt(o, false), r = o2_pkt(o, true);
+	struct dst_entry *dst;
+	struct net *net;
+
+	mmbt_neigh(test, o->lan, v6, o2_client(o), o2_mac);
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->wan, &r, NULL), MMB_FAST_OK);
+	dst = o2_slot(o);
+	KUNIT_ASSERT_TRUE(test, mmb_fast_held(dst));
+	/* The slot holds it: it may be held here too. */
+	dst_hold(dst);
+	memset(&o2_exit, 0, sizeof(o2_exit));
+	o2_exit.net = o->net;
+	o2_exit.dst = dst;
+	o2_exit.t = o2_tuple(o);
+	init_completion(&o2_exit.done);
+	KUNIT_ASSERT_EQ(test, register_pernet_subsys(&o2_net_ops), 0);
+	net = o->net;
+	o->net = NULL;
+	put_net(net);
+	/* The cleanup's (net_ns_barrier() does not wait for one not begun yet). */
+	KUNIT_EXPECT_NE(test, wait_for_completion_timeout(&o2_exit.done, 30 * HZ), 0);
+	net_ns_barrier();
+	unregister_pernet_subsys(&o2_net_ops);
+	KUNIT_ASSERT_TRUE(test, o2_exit.ran);
+	KUNIT_EXPECT_TRUE(test, o2_exit.dead);
+	KUNIT_EXPECT_EQ(test, o2_exit.refs, 1);
+}
+
+static void offload2_netns_dies4_test(struct kunit *test)
+{
+	o2_netns_dies(test, false);
+}
+
+static void offload2_netns_dies6_test(struct kunit *test)
+{
+	o2_netns_dies(test, true);
+}
+
 static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_rp_filter_test),
 	KUNIT_CASE(offload2_iif_test),
 	KUNIT_CASE(offload2_dscp_test),
 	KUNIT_CASE(offload2_flowlabel_test),
 	KUNIT_CASE(offload2_unregister_test),
+	KUNIT_CASE(offload2_netns_dies4_test),
+	KUNIT_CASE(offload2_netns_dies6_test),
 	{}
 };
 
