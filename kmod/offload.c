@@ -378,6 +378,20 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 		dst_release(found);
 		found = NULL;
 	}
+	/*
+	 * The tables changed during the lookup: what it found may be stale
+	 * already, with a cookie (IPv6's, read after it, as nf_flow_table and
+	 * the sockets read theirs) of after the change, that would pass
+	 * dst_check() for good. Not kept: the slot is given back empty, the
+	 * packet goes to the stack and the next one looks again.
+	 */
+	if (found && mmb_fast_gen(net, family) != gen) {
+		dst_release(found);
+		*why = MMB_FAST_UNCACHED;
+		/* Unless the namespace's leaving took the slot meanwhile. */
+		cmpxchg(&fr->dst, MMB_FAST_BUSY, NULL);
+		return NULL;
+	}
 	if (found) {
 		dst = found;
 		/* Counted before it is seen: a device's unregister then walks for it. */

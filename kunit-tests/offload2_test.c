@@ -43,6 +43,13 @@ static void o2_count_looked(struct net *net)
 	o2_looked++;
 }
 
+/* The first lookup changes the tables before its cookie is read (IPv6's flush). */
+static void o2_change_looked(struct net *net)
+{
+	if (!o2_looked++)
+		rt_genid_bump_ipv6(net);
+}
+
 /* Walks of the connections for a device's routes (mmb_test_points.fast_walk). */
 static unsigned int o2_walks;
 
@@ -433,6 +440,29 @@ static void offload2_flowlabel_test(struct kunit *test)
 }
 
 /*
+ * IPv6: the tables change between the lookup and the reading of the
+ * route's cookie. The route is not kept (a cookie of after the change
+ * would pass every check): the packet goes to the stack and the next one
+ * looks the route up again.
+ */
+static void offload2_cookie_test(struct kunit *test)
+{
+	struct o2 *o = o2_new(test, true);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct net_device *out;
+
+	o2_looked = 0;
+	WRITE_ONCE(mmb_test_points.fast_looked, o2_change_looked);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_UNCACHED);
+	KUNIT_EXPECT_PTR_EQ(test, o2_slot(o), NULL);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
+	KUNIT_EXPECT_EQ(test, o2_looked, 2);
+}
+
+/*
  * A device that unregisters has the connections walked only if a route
  * through it may be held: an unrelated one (alt) is not walked for; wan,
  * the cached route's, is, and the route is dropped.
@@ -563,6 +593,7 @@ static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_iif_test),
 	KUNIT_CASE(offload2_dscp_test),
 	KUNIT_CASE(offload2_flowlabel_test),
+	KUNIT_CASE(offload2_cookie_test),
 	KUNIT_CASE(offload2_unregister_test),
 	KUNIT_CASE(offload2_netns_dies4_test),
 	KUNIT_CASE(offload2_netns_dies6_test),
