@@ -494,7 +494,12 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	if (why)
 		return why;
 	out = dst->dev;
-	if (!netif_running(out) || !(READ_ONCE(out->flags) & IFF_UP))
+	/*
+	 * Down, or its carrier lost: the stack's to route (IPv6 marks the
+	 * route's next hop linkdown without a new serial number, and with
+	 * ignore_routes_with_linkdown or a multipath route chooses another).
+	 */
+	if (!netif_running(out) || !(READ_ONCE(out->flags) & IFF_UP) || !netif_carrier_ok(out))
 		return MMB_FAST_DEV_DOWN;
 	if (family == 4) {
 		mtu = ip_dst_mtu_maybe_forward(dst, true);

@@ -463,6 +463,35 @@ static void offload2_cookie_test(struct kunit *test)
 }
 
 /*
+ * The way out loses its carrier: its packets go to the stack (IPv6 moves
+ * no serial number for it, and may route elsewhere), and come back to the
+ * fast path with the carrier.
+ */
+static void o2_carrier(struct kunit *test, bool v6)
+{
+	struct o2 *o = o2_new(test, v6);
+	struct mmbt_pkt_desc d = o2_pkt(o, false);
+	struct net_device *out;
+
+	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	netif_carrier_off(o->wan);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_DEV_DOWN);
+	netif_carrier_on(o->wan);
+	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);
+	KUNIT_EXPECT_PTR_EQ(test, out, o->wan);
+}
+
+static void offload2_carrier4_test(struct kunit *test)
+{
+	o2_carrier(test, false);
+}
+
+static void offload2_carrier6_test(struct kunit *test)
+{
+	o2_carrier(test, true);
+}
+
+/*
  * A device that unregisters has the connections walked only if a route
  * through it may be held: an unrelated one (alt) is not walked for; wan,
  * the cached route's, is, and the route is dropped.
@@ -594,6 +623,8 @@ static struct kunit_case offload2_cases[] = {
 	KUNIT_CASE(offload2_dscp_test),
 	KUNIT_CASE(offload2_flowlabel_test),
 	KUNIT_CASE(offload2_cookie_test),
+	KUNIT_CASE(offload2_carrier4_test),
+	KUNIT_CASE(offload2_carrier6_test),
 	KUNIT_CASE(offload2_unregister_test),
 	KUNIT_CASE(offload2_netns_dies4_test),
 	KUNIT_CASE(offload2_netns_dies6_test),

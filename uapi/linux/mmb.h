@@ -709,7 +709,7 @@ enum mmb_fast {
 	MMB_FAST_ROUTE,		/* no route to forward on: local, broadcast, an
 				 * error, a redirect back out, a tunnel (lwt)
 				 */
-	MMB_FAST_DEV_DOWN,	/* the way out is not up */
+	MMB_FAST_DEV_DOWN,	/* the way out is not up, or has no carrier */
 	MMB_FAST_MTU,		/* larger than the route's MTU: frag-needed, PTB */
 	MMB_FAST_NEIGH,		/* the next hop's neighbour is not reachable */
 	MMB_FAST_ROOM,		/* its head is shared or too small for the link header */
