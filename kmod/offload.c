@@ -226,11 +226,11 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 #endif
 }
 
-/* Is @dst a route that forwards out of another device than @in? */
-static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
+/* Is @dst a route that forwards out of @out (its device, as read), another device than @in? */
+static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst, const struct net_device *out,
 				       const struct net_device *in, u8 family)
 {
-	if (dst->error || dst->dev == in || dst->lwtstate)
+	if (dst->error || out == in || dst->lwtstate)
 		return MMB_FAST_ROUTE;
 	if (dst_xfrm(dst))
 		return MMB_FAST_XFRM;
@@ -374,7 +374,8 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	/* Before the lookup: a change during it moves it on, and is seen. */
 	gen = mmb_fast_gen(net, family);
 	found = mmb_fast_lookup(skb, family, &cookie);
-	if (found && (found->error || mmb_fast_forwards(found, skb->dev, family))) {
+	if (found && (found->error ||
+		      mmb_fast_forwards(found, READ_ONCE(found->dev), skb->dev, family))) {
 		dst_release(found);
 		found = NULL;
 	}
@@ -417,9 +418,12 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	return found;
 }
 
-/* The neighbour of @dst's next hop for @skb, if it is reachable with a cached header. */
+/*
+ * The neighbour of @dst's next hop on @out (its device, as read) for @skb,
+ * if it is reachable with a cached header.
+ */
 static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct dst_entry *dst,
-					u8 family)
+					struct net_device *out, u8 family)
 {
 	struct neighbour *n;
 
@@ -427,13 +431,13 @@ static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct 
 		const struct rtable *rt = (const struct rtable *)dst;
 		__be32 daddr = ((const struct iphdr *)skb->data)->daddr;
 
-		n = __ipv4_neigh_lookup_noref(dst->dev, (__force u32)rt_nexthop(rt, daddr));
+		n = __ipv4_neigh_lookup_noref(out, (__force u32)rt_nexthop(rt, daddr));
 	} else {
 #if IS_ENABLED(CONFIG_IPV6)
 		const struct rt6_info *rt = (const struct rt6_info *)dst;
 		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
 
-		n = __ipv6_neigh_lookup_noref(dst->dev, rt6_nexthop(rt, &ip6h->daddr));
+		n = __ipv6_neigh_lookup_noref(out, rt6_nexthop(rt, &ip6h->daddr));
 #else
 		n = NULL;
 #endif
@@ -454,7 +458,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 			     struct dst_entry **dstp, struct neighbour **np)
 {
 	u8 family = c->orig.t.family;
-	const struct net_device *out;
+	struct net_device *out;
 	struct dst_entry *dst;
 	enum mmb_fast why;
 	struct neighbour *n;
@@ -489,11 +493,17 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	dst = mmb_fast_route(skb, c, dir, key, peek, &why);
 	if (!dst)
 		return why;
+	/*
+	 * Its device read once: a route whose fib entry is freed meanwhile is
+	 * moved to the blackhole device (dst_dev_put(); the route itself is
+	 * held, its metrics counted, IPv6's fib entry RCU's), and the neighbour
+	 * and the device it is sent on must be of the same one.
+	 */
+	out = READ_ONCE(dst->dev);
 	/* Checked when cached; again, as a device may have left the route since. */
-	why = mmb_fast_forwards(dst, skb->dev, family);
+	why = mmb_fast_forwards(dst, out, skb->dev, family);
 	if (why)
 		return why;
-	out = dst->dev;
 	/*
 	 * Down, or its carrier lost: the stack's to route (IPv6 marks the
 	 * route's next hop linkdown without a new serial number, and with
@@ -521,7 +531,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	/* Over the MTU, whether DF says so or not: the stack fragments or answers. */
 	if (skb->len > mtu && !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu)))
 		return MMB_FAST_MTU;
-	n = mmb_fast_neigh(skb, dst, family);
+	n = mmb_fast_neigh(skb, dst, out, family);
 	if (!n)
 		return MMB_FAST_NEIGH;
 	/* neigh_hh_output() writes the header before the data: ours to write. */
@@ -566,7 +576,8 @@ bool mmb_fast_xmit(struct mmb_dev *md, struct sk_buff *skb, struct mmb_conn *c, 
 	/* Counted as the hook counts what it passes, and as sent on. */
 	mmb_stats_count(md->stats, skb);
 	mmb_counts_add(md->counts, MMB_COUNT_OFFLOADED, skb);
-	skb->dev = dst->dev;
+	/* The route's device as mmb_fast_check() read it. */
+	skb->dev = n->dev;
 	skb_dst_set_noref(skb, dst);
 	neigh_hh_output(&n->hh, skb);
 	return true;
