@@ -22,9 +22,14 @@
  * nf_flow_dst_check(): a route added, removed or changed, a device down or
  * gone, forwarding switched, an address added moves IPv4's generation and
  * IPv6's serial number), and replaced by the next lookup when it fails.
- * A route pins nothing: only routes that forward are held (mmb_fast_route()),
- * a device that unregisters has the entries through it dropped
- * (mmb_fast_drop() from mmb's notifier) or moved to the blackhole device
+ * The slot keeps what else the lookup read (the packet's DSCP and flow
+ * label, the way in's rp_filter and kin: mmb_fast_forwarding()), and a
+ * packet with others looks again; it is pinned to the device its first
+ * lookup was made for, and a packet of the direction on another one goes
+ * to the stack. A route pins nothing: only routes that forward are held
+ * (mmb_fast_route()), a device that unregisters has the entries through
+ * it dropped (mmb_fast_drop() from mmb's notifier, when its count says
+ * some may be held) or moved to the blackhole device
  * by the kernel (dst_dev_put()), and a namespace leaving has all of them
  * dropped before any exit (pre_exit). The entries are otherwise dropped
  * when the connection is freed, a grace period after it left the table by
