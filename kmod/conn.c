@@ -1548,6 +1548,10 @@ void mmb_conns_fast_drop(struct mmb_conns *mc, const struct net_device *dev)
 
 	if (!atomic_read(&mc->count))
 		return;
+	/* An unrelated device: no walk of a table of a million connections under RTNL. */
+	if (dev && !mmb_fast_routes_through(dev))
+		return;
+	mmb_test_fast_walk(mc);
 	rhashtable_walk_enter(&mc->ht, &iter);
 	rhashtable_walk_start(&iter);
 	while ((n = rhashtable_walk_next(&iter))) {
@@ -1799,6 +1803,8 @@ int __init mmb_conn_cache_init(void)
 		     (offsetof(struct mmb_conn, reply) != 64 ||
 		      offsetof(struct mmb_conn, packets) != 128 ||
 		      offsetof(struct mmb_conn, win) != 192 || sizeof(struct mmb_conn) > 256));
+	/* The offloaded connection's routes within the extension's slab object. */
+	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct mmb_conn_ext) > 320);
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,
 					   SLAB_HWCACHE_ALIGN | SLAB_ACCOUNT, NULL);
 	if (!mmb_conn_cache)

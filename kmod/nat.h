@@ -36,13 +36,16 @@ struct mmb_conn_ext {
 	u8 what;		/* MMB_NAT_* */
 	/*
 	 * MMB_CONN_OFFLOAD: each direction's route, held, checked on every
-	 * use, and the device its packets came in on when it was looked up
-	 * (offload.c). Within the slab object's size (320 bytes) either way.
+	 * use, the device its packets came in on when it was looked up and
+	 * what else the lookup depended on (offload.c). Within the slab
+	 * object's size (320 bytes) either way.
 	 */
 	struct mmb_fast_route {
 		struct dst_entry *dst;	/* or MMB_FAST_BUSY; freed by RCU */
 		u32 cookie;		/* IPv6: rt6_get_cookie() */
 		int iif;
+		u32 key;		/* what the lookup depended on (mmb_fast_forwarding()) */
+		u16 bucket;		/* the held route's count (mmb_fast_counts) */
 	} fast[2];
 };
 

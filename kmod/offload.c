@@ -22,9 +22,14 @@
  * nf_flow_dst_check(): a route added, removed or changed, a device down or
  * gone, forwarding switched, an address added moves IPv4's generation and
  * IPv6's serial number), and replaced by the next lookup when it fails.
- * A route pins nothing: only routes that forward are held (mmb_fast_route()),
- * a device that unregisters has the entries through it dropped
- * (mmb_fast_drop() from mmb's notifier) or moved to the blackhole device
+ * The slot keeps what else the lookup read (the packet's DSCP and flow
+ * label, the way in's rp_filter and kin: mmb_fast_forwarding()), and a
+ * packet with others looks again; it is pinned to the device its first
+ * lookup was made for, and a packet of the direction on another one goes
+ * to the stack. A route pins nothing: only routes that forward are held
+ * (mmb_fast_route()), a device that unregisters has the entries through
+ * it dropped (mmb_fast_drop() from mmb's notifier, when its count says
+ * some may be held) or moved to the blackhole device
  * by the kernel (dst_dev_put()), and a namespace leaving has all of them
  * dropped before any exit (pre_exit). The entries are otherwise dropped
  * when the connection is freed, a grace period after it left the table by
@@ -43,6 +48,7 @@
 #include <net/addrconf.h>
 #include <net/arp.h>
 #include <net/dst.h>
+#include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip_fib.h>
 #include <net/ip6_fib.h>
@@ -59,6 +65,7 @@
 #include "mmb.h"
 #include "nat.h"
 #include "offload.h"
+#include "test.h"
 
 /* Is IPsec in the way: policies on forwarded or sent packets, or a decrypted packet? */
 static bool mmb_fast_xfrm(const struct net *net, const struct sk_buff *skb)
@@ -134,15 +141,33 @@ static enum mmb_fast mmb_fast_hdr6(const struct sk_buff *skb, const struct mmb_c
 	return mmb_fast_l4(skb, sizeof(*ip6h), ip6h->nexthdr);
 }
 
-/* Is forwarding on where @skb came in? */
-static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
+/*
+ * Is forwarding on where @skb came in? If so, *@key is what the input
+ * route lookup of @skb depends on besides its addresses and that device
+ * (mmb_fast_route() looks again when it changes): IPv4, its DSCP (a
+ * route's tos) and the device's rp_filter, accept_local, src_valid_mark
+ * and route_localnet, each as fib_validate_source() and
+ * ip_route_input_slow() read it with "all" (none of their sysctls moves
+ * the routing generation when it tightens); IPv6, its traffic class's
+ * DSCP and its flow label (a multipath route's hash). ECN is not in it:
+ * no lookup reads it, and it may change from packet to packet.
+ */
+static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family, u32 *key)
 {
 	const struct inet6_dev *idev;
 
 	if (family == 4) {
 		struct in_device *in = __in_dev_get_rcu(skb->dev);
+		int rpf;
 
-		return in && IN_DEV_FORWARD(in);
+		if (!in || !IN_DEV_FORWARD(in))
+			return false;
+		/* 1 strict, anything else on loose (__fib_validate_source()). */
+		rpf = IN_DEV_RPFILTER(in);
+		*key = (rpf == 1 ? 1 : rpf ? 2 : 0) | !!IN_DEV_ACCEPT_LOCAL(in) << 2 |
+		       !!IN_DEV_SRC_VMARK(in) << 3 | !!IN_DEV_ROUTE_LOCALNET(in) << 4 |
+		       (((const struct iphdr *)skb->data)->tos & ~INET_ECN_MASK) << 8;
+		return true;
 	}
 	/* ipv6.disable=1: no devconf_all; ipv6_rcv() is not even registered. */
 	if (!IS_ENABLED(CONFIG_IPV6) || !ipv6_mod_enabled() ||
@@ -150,6 +175,8 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 		return false;
 	/* ipv6_rcv() drops what comes in where IPv6 is off. */
 	idev = __in6_dev_get(skb->dev);
+	*key = ntohl(ip6_flowinfo((const struct ipv6hdr *)skb->data)) &
+	       ~(INET_ECN_MASK << IPV6_TCLASS_SHIFT);
 	return idev && !READ_ONCE(idev->cnf.disable_ipv6) &&
 	       !READ_ONCE(dev_net(skb->dev)->ipv6.devconf_all->proxy_ndp);
 }
@@ -161,12 +188,15 @@ static bool mmb_fast_forwarding(const struct sk_buff *skb, u8 family)
 static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *cookie)
 {
 	struct dst_entry *dst;
+	int err;
 
 	*cookie = 0;
 	if (family == 4) {
 		const struct iphdr *iph = (const struct iphdr *)skb->data;
 
-		if (ip_route_input_noref(skb, iph->daddr, iph->saddr, iph->tos, skb->dev)) {
+		err = ip_route_input_noref(skb, iph->daddr, iph->saddr, iph->tos, skb->dev);
+		mmb_test_fast_looked(dev_net(skb->dev));
+		if (err) {
 			skb_dst_drop(skb);
 			return NULL;
 		}
@@ -191,6 +221,7 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 		/* Held (no RT6_LOOKUP_F_DST_NOREF); an error is a route too. */
 		dst = ip6_route_input_lookup(dev_net(skb->dev), skb->dev, &fl6, skb,
 					     RT6_LOOKUP_F_HAS_SADDR);
+		mmb_test_fast_looked(dev_net(skb->dev));
 		if (dst)
 			*cookie = rt6_get_cookie((const struct rt6_info *)dst);
 		return dst;
@@ -200,11 +231,11 @@ static struct dst_entry *mmb_fast_lookup(struct sk_buff *skb, u8 family, u32 *co
 #endif
 }
 
-/* Is @dst a route that forwards out of another device than @in? */
-static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
+/* Is @dst a route that forwards out of @out (its device, as read), another device than @in? */
+static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst, const struct net_device *out,
 				       const struct net_device *in, u8 family)
 {
-	if (dst->error || dst->dev == in || dst->lwtstate)
+	if (dst->error || out == in || dst->lwtstate)
 		return MMB_FAST_ROUTE;
 	if (dst_xfrm(dst))
 		return MMB_FAST_XFRM;
@@ -226,14 +257,43 @@ static enum mmb_fast mmb_fast_forwards(const struct dst_entry *dst,
 }
 
 /*
+ * Routes the slots hold, counted per device (a bucket of its namespace and
+ * ifindex; consecutive ifindexes of a namespace fall in different ones):
+ * a device that unregisters has the connections walked for routes through
+ * it only when its bucket counts some (mmb_fast_routes_through()). Touched
+ * when a route is cached or let go, never for a packet that uses one.
+ */
+#define MMB_FAST_BUCKETS	1024
+static atomic_t mmb_fast_counts[MMB_FAST_BUCKETS];
+
+static u16 mmb_fast_bucket(const struct net_device *dev)
+{
+	return (net_hash_mix(dev_net(dev)) + (u32)dev->ifindex) & (MMB_FAST_BUCKETS - 1);
+}
+
+/* May a slot hold a route through @dev? (false: none does) */
+bool mmb_fast_routes_through(const struct net_device *dev)
+{
+	return atomic_read(&mmb_fast_counts[mmb_fast_bucket(dev)]);
+}
+
+/* Let go of @dst, the route a slot held, counted in @bucket. */
+static void mmb_fast_put(struct dst_entry *dst, u16 bucket)
+{
+	atomic_dec(&mmb_fast_counts[bucket]);
+	dst_release(dst);
+}
+
+/*
  * A slot (mmb_fast_route.dst) is NULL, a route, MMB_FAST_BUSY while the
  * one CPU that claimed it (a cmpxchg from what it saw) looks a route up,
  * MMB_FAST_NONE when that lookup found no route the fast path may take, or
  * MMB_FAST_DEAD once the namespace is leaving (never filled again). Only the
- * claimer writes the device and cookie, before it publishes the route
- * (cmpxchg from MMB_FAST_BUSY; readers load it with acquire and load it
- * again after the device and cookie, so the three go together). Others
- * meanwhile send their packets to the stack.
+ * claimer writes the device, cookie, key and bucket, before it publishes
+ * the route (cmpxchg from MMB_FAST_BUSY; readers load it with acquire and
+ * load it again after them, so they go together); whoever takes a route
+ * out of a slot claims it first (or closes it for good) and reads its
+ * bucket then. Others meanwhile send their packets to the stack.
  *
  * A route that does not forward (an error route: unreachable, rp_filter, a
  * local or blackhole one) is never held: an error route may be cached
@@ -262,7 +322,7 @@ static u32 mmb_fast_gen(const struct net *net, u8 family)
  * (mmb_fast_forwards()).
  */
 static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c, u8 dir,
-					bool peek, enum mmb_fast *why)
+					u32 key, bool peek, enum mmb_fast *why)
 {
 	struct mmb_fast_route *fr = &mmb_conn_ext(c)->fast[dir];
 	u8 family = c->orig.t.family;
@@ -270,7 +330,8 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 	/* Pairs with the claimer's publishing cmpxchg: its device and cookie come with it. */
 	struct dst_entry *dst = smp_load_acquire(&fr->dst);
 	struct dst_entry *found;
-	u32 cookie, gen;
+	u32 cookie, gen, fkey;
+	u16 bucket = 0;
 	int iif;
 
 	*why = MMB_FAST_UNCACHED;
@@ -278,61 +339,96 @@ static struct dst_entry *mmb_fast_route(struct sk_buff *skb, struct mmb_conn *c,
 		return NULL;
 	iif = READ_ONCE(fr->iif);
 	cookie = READ_ONCE(fr->cookie);
+	fkey = READ_ONCE(fr->key);
 	/*
-	 * The device and cookie read, then the slot again: a claimer that
-	 * replaced the route meanwhile wrote MMB_FAST_BUSY before them (its
-	 * cmpxchg), so a device and cookie of another route are not paired
-	 * with this one.
+	 * The device, cookie and key read, then the slot again: a claimer
+	 * that replaced the route meanwhile wrote MMB_FAST_BUSY before them
+	 * (its cmpxchg), so those of another route are not paired with this
+	 * one.
 	 */
 	smp_rmb();
 	if (READ_ONCE(fr->dst) != dst)
 		return NULL;
-	if (dst == MMB_FAST_NONE && iif == skb->dev->ifindex &&
-	    cookie == mmb_fast_gen(net, family)) {
-		*why = MMB_FAST_ROUTE;
+	/*
+	 * Pinned to the device its first lookup was made for, as
+	 * nf_flow_table's tuple has its iif: a packet of the direction that
+	 * comes in on another device is the stack's to judge (rp_filter,
+	 * martians), and the slot is left alone, unless that device is gone.
+	 */
+	if (iif && iif != skb->dev->ifindex && dev_get_by_index_rcu(net, iif)) {
+		*why = MMB_FAST_IIF;
 		return NULL;
 	}
-	if (mmb_fast_held(dst) && iif == skb->dev->ifindex &&
-	    (!READ_ONCE(dst->obsolete) || dst_check(dst, cookie)))
-		return dst;
+	/* Looked up for this way in and all else the lookup depended on. */
+	if (iif == skb->dev->ifindex && fkey == key) {
+		if (dst == MMB_FAST_NONE && cookie == mmb_fast_gen(net, family)) {
+			*why = MMB_FAST_ROUTE;
+			return NULL;
+		}
+		if (mmb_fast_held(dst) && (!READ_ONCE(dst->obsolete) || dst_check(dst, cookie)))
+			return dst;
+	}
 	if (peek)
 		return NULL;
-	/* Stale, of another way in, or none: claimed, and a stale one dropped. */
+	/* Stale, of another key, unpinned or none: claimed, and a stale one dropped. */
 	if (cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
 		return NULL;
 	if (mmb_fast_held(dst))
-		dst_release(dst);
+		mmb_fast_put(dst, READ_ONCE(fr->bucket));
 	*why = MMB_FAST_ROUTE;
 	/* Before the lookup: a change during it moves it on, and is seen. */
 	gen = mmb_fast_gen(net, family);
 	found = mmb_fast_lookup(skb, family, &cookie);
-	if (found && (found->error || mmb_fast_forwards(found, skb->dev, family))) {
+	if (found && (found->error ||
+		      mmb_fast_forwards(found, READ_ONCE(found->dev), skb->dev, family))) {
 		dst_release(found);
 		found = NULL;
 	}
+	/*
+	 * The tables changed during the lookup: what it found may be stale
+	 * already, with a cookie (IPv6's, read after it, as nf_flow_table and
+	 * the sockets read theirs) of after the change, that would pass
+	 * dst_check() for good. Not kept: the slot is given back empty, the
+	 * packet goes to the stack and the next one looks again.
+	 */
+	if (found && mmb_fast_gen(net, family) != gen) {
+		dst_release(found);
+		*why = MMB_FAST_UNCACHED;
+		/* Unless the namespace's leaving took the slot meanwhile. */
+		cmpxchg(&fr->dst, MMB_FAST_BUSY, NULL);
+		return NULL;
+	}
 	if (found) {
 		dst = found;
+		/* Counted before it is seen: a device's unregister then walks for it. */
+		bucket = mmb_fast_bucket(found->dev);
+		atomic_inc(&mmb_fast_counts[bucket]);
 	} else {
 		dst = MMB_FAST_NONE;
 		cookie = gen;
 	}
 	WRITE_ONCE(fr->iif, skb->dev->ifindex);
 	WRITE_ONCE(fr->cookie, cookie);
+	WRITE_ONCE(fr->key, key);
+	WRITE_ONCE(fr->bucket, bucket);
 	/*
 	 * Published after its device and cookie (a full barrier; pairs with
 	 * the acquire above), unless the namespace's leaving took the slot.
 	 */
 	if (cmpxchg(&fr->dst, MMB_FAST_BUSY, dst) != MMB_FAST_BUSY) {
 		if (found)
-			dst_release(found);
+			mmb_fast_put(found, bucket);
 		return NULL;
 	}
 	return found;
 }
 
-/* The neighbour of @dst's next hop for @skb, if it is reachable with a cached header. */
+/*
+ * The neighbour of @dst's next hop on @out (its device, as read) for @skb,
+ * if it is reachable with a cached header.
+ */
 static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct dst_entry *dst,
-					u8 family)
+					struct net_device *out, u8 family)
 {
 	struct neighbour *n;
 
@@ -340,13 +436,13 @@ static struct neighbour *mmb_fast_neigh(const struct sk_buff *skb, const struct 
 		const struct rtable *rt = (const struct rtable *)dst;
 		__be32 daddr = ((const struct iphdr *)skb->data)->daddr;
 
-		n = __ipv4_neigh_lookup_noref(dst->dev, (__force u32)rt_nexthop(rt, daddr));
+		n = __ipv4_neigh_lookup_noref(out, (__force u32)rt_nexthop(rt, daddr));
 	} else {
 #if IS_ENABLED(CONFIG_IPV6)
 		const struct rt6_info *rt = (const struct rt6_info *)dst;
 		const struct ipv6hdr *ip6h = (const struct ipv6hdr *)skb->data;
 
-		n = __ipv6_neigh_lookup_noref(dst->dev, rt6_nexthop(rt, &ip6h->daddr));
+		n = __ipv6_neigh_lookup_noref(out, rt6_nexthop(rt, &ip6h->daddr));
 #else
 		n = NULL;
 #endif
@@ -367,11 +463,12 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 			     struct dst_entry **dstp, struct neighbour **np)
 {
 	u8 family = c->orig.t.family;
-	const struct net_device *out;
+	struct net_device *out;
 	struct dst_entry *dst;
 	enum mmb_fast why;
 	struct neighbour *n;
 	unsigned int mtu;
+	u32 key;
 
 	if (skb->pkt_type != PACKET_HOST || skb_sk_is_prefetched(skb) || skb_shared(skb) ||
 	    skb_dst(skb) || skb_vlan_tag_present(skb))
@@ -386,26 +483,38 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	why = family == 4 ? mmb_fast_hdr4(skb, c) : mmb_fast_hdr6(skb, c);
 	if (why)
 		return why;
-	if (!mmb_fast_forwarding(skb, family))
+	if (!mmb_fast_forwarding(skb, family, &key))
 		return MMB_FAST_FORWARDING;
 	if (mmb_fast_xfrm(dev_net(skb->dev), skb))
 		return MMB_FAST_XFRM;
 	/*
-	 * The cached route is keyed by the way in only: with policy rules
-	 * (ip rule, ip -6 rule, a VRF's), the mark, DSCP, flow label or ports
-	 * may choose another one, so the stack routes every packet.
+	 * The cached route is keyed by the way in, the DSCP and flow label,
+	 * not the mark or ports: with policy rules (ip rule, ip -6 rule, a
+	 * VRF's), those may choose another one, so the stack routes every
+	 * packet.
 	 */
 	if (mmb_fast_rules(dev_net(skb->dev), family))
 		return MMB_FAST_ROUTE;
-	dst = mmb_fast_route(skb, c, dir, peek, &why);
+	dst = mmb_fast_route(skb, c, dir, key, peek, &why);
 	if (!dst)
 		return why;
+	/*
+	 * Its device read once: a route whose fib entry is freed meanwhile is
+	 * moved to the blackhole device (dst_dev_put(); the route itself is
+	 * held, its metrics counted, IPv6's fib entry RCU's), and the neighbour
+	 * and the device it is sent on must be of the same one.
+	 */
+	out = READ_ONCE(dst->dev);
 	/* Checked when cached; again, as a device may have left the route since. */
-	why = mmb_fast_forwards(dst, skb->dev, family);
+	why = mmb_fast_forwards(dst, out, skb->dev, family);
 	if (why)
 		return why;
-	out = dst->dev;
-	if (!netif_running(out) || !(READ_ONCE(out->flags) & IFF_UP))
+	/*
+	 * Down, or its carrier lost: the stack's to route (IPv6 marks the
+	 * route's next hop linkdown without a new serial number, and with
+	 * ignore_routes_with_linkdown or a multipath route chooses another).
+	 */
+	if (!netif_running(out) || !(READ_ONCE(out->flags) & IFF_UP) || !netif_carrier_ok(out))
 		return MMB_FAST_DEV_DOWN;
 	if (family == 4) {
 		mtu = ip_dst_mtu_maybe_forward(dst, true);
@@ -427,7 +536,7 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 	/* Over the MTU, whether DF says so or not: the stack fragments or answers. */
 	if (skb->len > mtu && !(skb_is_gso(skb) && skb_gso_validate_network_len(skb, mtu)))
 		return MMB_FAST_MTU;
-	n = mmb_fast_neigh(skb, dst, family);
+	n = mmb_fast_neigh(skb, dst, out, family);
 	if (!n)
 		return MMB_FAST_NEIGH;
 	*dstp = dst;
@@ -474,7 +583,8 @@ bool mmb_fast_xmit(struct mmb_dev *md, struct sk_buff *skb, struct mmb_conn *c, 
 	/* Counted as the hook counts what it passes, and as sent on. */
 	mmb_stats_count(md->stats, skb);
 	mmb_counts_add(md->counts, MMB_COUNT_OFFLOADED, skb);
-	skb->dev = dst->dev;
+	/* The route's device as mmb_fast_check() read it. */
+	skb->dev = n->dev;
 	skb_dst_set_noref(skb, dst);
 	neigh_hh_output(&n->hh, skb);
 	return true;
@@ -488,7 +598,7 @@ void mmb_fast_release(struct mmb_conn_ext *x)
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
 		/* Never busy: its claimer was done a grace period ago. */
 		if (mmb_fast_held(x->fast[i].dst))
-			dst_release(x->fast[i].dst);
+			mmb_fast_put(x->fast[i].dst, x->fast[i].bucket);
 		x->fast[i].dst = NULL;
 	}
 }
@@ -502,22 +612,36 @@ void mmb_fast_release(struct mmb_conn_ext *x)
  */
 void mmb_fast_drop(struct mmb_conn_ext *x, const struct net_device *dev)
 {
+	u16 bucket = dev ? mmb_fast_bucket(dev) : 0;
 	struct dst_entry *dst;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(x->fast); i++) {
-		struct dst_entry **slot = &x->fast[i].dst;
+		struct mmb_fast_route *fr = &x->fast[i];
 
 		if (!dev) {
-			/* A claimer busy with a lookup finds it taken, and lets its route go. */
-			dst = xchg(slot, MMB_FAST_DEAD);
-		} else {
-			dst = READ_ONCE(*slot);
-			if (!mmb_fast_held(dst) || READ_ONCE(dst->dev) != dev ||
-			    cmpxchg(slot, dst, NULL) != dst)
-				continue;
+			/*
+			 * A claimer busy with a lookup finds it taken, and lets
+			 * its route go; no one writes the slot after this.
+			 */
+			dst = xchg(&fr->dst, MMB_FAST_DEAD);
+			if (mmb_fast_held(dst))
+				mmb_fast_put(dst, READ_ONCE(fr->bucket));
+			continue;
 		}
-		if (mmb_fast_held(dst))
-			dst_release(dst);
+		/*
+		 * Counted in @dev's bucket: through it, or moved off it to the
+		 * blackhole device already (its fib entry freed before this
+		 * notifier ran), or another's sharing the bucket (looked up
+		 * again). Claimed (its bucket is the claimer's to read), then
+		 * emptied.
+		 */
+		dst = READ_ONCE(fr->dst);
+		if (!mmb_fast_held(dst) || READ_ONCE(fr->bucket) != bucket ||
+		    cmpxchg(&fr->dst, dst, MMB_FAST_BUSY) != dst)
+			continue;
+		mmb_fast_put(dst, READ_ONCE(fr->bucket));
+		/* Unless the namespace's leaving closed it meanwhile (a veth's peer). */
+		cmpxchg(&fr->dst, MMB_FAST_BUSY, NULL);
 	}
 }

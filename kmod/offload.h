@@ -39,5 +39,6 @@ enum mmb_fast mmb_fast_check(struct sk_buff *skb, struct mmb_conn *c, u8 dir, bo
 			     struct dst_entry **dstp, struct neighbour **np);
 void mmb_fast_release(struct mmb_conn_ext *x);
 void mmb_fast_drop(struct mmb_conn_ext *x, const struct net_device *dev);
+bool mmb_fast_routes_through(const struct net_device *dev);
 
 #endif /* _MMB_OFFLOAD_H */

@@ -14,6 +14,7 @@ struct mmb_conn;
 struct mmb_conns;
 struct mmb_net;
 struct mmb_ruleset;
+struct net;
 
 struct mmb_test_points {
 	/* @rs hands objects the datapath may name over to call_rcu() */
@@ -32,6 +33,10 @@ struct mmb_test_points {
 	void (*refresh)(struct mmb_conn *c);
 	/* a lookup probes table @i of its ruleset (not from the flow cache) */
 	void (*probe)(unsigned int i);
+	/* the fast path looked a route up in @net, not yet read its cookie (offload.c) */
+	void (*fast_looked)(struct net *net);
+	/* a device's unregister walks @mc's connections for the routes through it */
+	void (*fast_walk)(struct mmb_conns *mc);
 	/* with @frozen, the connection table's clock, in jiffies */
 	bool frozen;
 	u32 clock;
@@ -82,6 +87,18 @@ static inline void mmb_test_probe(unsigned int i)
 		mmb_test_points.probe(i);
 }
 
+static inline void mmb_test_fast_looked(struct net *net)
+{
+	if (mmb_test_points.fast_looked)
+		mmb_test_points.fast_looked(net);
+}
+
+static inline void mmb_test_fast_walk(struct mmb_conns *mc)
+{
+	if (mmb_test_points.fast_walk)
+		mmb_test_points.fast_walk(mc);
+}
+
 static inline bool mmb_test_now(u32 *now)
 {
 	*now = READ_ONCE(mmb_test_points.clock);
@@ -119,6 +136,14 @@ static inline void mmb_test_refresh(struct mmb_conn *c)
 }
 
 static inline void mmb_test_probe(unsigned int i)
+{
+}
+
+static inline void mmb_test_fast_looked(struct net *net)
+{
+}
+
+static inline void mmb_test_fast_walk(struct mmb_conns *mc)
 {
 }
 

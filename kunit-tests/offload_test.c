@@ -64,35 +64,10 @@ static void fastt_forwarding(struct net_device *dev, bool on)
 	rt_cache_flush(dev_net(dev));
 }
 
-/*
- * @addr a permanent neighbour of @dev, its header cached (as the first
- * packet the stack sends to it caches it).
- */
+/* @addr a permanent neighbour of @dev, its header cached. */
 static void fastt_neigh(struct kunit *test, struct net_device *dev, const u8 *addr)
 {
-	struct neighbour *n;
-	struct sk_buff *skb;
-	__be32 ip;
-
-	memcpy(&ip, addr, 4);
-	n = __neigh_create(&arp_tbl, &ip, dev, true);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(n));
-	KUNIT_ASSERT_EQ(test, neigh_update(n, fastt_mac, NUD_PERMANENT,
-					   NEIGH_UPDATE_F_OVERRIDE | NEIGH_UPDATE_F_ADMIN, 0), 0);
-	skb = alloc_skb(LL_RESERVED_SPACE(dev) + 64, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, skb);
-	skb_reserve(skb, LL_RESERVED_SPACE(dev));
-	skb_put_zero(skb, 64);
-	skb_reset_network_header(skb);
-	skb->protocol = htons(ETH_P_IP);
-	skb->dev = dev;
-	rcu_read_lock();
-	local_bh_disable();
-	neigh_resolve_output(n, skb);
-	local_bh_enable();
-	rcu_read_unlock();
-	KUNIT_ASSERT_GT(test, READ_ONCE(n->hh.hh_len), 0);
-	neigh_release(n);
+	mmbt_neigh(test, dev, false, addr, fastt_mac);
 }
 
 static struct fastt *fastt_new(struct kunit *test)

@@ -10,7 +10,10 @@
 #include <linux/rtnetlink.h>
 #include <linux/udp.h>
 #include <linux/vmalloc.h>
+#include <net/arp.h>
 #include <net/ip.h>
+#include <net/ndisc.h>
+#include <net/neighbour.h>
 
 #include "../kmod/mmb.h"
 #include "../kmod/ruleset.h"
@@ -557,7 +560,7 @@ int mmbt_rtnl(struct kunit *test, struct net *net, struct nlmsghdr *nlh)
 }
 
 /* Attribute @type of @len bytes at the end of @nlh (the caller has room for it). */
-static void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len)
+void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len)
 {
 	struct nlattr *a = (struct nlattr *)((u8 *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
 
@@ -617,4 +620,39 @@ void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *ad
 	mmbt_rtnl_put(&req.nlh, IFA_LOCAL, addr, alen);
 	mmbt_rtnl_put(&req.nlh, IFA_ADDRESS, addr, alen);
 	KUNIT_ASSERT_EQ(test, mmbt_rtnl(test, dev_net(dev), &req.nlh), 0);
+}
+
+/*
+ * @addr a permanent neighbour of @dev at @mac, its link header cached (as
+ * the first packet the stack sends to it caches it).
+ */
+void mmbt_neigh(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr,
+		const u8 *mac)
+{
+	struct neigh_table *tbl = &arp_tbl;
+	struct neighbour *n;
+	struct sk_buff *skb;
+
+#if IS_ENABLED(CONFIG_IPV6)
+	if (v6)
+		tbl = &nd_tbl;
+#endif
+	n = __neigh_create(tbl, addr, dev, true);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(n));
+	KUNIT_ASSERT_EQ(test, neigh_update(n, mac, NUD_PERMANENT,
+					   NEIGH_UPDATE_F_OVERRIDE | NEIGH_UPDATE_F_ADMIN, 0), 0);
+	skb = alloc_skb(LL_RESERVED_SPACE(dev) + 64, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	skb_reserve(skb, LL_RESERVED_SPACE(dev));
+	skb_put_zero(skb, 64);
+	skb_reset_network_header(skb);
+	skb->protocol = htons(v6 ? ETH_P_IPV6 : ETH_P_IP);
+	skb->dev = dev;
+	rcu_read_lock();
+	local_bh_disable();
+	neigh_resolve_output(n, skb);
+	local_bh_enable();
+	rcu_read_unlock();
+	KUNIT_ASSERT_GT(test, READ_ONCE(n->hh.hh_len), 0);
+	neigh_release(n);
 }

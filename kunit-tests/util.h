@@ -107,5 +107,8 @@ void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, boo
 		const u8 *dst, u8 plen, u8 type, bool del);
 void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr, u8 plen,
 	       bool del);
+void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len);
+void mmbt_neigh(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr,
+		const u8 *mac);
 
 #endif /* _MMB_KUNIT_UTIL_H */

@@ -336,12 +336,13 @@ static const char *const fast_names[][2] = {
 	[MMB_FAST_FORWARDING] = { "forwarding", "no: forwarding is off where it arrives" },
 	[MMB_FAST_XFRM] = { "xfrm", "no: IPsec policies" },
 	[MMB_FAST_ROUTE] = { "route", "no: no route forwards it (local, unreachable, back out)" },
-	[MMB_FAST_DEV_DOWN] = { "dev-down", "no: the way out is down" },
+	[MMB_FAST_DEV_DOWN] = { "dev-down", "no: the way out is down or has no carrier" },
 	[MMB_FAST_MTU] = { "mtu", "no: over the route's MTU (the stack answers or fragments)" },
 	[MMB_FAST_NEIGH] = { "neigh", "no: the next hop's neighbour is not reachable" },
 	[MMB_FAST_ROOM] = { "room", "no: its head is shared or too short" },
 	[MMB_FAST_UNCACHED] = { "uncached",
 				"not yet: the next packet of its direction looks up its route" },
+	[MMB_FAST_IIF] = { "iif", "no: it came in on another device than its route is for" },
 };
 
 #define NAMED(tbl, v) ((v) < sizeof(tbl) / sizeof(tbl[0]) ? (v) : 0)

@@ -134,6 +134,10 @@ check_jq "trace: with TTL 1 it would not" '.[0].fast_path == "ttl"' \
 check_jq "trace: nor one of a connection without offload (no answer)" '.[0] | has("fast_path") | not' \
 	"$(in_r mmbctl -j trace in r0 ip-saddr 10.0.1.2 ip-daddr 10.0.2.2 udp-sport 41002 \
 		udp-dport 9002)"
+check_jq "trace: nor one of the flow arriving on r2 (its route is pinned to r0)" \
+	'.[0].fast_path == "iif"' \
+	"$(in_r mmbctl -j trace in r2 ip-saddr 10.0.1.2 ip-daddr 10.0.2.2 udp-sport 41000 \
+		udp-dport 9000)"
 
 read -r a0 a1 < <(offl)
 check "udp6: 50 datagrams echoed" test "$(flow fd00:2::2 9000 41006 50)" -eq 50

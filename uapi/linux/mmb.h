@@ -709,12 +709,15 @@ enum mmb_fast {
 	MMB_FAST_ROUTE,		/* no route to forward on: local, broadcast, an
 				 * error, a redirect back out, a tunnel (lwt)
 				 */
-	MMB_FAST_DEV_DOWN,	/* the way out is not up */
+	MMB_FAST_DEV_DOWN,	/* the way out is not up, or has no carrier */
 	MMB_FAST_MTU,		/* larger than the route's MTU: frag-needed, PTB */
 	MMB_FAST_NEIGH,		/* the next hop's neighbour is not reachable */
 	MMB_FAST_ROOM,		/* not given since the fast path copies such a head */
 	MMB_FAST_UNCACHED,	/* no route cached yet (a trace: the next packet looks
 				 * it up), or another CPU is looking it up
+				 */
+	MMB_FAST_IIF,		/* it came in on another device than its direction's
+				 * route was looked up for
 				 */
 };
 
