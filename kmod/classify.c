@@ -339,7 +339,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	/* Masked before it is read: no automatic zeroing per packet. */
 	struct mmb_chunk key[MMB_KEY_CHUNKS] __uninitialized;
 	unsigned int i, n = 0;
-	bool hit = false;
+	bool hit = false, cut = false;
 
 	if (!mv)
 		return;
@@ -356,12 +356,21 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 
 		/*
 		 * The early stop: this table and those after it hold no rule of
-		 * a priority a verdict found leaves uncut. The cache entry then
-		 * lists the entries found so far: its packets' verdicts were
-		 * found by the same rules, from the same image (v->floor).
+		 * a priority a verdict found leaves uncut. When the image alone
+		 * decided that verdict (v->floor), the cache entry lists the
+		 * entries found so far: its packets' verdicts were found by the
+		 * same rules, from the same image. A verdict of a rule with
+		 * residues, slow matches or dice cuts the rest off all the same
+		 * (nothing of lower priority applies or is counted), but another
+		 * packet of the image may not match that rule: such a packet is
+		 * not cached.
 		 */
 		if ((u64)mmb_mvec_prio(mv)[i] + 1 < v->floor)
 			break;
+		if (mmb_verdict_cut(v, mmb_mvec_prio(mv)[i])) {
+			cut = true;
+			break;
+		}
 		mmb_test_probe(i);
 		mmb_mask_key(mask, &pkt->key, key);
 		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
@@ -372,7 +381,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		n++;
 		mmb_verdict_entry(e, pkt, skb, v);
 	}
-	if (ce && n <= MMB_CACHE_HITS) {
+	if (ce && n <= MMB_CACHE_HITS && !cut) {
 		if (n < MMB_CACHE_HITS)
 			ce->e[n] = NULL;
 		ce->gen = gen;
