@@ -268,6 +268,23 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 }
 
 /*
+ * The verdict of a simple rule (MMB_RR_SIMPLE) whose residues @pkt holds,
+ * as mmb_verdict_rule() makes it, from its reference alone: the rule is
+ * not read.
+ */
+static __always_inline void mmb_verdict_rref(const struct mmb_rref *r, struct sk_buff *skb,
+					     struct mmb_verdict *v)
+{
+	if (!mmb_verdict_cut(v, r->prio)) {
+		mmb_stats_count(r->stats, skb);
+		mmb_verdict_decide(v, r->prio, r->flags & MMB_RR_ACCEPT, r->flags & MMB_RR_DROP);
+	}
+	/* Sure: without residues, it decides for the image alone. */
+	if (!r->nres)
+		mmb_verdict_floor(v, r->prio);
+}
+
+/*
  * Every rule of a table entry that @pkt matches, but those a verdict found
  * cut off, which are not counted either.
  */
@@ -315,7 +332,11 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		if (mmb_verdict_cut(v, r->prio) &&
 		    (r->nres || (u64)r->prio + 1 <= v->floor))
 			continue;
-		if (mmb_rref_resid(rv, r, pkt))
+		if (!mmb_rref_resid(rv, r, pkt))
+			continue;
+		if (r->flags & MMB_RR_SIMPLE)
+			mmb_verdict_rref(r, skb, v);
+		else
 			mmb_verdict_rule(r->rule, pkt, skb, v, !r->nres);
 	}
 }

@@ -100,16 +100,23 @@ struct mmb_resid {
 };
 
 /*
- * A rule of an entry, with its counters and priority: all a simple rule's
- * hit reads, and what a walk needs to skip a rule a verdict cut off.
+ * A rule of an entry, with its counters, priority and, for a rule that only
+ * accepts or always drops (MMB_RR_SIMPLE), its verdict: all a hit on such a
+ * rule reads, residues or not (a packet in many rules' boxes reads none of
+ * them), and what a walk needs to skip a rule a verdict cut off.
  */
 struct mmb_rref {
 	struct mmb_rule *rule;
 	struct mmb_pcpu_stats __percpu *stats;
 	u16 res;		/* its residues: the list's res[res, res + nres) */
-	u16 nres;
+	u8 nres;
+	u8 flags;		/* MMB_RR_* */
 	u32 prio;		/* the rule's */
 };
+
+#define MMB_RR_SIMPLE	0x1	/* nothing to check but its residues, no rewrite */
+#define MMB_RR_ACCEPT	0x2	/* ...and it accepts */
+#define MMB_RR_DROP	0x4	/* ...or always drops */
 
 /*
  * Every rule of the list only accepts or always drops, without slow
