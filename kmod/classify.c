@@ -393,8 +393,12 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 			break;
 		}
 		mmb_test_probe(i);
-		mmb_mask_key(mask, &pkt->key, key);
-		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
+		if (mask->wild) {	/* a catch-all: no hash, no chain */
+			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
+		} else {
+			mmb_mask_key(mask, &pkt->key, key);
+			e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
+		}
 		if (!e)
 			continue;
 		if (ce && n < MMB_CACHE_HITS)

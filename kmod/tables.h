@@ -259,17 +259,36 @@ struct mmb_table {
 
 #define MMB_TABLE_MIN 16
 
+/*
+ * A mask that keeps nothing but the family and the way its rules judge
+ * (their other matches, if any, are slow: "all", a default at the end of
+ * an ordered policy, "net-proto ip4") has at most four keys, and every
+ * packet hits one of them: a lookup takes the entry from @wild_e (by
+ * mmb_wild_index()) without masking, hashing or walking a chain. The
+ * entries stay in the table too, for writers.
+ */
+#define MMB_WILD_ENTRIES	4
+
 struct mmb_mask {
 	struct mmb_key m;
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
+	bool wild;			/* its entries are in @wild_e */
 	unsigned int entries;
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
 	u32 prio;			/* at least its rules' highest; writers' */
 	struct mmb_table __rcu *tbl;
+	struct mmb_entry __rcu *wild_e[MMB_WILD_ENTRIES];
 	struct rcu_head rcu;
 };
+
+/* The slot in @mask->wild_e of the image (or an entry's key) at @b. */
+static __always_inline unsigned int mmb_wild_index(const struct mmb_mask *mask, const u8 *b)
+{
+	return ((b[MMB_IMG_FAMILY] & mask->m.b[MMB_IMG_FAMILY]) == 6) << 1 |
+	       !!(b[MMB_IMG_FLAGS] & mask->m.b[MMB_IMG_FLAGS]);
+}
 
 /*
  * The masks of a ruleset, in lookup order: by descending priority (the

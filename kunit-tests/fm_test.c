@@ -186,6 +186,98 @@ static void fm_cut_cache_test(struct kunit *test)
 	mmbt_rules_done(test, r);
 }
 
+/* --- the catch-all: a table of no key but the family and the way --------- */
+
+struct fmt_want {
+	bool accept, drop;
+	unsigned int nrw, nsf;
+};
+
+/* An IPv4 and an IPv6 packet, each twice (the second time from the cache). */
+static void fmt_wild_check(struct kunit *test, struct mmb_rules *r, const char *step,
+			   struct fmt_want w4, struct fmt_want w6)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 5, .dport = 6,
+				   .saddr = { 10, 0, 0, 1 }, .daddr = { 10, 0, 0, 2 } };
+	struct mmb_verdict v;
+	unsigned int k;
+
+	for (k = 0; k < 4; k++) {
+		const struct fmt_want *w = k & 2 ? &w6 : &w4;
+
+		d.v6 = k & 2;
+		if (d.v6) {
+			d.saddr[0] = 0x20;
+			d.daddr[0] = 0x20;
+		}
+		fmt_judge_desc(test, r, &d, &v);
+		if (v.accept != w->accept || v.drop != w->drop || v.nrw != w->nrw ||
+		    v.nsf != w->nsf)
+			KUNIT_FAIL(test, "%s, IPv%d%s: accept %d drop %d rewrites %u stateful %u, want %d %d %u %u",
+				   step, d.v6 ? 6 : 4, k & 1 ? " again" : "", v.accept, v.drop,
+				   v.nrw, v.nsf, w->accept, w->drop, w->nrw, w->nsf);
+	}
+}
+
+/*
+ * Rules on nothing but the family and the way, priority 0, as the default
+ * of an ordered set: found without a hash, through the cache, as they come
+ * and go: alone, beside a family's drop, a rewrite in the family's entry
+ * (mod ip-ttl is IPv4's), a stateful rule in the default's, deleted and
+ * added again in place.
+ */
+static void fm_wild_test(struct kunit *test)
+{
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmbt_target ttl = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_TTL,
+				   .vlen = 1, .value = { 9 } };
+	struct mmbt_target acc = { .type = MMB_TARGET_ACCEPT };
+	struct mmb_match_spec all = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	struct mmb_match_spec v4 = mmbt_match(MMB_FIELD_NET_PROTO, MMB_OP_EQ, 0x0800);
+	const struct mmb_ruleset *rs;
+	const struct mmb_mvec *mv;
+	struct mmb_rule *a, *w, *f;
+	unsigned int i, wild = 0;
+	u64 ha;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fmt_free, NULL), 0);
+	fmt_fillers(test, r);
+	a = fmt_add(test, r, 0, true, &all, 1);
+	KUNIT_ASSERT_NOT_NULL(test, mmbt_rs(r)->cache);
+	ha = fmt_hits(a);
+	fmt_wild_check(test, r, "all accept", (struct fmt_want){ true, false, 0, 0 },
+		       (struct fmt_want){ true, false, 0, 0 });
+	KUNIT_EXPECT_EQ(test, fmt_hits(a) - ha, 4ULL);
+	f = fmt_add(test, r, 0, false, &v4, 1);
+	fmt_wild_check(test, r, "and IPv4 drop", (struct fmt_want){ true, true, 0, 0 },
+		       (struct fmt_want){ true, false, 0, 0 });
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, a), 0);
+	fmt_wild_check(test, r, "all accept deleted", (struct fmt_want){ false, true, 0, 0 },
+		       (struct fmt_want){ false, false, 0, 0 });
+	w = mmbt_rule_targets(test, r, false, &all, 1, &ttl, 1);
+	fmt_wild_check(test, r, "all mod ip-ttl", (struct fmt_want){ false, true, 1, 0 },
+		       (struct fmt_want){ false, false, 0, 0 });
+	a = fmt_add(test, r, 0, true, &all, 1);
+	fmt_wild_check(test, r, "all accept again", (struct fmt_want){ true, true, 1, 0 },
+		       (struct fmt_want){ true, false, 0, 0 });
+	mmbt_rule_targets(test, r, true, &all, 1, &acc, 1);
+	fmt_wild_check(test, r, "add-stateful all accept", (struct fmt_want){ true, true, 1, 1 },
+		       (struct fmt_want){ true, false, 0, 1 });
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, w), 0);
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, f), 0);
+	fmt_wild_check(test, r, "rewrite and drop deleted", (struct fmt_want){ true, false, 0, 1 },
+		       (struct fmt_want){ true, false, 0, 1 });
+	/* The catch-all's table, and the family's, had no hashing to do. */
+	rs = mmbt_rs(r);
+	rcu_read_lock();
+	mv = rcu_dereference(rs->masks);
+	for (i = 0; i < mv->n; i++)
+		wild += mv->m[i]->wild;
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, wild, 1U);
+	mmbt_rules_done(test, r);
+}
+
 /* --- randomized: ordered rules, pairs of packets, through the cache ------ */
 
 #define FMT_RULES	600
@@ -377,6 +469,7 @@ static void fm_pairs_test(struct kunit *test)
 
 static struct kunit_case fm_cases[] = {
 	KUNIT_CASE(fm_cut_cache_test),
+	KUNIT_CASE(fm_wild_test),
 	KUNIT_CASE_SLOW(fm_pairs_test),
 	{}
 };
