@@ -360,7 +360,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 	/* Masked before it is read: no automatic zeroing per packet. */
 	struct mmb_chunk key[MMB_KEY_CHUNKS] __uninitialized;
 	unsigned int i, n = 0;
-	bool hit = false, cut = false;
+	bool hit = false;
 
 	if (!mv)
 		return;
@@ -383,15 +383,14 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		 * same rules, from the same image. A verdict of a rule with
 		 * residues, slow matches or dice cuts the rest off all the same
 		 * (nothing of lower priority applies or is counted), but another
-		 * packet of the image may not match that rule: such a packet is
-		 * not cached.
+		 * packet of the image may not match that rule: with a cache
+		 * entry to fill, the walk goes on for it (what it finds is cut
+		 * off), and without one (or past what one holds), it stops.
 		 */
 		if ((u64)mmb_mvec_prio(mv)[i] + 1 < v->floor)
 			break;
-		if (mmb_verdict_cut(v, mmb_mvec_prio(mv)[i])) {
-			cut = true;
+		if ((!ce || n > MMB_CACHE_HITS) && mmb_verdict_cut(v, mmb_mvec_prio(mv)[i]))
 			break;
-		}
 		mmb_test_probe(i);
 		if (mask->wild) {	/* a catch-all: no hash, no chain */
 			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
@@ -406,7 +405,7 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		n++;
 		mmb_verdict_entry(e, pkt, skb, v);
 	}
-	if (ce && n <= MMB_CACHE_HITS && !cut) {
+	if (ce && n <= MMB_CACHE_HITS) {
 		if (n < MMB_CACHE_HITS)
 			ce->e[n] = NULL;
 		ce->gen = gen;

@@ -659,7 +659,7 @@ static void prio_early_stop_test(struct kunit *test)
 
 	/*
 	 * A decision by a slow match (!=) at 300 stops the lookup there too
-	 * (nothing below applies), but leaves nothing in the flow cache
+	 * (nothing below applies); one that fills a flow cache entry goes on
 	 * (mmb-fm checks that).
 	 */
 	m[0] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_NE, 124);
