@@ -394,6 +394,10 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		mmb_test_probe(i);
 		if (mask->wild) {	/* a catch-all: no hash, no chain */
 			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
+		} else if (mask->n == 1) {
+			/* Chunk 0 alone (IPv4 addresses, ports): unrolled. */
+			mmb_mask_key_n(mask, &pkt->key, key, 1);
+			e = mmb_lookup_n(rs, mask, rcu_dereference(mask->tbl), key, 1, true);
 		} else {
 			mmb_mask_key(mask, &pkt->key, key);
 			e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);

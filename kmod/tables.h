@@ -379,20 +379,28 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 
 /* --- the probe, for the datapath and for writers ------------------------ */
 
-/* The masked chunks of @key under @mask, compacted. */
-static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
-					 const struct mmb_key *key,
-					 struct mmb_chunk *out)
+/* The masked chunks of @key under @mask, of @n chunks, compacted. */
+static __always_inline void mmb_mask_key_n(const struct mmb_mask *mask,
+					   const struct mmb_key *key,
+					   struct mmb_chunk *out, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < mask->n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct mmb_chunk *k = &key->c[mask->chunk[i]];
 		const struct mmb_chunk *m = &mask->m.c[mask->chunk[i]];
 
 		out[i].w[0] = k->w[0] & m->w[0];
 		out[i].w[1] = k->w[1] & m->w[1];
 	}
+}
+
+/* The masked chunks of @key under @mask, compacted. */
+static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
+					 const struct mmb_key *key,
+					 struct mmb_chunk *out)
+{
+	mmb_mask_key_n(mask, key, out, mask->n);
 }
 
 /* The XOR compare of a masked key with an entry's: true when equal. */
@@ -464,17 +472,19 @@ static __always_inline struct mmb_entry *mmb_entry_next(const struct mmb_ruleset
 }
 
 /*
- * The entry of @key in @t, a table of @mask of @rs; readers under RCU,
- * writers as mmb_ruleset_writer() says. Entries keep no hash: the key
- * compare reads the line the walk reads anyway. The datapath (@prefetch)
- * starts fetching the hinted counters too.
+ * The entry of @key (@n chunks, @mask's) in @t, a table of @mask of @rs;
+ * readers under RCU, writers as mmb_ruleset_writer() says. Entries keep no
+ * hash: the key compare reads the line the walk reads anyway. The datapath
+ * (@prefetch) starts fetching the hinted counters too. A constant @n
+ * unrolls the mask, hash and compare.
  */
-static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs,
-						    const struct mmb_mask *mask,
-						    const struct mmb_table *t,
-						    const struct mmb_chunk *key, bool prefetch)
+static __always_inline struct mmb_entry *mmb_lookup_n(const struct mmb_ruleset *rs,
+						      const struct mmb_mask *mask,
+						      const struct mmb_table *t,
+						      const struct mmb_chunk *key, unsigned int n,
+						      bool prefetch)
 {
-	u64 hash = mmb_key_hash(key, mask->n, mask->seed);
+	u64 hash = mmb_key_hash(key, n, mask->seed);
 	u32 i = mmb_bucket_of(t, hash);
 	struct mmb_entry *e;
 
@@ -488,9 +498,18 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs
 	}
 	e = rcu_dereference_check(t->buckets[i].head, mmb_ruleset_writer(rs));
 	for (; e; e = mmb_entry_next(rs, e, t->ver))
-		if (mmb_key_equal(e->key, key, mask->n))
+		if (mmb_key_equal(e->key, key, n))
 			return e;
 	return NULL;
+}
+
+/* mmb_lookup_n() of @mask's chunks: the probe of any table. */
+static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs,
+						    const struct mmb_mask *mask,
+						    const struct mmb_table *t,
+						    const struct mmb_chunk *key, bool prefetch)
+{
+	return mmb_lookup_n(rs, mask, t, key, mask->n, prefetch);
 }
 
 #endif /* _MMB_TABLES_H */
