@@ -286,8 +286,11 @@ struct mmb_mask {
 /* The slot in @mask->wild_e of the image (or an entry's key) at @b. */
 static __always_inline unsigned int mmb_wild_index(const struct mmb_mask *mask, const u8 *b)
 {
-	return ((b[MMB_IMG_FAMILY] & mask->m.b[MMB_IMG_FAMILY]) == 6) << 1 |
-	       !!(b[MMB_IMG_FLAGS] & mask->m.b[MMB_IMG_FLAGS]);
+	unsigned int i = (b[MMB_IMG_FAMILY] & mask->m.b[MMB_IMG_FAMILY]) == 6 ? 2 : 0;
+
+	if (b[MMB_IMG_FLAGS] & mask->m.b[MMB_IMG_FLAGS])
+		i++;
+	return i;
 }
 
 /*

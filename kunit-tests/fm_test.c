@@ -225,7 +225,8 @@ static void fmt_wild_check(struct kunit *test, struct mmb_rules *r, const char *
 		fmt_judge_desc(test, r, &d, &v, true);
 		if (v.accept != w->accept || v.drop != w->drop || v.nrw != w->nrw ||
 		    v.nsf != w->nsf)
-			KUNIT_FAIL(test, "%s, IPv%d%s: accept %d drop %d rewrites %u stateful %u, want %d %d %u %u",
+			KUNIT_FAIL(test,
+				   "%s, IPv%d%s: accept %d drop %d rewrites %u stateful %u, want %d %d %u %u",
 				   step, d.v6 ? 6 : 4, k & 1 ? " again" : "", v.accept, v.drop,
 				   v.nrw, v.nsf, w->accept, w->drop, w->nrw, w->nsf);
 	}
