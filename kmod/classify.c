@@ -268,6 +268,23 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 }
 
 /*
+ * The verdict of a simple rule (MMB_RR_SIMPLE) whose residues @pkt holds,
+ * as mmb_verdict_rule() makes it, from its reference alone: the rule is
+ * not read.
+ */
+static __always_inline void mmb_verdict_rref(const struct mmb_rref *r, struct sk_buff *skb,
+					     struct mmb_verdict *v)
+{
+	if (!mmb_verdict_cut(v, r->prio)) {
+		mmb_stats_count(r->stats, skb);
+		mmb_verdict_decide(v, r->prio, r->flags & MMB_RR_ACCEPT, r->flags & MMB_RR_DROP);
+	}
+	/* Sure: without residues, it decides for the image alone. */
+	if (!r->nres)
+		mmb_verdict_floor(v, r->prio);
+}
+
+/*
  * Every rule of a table entry that @pkt matches, but those a verdict found
  * cut off, which are not counted either.
  */
@@ -315,7 +332,11 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		if (mmb_verdict_cut(v, r->prio) &&
 		    (r->nres || (u64)r->prio + 1 <= v->floor))
 			continue;
-		if (mmb_rref_resid(rv, r, pkt))
+		if (!mmb_rref_resid(rv, r, pkt))
+			continue;
+		if (r->flags & MMB_RR_SIMPLE)
+			mmb_verdict_rref(r, skb, v);
+		else
 			mmb_verdict_rule(r->rule, pkt, skb, v, !r->nres);
 	}
 }
@@ -356,15 +377,31 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 
 		/*
 		 * The early stop: this table and those after it hold no rule of
-		 * a priority a verdict found leaves uncut. The cache entry then
-		 * lists the entries found so far: its packets' verdicts were
-		 * found by the same rules, from the same image (v->floor).
+		 * a priority a verdict found leaves uncut. When the image alone
+		 * decided that verdict (v->floor), the cache entry lists the
+		 * entries found so far: its packets' verdicts were found by the
+		 * same rules, from the same image. A verdict of a rule with
+		 * residues, slow matches or dice cuts the rest off all the same
+		 * (nothing of lower priority applies or is counted), but another
+		 * packet of the image may not match that rule: with a cache
+		 * entry to fill, the walk goes on for it (what it finds is cut
+		 * off), and without one (or past what one holds), it stops.
 		 */
 		if ((u64)mmb_mvec_prio(mv)[i] + 1 < v->floor)
 			break;
+		if ((!ce || n > MMB_CACHE_HITS) && mmb_verdict_cut(v, mmb_mvec_prio(mv)[i]))
+			break;
 		mmb_test_probe(i);
-		mmb_mask_key(mask, &pkt->key, key);
-		e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
+		if (mask->wild) {	/* a catch-all: no hash, no chain */
+			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
+		} else if (mask->n == 1) {
+			/* Chunk 0 alone (IPv4 addresses, ports): unrolled. */
+			mmb_mask_key_n(mask, &pkt->key, key, 1);
+			e = mmb_lookup_n(rs, mask, rcu_dereference(mask->tbl), key, 1, true);
+		} else {
+			mmb_mask_key(mask, &pkt->key, key);
+			e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, true);
+		}
 		if (!e)
 			continue;
 		if (ce && n < MMB_CACHE_HITS)

@@ -47,9 +47,14 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 
 	r->rule = rule;
 	r->stats = rule->stats;
+	BUILD_BUG_ON(MMB_KEY_WORDS > U8_MAX);	/* a rule's residues in nres */
 	r->res = rv->nres;
 	r->nres = nres;
 	r->prio = rule->prio;
+	r->flags = 0;
+	if (mmb_rule_simple(rule))
+		r->flags = MMB_RR_SIMPLE | (rule->accept ? MMB_RR_ACCEPT : 0) |
+			   (rule->drop ? MMB_RR_DROP : 0);
 	memcpy(mmb_rvec_res(rv) + rv->nres, res, nres * sizeof(*res));
 	rv->nres += nres;
 	if (nres || !mmb_rule_simple(rule))
@@ -363,6 +368,17 @@ static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs, const struct mmb_k
 	return NULL;
 }
 
+/* Does @m keep nothing but the family and the way (struct mmb_mask's wild)? */
+static bool mmb_mask_wild(const struct mmb_key *m)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(m->b); i++)
+		if (m->b[i] & ~(i == MMB_IMG_FAMILY ? 0xff : i == MMB_IMG_FLAGS ? MMB_KF_OUT : 0))
+			return false;
+	return true;
+}
+
 static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 {
 	struct mmb_mask *mask;
@@ -380,6 +396,7 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 	for (i = 0; i < MMB_KEY_CHUNKS; i++)
 		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
 			mask->chunk[mask->n++] = i;
+	mask->wild = mmb_mask_wild(m);
 	get_random_bytes(mask->seed, sizeof(mask->seed));
 	mask->resize_gp = get_state_synchronize_rcu();
 	RCU_INIT_POINTER(mask->tbl, t);
@@ -599,6 +616,8 @@ static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
 			goto err_entry;
 	}
 	mmb_bucket_add(rs, mask, mmb_tbl(rs, mask), e);
+	if (mask->wild)
+		rcu_assign_pointer(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], e);
 	mask->entries++;
 	return 0;
 
@@ -933,6 +952,8 @@ int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 		if (!rv)
 			return -ENOMEM;
 	}
+	if (mask->wild)
+		RCU_INIT_POINTER(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], NULL);
 	mmb_bucket_del(rs, mask, t, e);
 	/* The entry goes with its last list, after a grace period. */
 	rv->dead = e;

@@ -100,16 +100,23 @@ struct mmb_resid {
 };
 
 /*
- * A rule of an entry, with its counters and priority: all a simple rule's
- * hit reads, and what a walk needs to skip a rule a verdict cut off.
+ * A rule of an entry, with its counters, priority and, for a rule that only
+ * accepts or always drops (MMB_RR_SIMPLE), its verdict: all a hit on such a
+ * rule reads, residues or not (a packet in many rules' boxes reads none of
+ * them), and what a walk needs to skip a rule a verdict cut off.
  */
 struct mmb_rref {
 	struct mmb_rule *rule;
 	struct mmb_pcpu_stats __percpu *stats;
 	u16 res;		/* its residues: the list's res[res, res + nres) */
-	u16 nres;
+	u8 nres;
+	u8 flags;		/* MMB_RR_* */
 	u32 prio;		/* the rule's */
 };
+
+#define MMB_RR_SIMPLE	0x1	/* nothing to check but its residues, no rewrite */
+#define MMB_RR_ACCEPT	0x2	/* ...and it accepts */
+#define MMB_RR_DROP	0x4	/* ...or always drops */
 
 /*
  * Every rule of the list only accepts or always drops, without slow
@@ -252,17 +259,39 @@ struct mmb_table {
 
 #define MMB_TABLE_MIN 16
 
+/*
+ * A mask that keeps nothing but the family and the way its rules judge
+ * (their other matches, if any, are slow: "all", a default at the end of
+ * an ordered policy, "net-proto ip4") has at most four keys, and every
+ * packet hits one of them: a lookup takes the entry from @wild_e (by
+ * mmb_wild_index()) without masking, hashing or walking a chain. The
+ * entries stay in the table too, for writers.
+ */
+#define MMB_WILD_ENTRIES	4
+
 struct mmb_mask {
 	struct mmb_key m;
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
+	bool wild;			/* its entries are in @wild_e */
 	unsigned int entries;
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
 	u32 prio;			/* at least its rules' highest; writers' */
 	struct mmb_table __rcu *tbl;
+	struct mmb_entry __rcu *wild_e[MMB_WILD_ENTRIES];
 	struct rcu_head rcu;
 };
+
+/* The slot in @mask->wild_e of the image (or an entry's key) at @b. */
+static __always_inline unsigned int mmb_wild_index(const struct mmb_mask *mask, const u8 *b)
+{
+	unsigned int i = (b[MMB_IMG_FAMILY] & mask->m.b[MMB_IMG_FAMILY]) == 6 ? 2 : 0;
+
+	if (b[MMB_IMG_FLAGS] & mask->m.b[MMB_IMG_FLAGS])
+		i++;
+	return i;
+}
 
 /*
  * The masks of a ruleset, in lookup order: by descending priority (the
@@ -353,20 +382,28 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 
 /* --- the probe, for the datapath and for writers ------------------------ */
 
-/* The masked chunks of @key under @mask, compacted. */
-static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
-					 const struct mmb_key *key,
-					 struct mmb_chunk *out)
+/* The masked chunks of @key under @mask, of @n chunks, compacted. */
+static __always_inline void mmb_mask_key_n(const struct mmb_mask *mask,
+					   const struct mmb_key *key,
+					   struct mmb_chunk *out, unsigned int n)
 {
 	unsigned int i;
 
-	for (i = 0; i < mask->n; i++) {
+	for (i = 0; i < n; i++) {
 		const struct mmb_chunk *k = &key->c[mask->chunk[i]];
 		const struct mmb_chunk *m = &mask->m.c[mask->chunk[i]];
 
 		out[i].w[0] = k->w[0] & m->w[0];
 		out[i].w[1] = k->w[1] & m->w[1];
 	}
+}
+
+/* The masked chunks of @key under @mask, compacted. */
+static __always_inline void mmb_mask_key(const struct mmb_mask *mask,
+					 const struct mmb_key *key,
+					 struct mmb_chunk *out)
+{
+	mmb_mask_key_n(mask, key, out, mask->n);
 }
 
 /* The XOR compare of a masked key with an entry's: true when equal. */
@@ -438,17 +475,19 @@ static __always_inline struct mmb_entry *mmb_entry_next(const struct mmb_ruleset
 }
 
 /*
- * The entry of @key in @t, a table of @mask of @rs; readers under RCU,
- * writers as mmb_ruleset_writer() says. Entries keep no hash: the key
- * compare reads the line the walk reads anyway. The datapath (@prefetch)
- * starts fetching the hinted counters too.
+ * The entry of @key (@n chunks, @mask's) in @t, a table of @mask of @rs;
+ * readers under RCU, writers as mmb_ruleset_writer() says. Entries keep no
+ * hash: the key compare reads the line the walk reads anyway. The datapath
+ * (@prefetch) starts fetching the hinted counters too. A constant @n
+ * unrolls the mask, hash and compare.
  */
-static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs,
-						    const struct mmb_mask *mask,
-						    const struct mmb_table *t,
-						    const struct mmb_chunk *key, bool prefetch)
+static __always_inline struct mmb_entry *mmb_lookup_n(const struct mmb_ruleset *rs,
+						      const struct mmb_mask *mask,
+						      const struct mmb_table *t,
+						      const struct mmb_chunk *key, unsigned int n,
+						      bool prefetch)
 {
-	u64 hash = mmb_key_hash(key, mask->n, mask->seed);
+	u64 hash = mmb_key_hash(key, n, mask->seed);
 	u32 i = mmb_bucket_of(t, hash);
 	struct mmb_entry *e;
 
@@ -462,9 +501,18 @@ static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs
 	}
 	e = rcu_dereference_check(t->buckets[i].head, mmb_ruleset_writer(rs));
 	for (; e; e = mmb_entry_next(rs, e, t->ver))
-		if (mmb_key_equal(e->key, key, mask->n))
+		if (mmb_key_equal(e->key, key, n))
 			return e;
 	return NULL;
+}
+
+/* mmb_lookup_n() of @mask's chunks: the probe of any table. */
+static __always_inline struct mmb_entry *mmb_lookup(const struct mmb_ruleset *rs,
+						    const struct mmb_mask *mask,
+						    const struct mmb_table *t,
+						    const struct mmb_chunk *key, bool prefetch)
+{
+	return mmb_lookup_n(rs, mask, t, key, mask->n, prefetch);
 }
 
 #endif /* _MMB_TABLES_H */

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * mmb classifier benchmark, ordered ClassBench-like sets (suite
+ * "bench-mmb-fm", run by scripts/bench; it reports, it never fails on
+ * numbers). Issues 39 and 43: what a lookup costs on a first-match set of
+ * 10k rules (mixed accept and drop, each rule a priority of its own, and a
+ * default "add priority 0 all accept"), per packet, in ns and TSC cycles,
+ * with the tables it probes and the rules it matches:
+ *
+ *   - random headers (most match no rule but the default), with and
+ *     without the default rule;
+ *   - rule-drawn headers (each a point in the box of a rule picked at
+ *     random), first match, and the same rules all at priority 0 (every
+ *     matching rule counted, nothing stops the walk), with mixed actions
+ *     and, as make perf's corpus, every action drop.
+ *
+ * The rules are drawn here the way scripts/classbench.py draws a set
+ * (a protocol, a port class per side, prefix lengths from a seed's spikes
+ * spread by a smoothness, addresses down a skewed trie), in the order
+ * drawn, the all-wildcard rule left out, and loaded as one batch (the
+ * tables built again at commit, as mmbctl -f does). Each figure is the
+ * best of a few rounds over 1024 packets, without the flow cache (BH on)
+ * and with it (BH off, as in the datapath): relative numbers within one
+ * run are what count on a shared host.
+ */
+#include <linux/ktime.h>
+#include <linux/prandom.h>
+#include <linux/vmalloc.h>
+
+#include "../kmod/tables.h"
+#include "../kmod/test.h"
+#include "util.h"
+
+#define FM_RULES	10000
+#define FM_PKTS		1024
+#define FM_REPS		15
+#define FM_ROUNDS	16		/* passes over the packets per rep */
+#define FM_CLUSTERS	16
+
+struct fm_rule {
+	u32 sa, da;
+	u8 sl, dl;
+	u8 proto;			/* 0: any */
+	bool accept;
+	u16 sp[2], dp[2];		/* ranges, inclusive */
+};
+
+struct fm {
+	struct fm_rule rule[FM_RULES];
+	struct mmb_rule_spec spec;
+	u32 base[FM_CLUSTERS], path[FM_CLUSTERS];
+	struct sk_buff *skb[FM_PKTS];
+	struct mmb_pkt pkt[FM_PKTS];
+};
+
+static unsigned long fm_probes;
+
+static void fm_probe(unsigned int i)
+{
+	fm_probes++;
+}
+
+static void fm_free(void *data)
+{
+	WRITE_ONCE(mmb_test_points.probe, NULL);
+}
+
+static u32 fm_rnd(struct rnd_state *rs, u32 n)
+{
+	return prandom_u32_state(rs) % n;
+}
+
+/* A prefix length: one of the spikes, spread binomially by smoothness 4. */
+static u8 fm_plen(struct rnd_state *rs, const u8 *spikes, unsigned int n)
+{
+	int len = spikes[fm_rnd(rs, n)], i, d = 0;
+
+	if (!len || len == 32)
+		return len;
+	for (i = 0; i < 4; i++)
+		d += fm_rnd(rs, 2);
+	return clamp(len + d - 2, 1, 32);
+}
+
+/* An address down a skewed trie: a cluster, then its heavy path mostly. */
+static u32 fm_addr(struct rnd_state *rs, struct fm *b)
+{
+	unsigned int k = min(fm_rnd(rs, FM_CLUSTERS), fm_rnd(rs, FM_CLUSTERS));
+	u32 coin = prandom_u32_state(rs) & prandom_u32_state(rs), a = b->base[k];
+	int bit;
+
+	for (bit = 19; bit >= 0; bit--)
+		if (coin & BIT(bit) && fm_rnd(rs, 5) < 3)
+			a ^= BIT(bit);
+	return a ^ (b->path[k] & 0xfffff);
+}
+
+/* A port class: wildcard, high, low, a range or an exact port (weights /20). */
+static void fm_port(struct rnd_state *rs, u16 *p, const u8 *w)
+{
+	static const u16 em[] = { 20, 21, 22, 23, 25, 53, 80, 110, 123, 143, 161, 389,
+				  443, 445, 993, 1433, 1521, 3306, 3389, 5060, 8080 };
+	unsigned int x = fm_rnd(rs, 20), c = 0;
+
+	while (x >= w[c])
+		x -= w[c++];
+	switch (c) {
+	case 0:
+		p[0] = 0;
+		p[1] = 65535;
+		break;
+	case 1:
+		p[0] = 1024;
+		p[1] = 65535;
+		break;
+	case 2:
+		p[0] = 0;
+		p[1] = 1023;
+		break;
+	case 3:
+		p[0] = 1000 + fm_rnd(rs, 60000);
+		p[1] = p[0] + fm_rnd(rs, 1000);
+		break;
+	default:
+		p[0] = em[fm_rnd(rs, ARRAY_SIZE(em))];
+		p[1] = p[0];
+	}
+}
+
+/*
+ * An ACL-like rule, a source prefix of /10 or longer: random headers seldom
+ * fall in a rule (the default decides them, as in make perf's ordered sets).
+ */
+static void fm_draw(struct rnd_state *rs, struct fm *b, struct fm_rule *r)
+{
+	static const u8 ss[] = { 12, 16, 16, 20, 24, 24, 24, 28, 32, 32, 32, 32 };
+	static const u8 ds[] = { 0, 0, 16, 24, 24, 24, 28, 32, 32, 32, 32, 32 };
+	static const u8 sw[] = { 14, 3, 0, 1, 2 }, dw[] = { 3, 2, 1, 3, 11 };
+	unsigned int p;
+
+	do {
+		memset(r, 0, sizeof(*r));
+		p = fm_rnd(rs, 20);
+		r->proto = p < 12 ? IPPROTO_TCP : p < 17 ? IPPROTO_UDP : p < 19 ? 0 :
+			   IPPROTO_ICMP;
+		r->sl = fm_plen(rs, ss, ARRAY_SIZE(ss));
+		r->dl = fm_plen(rs, ds, ARRAY_SIZE(ds));
+		r->sa = r->sl ? fm_addr(rs, b) & ~(u32)(0xffffffffULL >> r->sl) : 0;
+		r->da = r->dl ? fm_addr(rs, b) & ~(u32)(0xffffffffULL >> r->dl) : 0;
+		r->sp[1] = 65535;
+		r->dp[1] = 65535;
+		if (r->proto == IPPROTO_TCP || r->proto == IPPROTO_UDP) {
+			fm_port(rs, r->sp, sw);
+			fm_port(rs, r->dp, dw);
+		}
+	} while (!r->sl);
+	r->accept = fm_rnd(rs, 2);
+}
+
+static unsigned int fm_ports(struct mmb_rule_spec *s, unsigned int n, u16 field, const u16 *p)
+{
+	if (p[0] == 0 && p[1] == 65535)
+		return n;
+	if (p[0] == p[1]) {
+		s->m[n++] = mmbt_match(field, MMB_OP_EQ, p[0]);
+		return n;
+	}
+	s->m[n++] = mmbt_match(field, MMB_OP_GE, p[0]);
+	s->m[n++] = mmbt_match(field, MMB_OP_LE, p[1]);
+	return n;
+}
+
+/* Rule @r as a spec at priority @prio; @drop: whatever its action. */
+static void fm_spec(struct mmb_rule_spec *s, const struct fm_rule *r, u32 prio, bool drop)
+{
+	unsigned int n = 0;
+
+	memset(s, 0, sizeof(*s));
+	if (r->sl) {
+		s->m[n] = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ, r->sa);
+		s->m[n++].plen = r->sl;
+	}
+	if (r->dl) {
+		s->m[n] = mmbt_match(MMB_FIELD_IP_DADDR, MMB_OP_EQ, r->da);
+		s->m[n++].plen = r->dl;
+	}
+	if (r->proto)
+		s->m[n++] = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, r->proto);
+	if (r->proto == IPPROTO_TCP) {
+		n = fm_ports(s, n, MMB_FIELD_TCP_SPORT, r->sp);
+		n = fm_ports(s, n, MMB_FIELD_TCP_DPORT, r->dp);
+	} else if (r->proto == IPPROTO_UDP) {
+		n = fm_ports(s, n, MMB_FIELD_UDP_SPORT, r->sp);
+		n = fm_ports(s, n, MMB_FIELD_UDP_DPORT, r->dp);
+	}
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = r->accept && !drop ? MMB_TARGET_ACCEPT : MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->prio = prio;
+}
+
+enum fm_load { FM_ORDERED, FM_NODEFAULT, FM_FLAT, FM_FLATDROP };
+
+/* The set as one batch: first match (+ default), or flat at priority 0. */
+static struct mmb_rules *fm_load(struct kunit *test, struct fm *b, enum fm_load how,
+				 unsigned int *tables)
+{
+	struct mmb_rules *r = mmbt_rules_new(test);
+	bool ordered = how == FM_ORDERED || how == FM_NODEFAULT;
+	struct mmb_table_info info;
+	struct mmb_rule *rule;
+	struct mmb_txn txn;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_COPY), 0);
+	for (i = 0; i < FM_RULES; i++) {
+		fm_spec(&b->spec, &b->rule[i], ordered ? FM_RULES - i : 0, how == FM_FLATDROP);
+		rule = mmb_rule_create(&b->spec, NULL, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+		KUNIT_ASSERT_EQ(test, mmb_txn_add(&txn, rule, NULL), 0);
+	}
+	if (how == FM_ORDERED) {	/* add priority 0 all accept */
+		memset(&b->spec, 0, sizeof(b->spec));
+		b->spec.m[0] = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+		b->spec.nmatches = 1;
+		b->spec.ntargets = 1;
+		b->spec.t[0].type = MMB_TARGET_ACCEPT;
+		rule = mmb_rule_create(&b->spec, NULL, NULL);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+		KUNIT_ASSERT_EQ(test, mmb_txn_add(&txn, rule, NULL), 0);
+	}
+	mmb_txn_commit(&txn);
+	for (*tables = 0; !mmbt_table(r, *tables, &info); (*tables)++)
+		;
+	return r;
+}
+
+static unsigned int fm_matched;
+
+static void fm_count(void *arg, const struct mmb_rule *rule)
+{
+	fm_matched++;
+}
+
+/*
+ * The table entries @pkt hits in every table of @rs (no early stop): more
+ * than MMB_CACHE_HITS, and the flow cache does not keep its image.
+ */
+static unsigned int fm_entries(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt)
+{
+	const struct mmb_mvec *mv = rcu_dereference(rs->masks);
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	unsigned int i, n = 0;
+
+	for (i = 0; mv && i < mv->n; i++) {
+		mmb_mask_key(mv->m[i], &pkt->key, key);
+		n += !!mmb_lookup(rs, mv->m[i], rcu_dereference(mv->m[i]->tbl), key, false);
+	}
+	return n;
+}
+
+/* Time the lookups of @r on the packets, without and with the flow cache. */
+static void fm_measure(struct kunit *test, struct fm *b, struct mmb_rules *r,
+		       unsigned int tables, const char *what)
+{
+	const struct mmb_ruleset *rs = mmbt_rs(r);
+	u64 ns[2] = { U64_MAX, U64_MAX }, cy[2] = { U64_MAX, U64_MAX }, t, c;
+	unsigned int rep, k, i, cached, decided = 0, accepted = 0, hit = 0, many = 0;
+	unsigned long probes;
+	struct mmb_verdict v;
+
+	rcu_read_lock();
+	fm_matched = 0;
+	for (i = 0; i < FM_PKTS; i++) {
+		mmb_classify_each(rs, &b->pkt[i], b->skb[i], fm_count, NULL);
+		k = fm_entries(rs, &b->pkt[i]);
+		hit += k;
+		many += k > MMB_CACHE_HITS;
+	}
+	fm_probes = 0;
+	WRITE_ONCE(mmb_test_points.probe, fm_probe);
+	for (i = 0; i < FM_PKTS; i++) {
+		mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
+		decided += v.accept || v.drop;
+		accepted += v.accept;
+	}
+	WRITE_ONCE(mmb_test_points.probe, NULL);
+	probes = fm_probes;
+	for (cached = 0; cached < 2; cached++) {
+		if (cached)	/* as the datapath: the cache is used with BH off */
+			local_bh_disable();
+		for (rep = 0; rep < FM_REPS; rep++) {
+			t = ktime_get_ns();
+			c = mmbt_tsc();
+			for (k = 0; k < FM_ROUNDS; k++)
+				for (i = 0; i < FM_PKTS; i++)
+					mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
+			ns[cached] = min(ns[cached], ktime_get_ns() - t);
+			cy[cached] = min(cy[cached], mmbt_tsc() - c);
+		}
+		if (cached)
+			local_bh_enable();
+	}
+	rcu_read_unlock();
+	k = FM_ROUNDS * FM_PKTS;
+	kunit_info(test, "bench: fm %-34s %2u tables %3lu.%02lu probes %3u.%02u entries (%4u > %u) %4u.%02u rules/pkt | %5llu ns %6llu cycles, cache %5llu ns %6llu cycles | accepted %u dropped %u of %u\n",
+		   what, tables, probes / FM_PKTS, probes % FM_PKTS * 100 / FM_PKTS,
+		   hit / FM_PKTS, hit % FM_PKTS * 100 / FM_PKTS, many, MMB_CACHE_HITS,
+		   fm_matched / FM_PKTS, fm_matched % FM_PKTS * 100 / FM_PKTS,
+		   ns[0] / k, cy[0] / k, ns[1] / k, cy[1] / k, accepted, decided - accepted,
+		   FM_PKTS);
+}
+
+static void fm_free_packets(struct fm *b)
+{
+	unsigned int i;
+
+	for (i = 0; i < FM_PKTS; i++) {
+		kfree_skb(b->skb[i]);
+		b->skb[i] = NULL;
+	}
+}
+
+/* Packets of random headers (@drawn false) or in random rules' boxes. */
+static void fm_packets(struct kunit *test, struct fm *b, struct rnd_state *rs, bool drawn)
+{
+	unsigned int i;
+
+	for (i = 0; i < FM_PKTS; i++) {
+		struct mmbt_pkt_desc d = { .ttl = 64, .payload_len = 18 };
+		const struct fm_rule *r = &b->rule[fm_rnd(rs, FM_RULES)];
+		u32 sa = prandom_u32_state(rs), da = prandom_u32_state(rs);
+
+		d.proto = fm_rnd(rs, 3) ? IPPROTO_TCP : IPPROTO_UDP;
+		d.sport = prandom_u32_state(rs);
+		d.dport = prandom_u32_state(rs);
+		if (drawn) {
+			if (r->sl)
+				sa = r->sa | (sa & (u32)(0xffffffffULL >> r->sl));
+			if (r->dl)
+				da = r->da | (da & (u32)(0xffffffffULL >> r->dl));
+			if (r->proto)
+				d.proto = r->proto;
+			if (r->proto == IPPROTO_ICMP)
+				d.sport = 8 << 8;	/* an echo request */
+			else if (r->proto)	/* a port of each range */
+				d.sport = r->sp[0] + fm_rnd(rs, r->sp[1] - r->sp[0] + 1);
+			if (r->proto && r->proto != IPPROTO_ICMP)
+				d.dport = r->dp[0] + fm_rnd(rs, r->dp[1] - r->dp[0] + 1);
+		}
+		put_unaligned_be32(sa, d.saddr);
+		put_unaligned_be32(da, d.daddr);
+		b->skb[i] = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, b->skb[i]);
+		KUNIT_ASSERT_EQ(test, mmb_parse(b->skb[i], &b->pkt[i]), 0);
+	}
+}
+
+static void fm_run(struct kunit *test, struct fm *b, enum fm_load how, const char *what)
+{
+	unsigned int tables;
+	struct mmb_rules *r = fm_load(test, b, how, &tables);
+
+	fm_measure(test, b, r, tables, what);
+	mmbt_rules_done(test, r);
+}
+
+static void bench_fm_test(struct kunit *test)
+{
+	struct fm *b = mmbt_vzalloc(test, sizeof(*b));
+	struct rnd_state rs;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fm_free, NULL), 0);
+	prandom_seed_state(&rs, 0x666d3339);
+	for (i = 0; i < FM_CLUSTERS; i++) {
+		b->base[i] = prandom_u32_state(&rs) & 0xfff00000;
+		b->path[i] = prandom_u32_state(&rs);
+	}
+	for (i = 0; i < FM_RULES; i++)
+		fm_draw(&rs, b, &b->rule[i]);
+
+	fm_packets(test, b, &rs, false);
+	fm_run(test, b, FM_ORDERED, "random, first match + default");
+	fm_run(test, b, FM_NODEFAULT, "random, first match, no default");
+	fm_run(test, b, FM_FLATDROP, "random, prio 0, all drop");
+	fm_free_packets(b);
+
+	fm_packets(test, b, &rs, true);
+	fm_run(test, b, FM_ORDERED, "rule-drawn, first match + default");
+	fm_run(test, b, FM_FLAT, "rule-drawn, prio 0");
+	fm_run(test, b, FM_FLATDROP, "rule-drawn, prio 0, all drop");
+	fm_free_packets(b);
+}
+
+static struct kunit_case bench_fm_cases[] = {
+	KUNIT_CASE_SLOW(bench_fm_test),
+	{}
+};
+
+static struct kunit_suite bench_fm_suite = {
+	.name = "bench-mmb-fm",
+	.test_cases = bench_fm_cases,
+};
+
+kunit_test_suite(bench_fm_suite);
