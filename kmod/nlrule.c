@@ -822,12 +822,14 @@ static int mmb_nl_batch_op(const struct nlattr *op, struct mmb_txn *txn,
 	return err;
 }
 
-/* The operation @op of a batch if its command is @cmd; its attributes in @tb. */
+/*
+ * The operation @op of a batch if its command is @cmd; its attributes in
+ * @tb. False for an operation mmb_nl_batch_op() would refuse.
+ */
 static bool mmb_nl_batch_is(const struct nlattr *op, u8 cmd, struct nlattr **tb)
 {
-	/* Checked by mmb_nl_batch_op() already: this cannot fail. */
 	if (nla_type(op) != MMB_A_OP ||
-	    mmb_nla_nested(tb, MMB_BATCH_A_MAX, op, NULL))
+	    mmb_nla_nested(tb, MMB_BATCH_A_MAX, op, NULL) || !tb[MMB_BATCH_A_CMD])
 		return false;
 	return nla_get_u8(tb[MMB_BATCH_A_CMD]) == cmd;
 }
@@ -920,6 +922,7 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 {
 	struct mmb_net *mn = mmb_pernet(genl_info_net(info));
 	const struct nlattr *ops = genlmsg_data(info->genlhdr), *op;
+	struct nlattr *tb[MMB_BATCH_A_MAX + 1];
 	struct mmb_nl_batch_late late = {};
 	struct mmb_stats_pool pool = {};
 	struct mmb_nl_rule *r;
@@ -936,7 +939,14 @@ int mmb_nl_rule_batch(struct sk_buff *skb, struct genl_info *info)
 	len = genlmsg_len(info->genlhdr);
 	nla_for_each_attr(op, ops, len, rem)
 		pool.want++;
-	err = mmb_txn_begin(&mn->rules, &txn, MMB_TXN_COPY);
+	/*
+	 * A batch that begins with a flush (mmbctl import's, a saved file
+	 * applied again) starts from no rules: a copy of the current ones
+	 * would be built only to be thrown away.
+	 */
+	err = mmb_txn_begin_batch(&mn->rules, &txn,
+				  mmb_nl_batch_is(ops, MMB_CMD_RULE_FLUSH, tb) ?
+				  MMB_TXN_EMPTY : MMB_TXN_COPY, pool.want);
 	if (err)
 		goto out;
 	nla_for_each_attr(op, ops, len, rem) {

@@ -171,7 +171,7 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 	err = xa_insert(&rs->rules, rule->handle, rule, GFP_KERNEL_ACCOUNT);
 	if (err)
 		return err;
-	err = mmb_tables_insert(rs, rule, img);
+	err = rs->unplaced ? 0 : mmb_tables_insert(rs, rule, img);
 	if (err) {
 		xa_erase(&rs->rules, rule->handle);
 		return err;
@@ -195,7 +195,7 @@ static int mmb_ruleset_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
  */
 static int mmb_ruleset_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 {
-	int err = mmb_tables_remove(rs, rule);
+	int err = rs->unplaced ? 0 : mmb_tables_remove(rs, rule);
 
 	if (err)
 		return err;
@@ -324,7 +324,8 @@ static int mmb_ruleset_copy(struct mmb_ruleset *to, struct mmb_ruleset *from)
 
 	xa_for_each(&from->rules, handle, rule) {
 		refcount_inc(&rule->ref);
-		mmb_rule_key(rule, &img.mask, &img.key);
+		if (!to->unplaced)
+			mmb_rule_key(rule, &img.mask, &img.key);
 		err = mmb_ruleset_insert(to, rule, &img);
 		if (err) {
 			refcount_dec(&rule->ref);
@@ -426,8 +427,9 @@ struct mmb_ruleset *mmb_rules_locked(struct mmb_rules *r)
 	return rcu_dereference_protected(r->cur, lockdep_is_held(&r->lock));
 }
 
-/* Begin a transaction (see ruleset.h); on failure the lock is not held. */
-int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
+/* A transaction; @unplaced: see mmb_txn_begin_batch(). */
+static int __mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how,
+			   bool unplaced)
 {
 	int err = -ENOMEM;
 
@@ -449,6 +451,7 @@ int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
 	t->rs = mmb_ruleset_create(&r->lock);
 	if (!t->rs)
 		goto err;
+	t->rs->unplaced = unplaced;
 	if (how == MMB_TXN_COPY) {
 		err = mmb_ruleset_copy(t->rs, mmb_rules_locked(r));
 		if (err) {
@@ -461,6 +464,27 @@ int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
 err:
 	mutex_unlock(&r->lock);
 	return err;
+}
+
+/* Begin a transaction (see ruleset.h); on failure the lock is not held. */
+int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how)
+{
+	return __mmb_txn_begin(r, t, how, false);
+}
+
+/*
+ * Begin the transaction of a batch of @nops operations: aside (@how is
+ * MMB_TXN_COPY or MMB_TXN_EMPTY). With MMB_UNPLACED_MIN or more, and the
+ * rebuild on, no rule is put into a table until mmb_txn_prepare() builds
+ * them all, once, widest masks first.
+ */
+int mmb_txn_begin_batch(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how,
+			unsigned int nops)
+{
+	if (WARN_ON_ONCE(how == MMB_TXN_INPLACE))
+		return -EINVAL;
+	return __mmb_txn_begin(r, t, how,
+			       nops >= MMB_UNPLACED_MIN && READ_ONCE(mmb_merge_rebuild));
 }
 
 /*
@@ -476,7 +500,7 @@ int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_
 	if (!t->next_handle)
 		return -ENOSPC;
 	rule->handle = t->next_handle;
-	if (!img) {
+	if (!img && !t->rs->unplaced) {
 		mmb_rule_key(rule, &own.mask, &own.key);
 		img = &own;
 	}
@@ -520,6 +544,7 @@ int mmb_txn_flush(struct mmb_txn *t)
 	empty = mmb_ruleset_create(&t->r->lock);
 	if (!empty)
 		return -ENOMEM;
+	empty->unplaced = t->rs->unplaced;
 	mmb_ruleset_destroy(t->rs);
 	t->rs = empty;
 	return 0;
@@ -539,11 +564,19 @@ int mmb_txn_prepare(struct mmb_txn *t)
 	if (!t->aside || t->prepared)
 		return 0;
 	/*
-	 * The tables, built again (the whole set is known): that failing
-	 * leaves them as they were, complete, so the commit goes on.
+	 * The tables, built once now that the whole set is known; or built
+	 * again: that failing leaves them as they were, complete, so the
+	 * commit goes on.
 	 */
-	if (!t->rebuilt && READ_ONCE(mmb_merge_rebuild))
+	if (t->rs->unplaced && !t->rebuilt) {
+		int err = mmb_tables_build(t->rs);
+
+		if (err)
+			return err;
+		t->rs->unplaced = false;
+	} else if (!t->rebuilt && READ_ONCE(mmb_merge_rebuild)) {
 		mmb_tables_rebuild(t->rs, MMB_REBUILD_MIN);
+	}
 	t->rebuilt = true;
 	if (mmb_rules_locked(t->r)->nstateful) {
 		heirs = mmb_ruleset_heirs(t->rs, t->first, &t->nheirs);
@@ -572,6 +605,8 @@ void mmb_txn_publish(struct mmb_txn *t)
 	}
 	if (mmb_txn_prepare(t))
 		pr_warn_ratelimited("mmb: no memory to match the rules re-added: their connections end\n");
+	/* Its rules in no table would judge no packet: prepare first. */
+	WARN_ON_ONCE(t->rs->unplaced);
 	old = mmb_rules_locked(r);
 	mmb_ruleset_live(t->rs, old);
 	rcu_assign_pointer(r->cur, t->rs);

@@ -71,6 +71,8 @@ struct mmb_txn {
 };
 
 int mmb_txn_begin(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how);
+int mmb_txn_begin_batch(struct mmb_rules *r, struct mmb_txn *t, enum mmb_txn_how how,
+			unsigned int nops);
 int mmb_txn_add(struct mmb_txn *t, struct mmb_rule *rule, const struct mmb_rule_image *img);
 int mmb_txn_del(struct mmb_txn *t, u32 handle);
 int mmb_txn_flush(struct mmb_txn *t);

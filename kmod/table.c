@@ -844,6 +844,45 @@ static int mmb_rebuild_cmp(const void *a, const void *b)
 }
 
 /*
+ * Put every rule of @rs into its tables (none, or those of a rule list
+ * left aside), the widest masks first; on failure (-ENOMEM) what was
+ * placed stays, for the caller to destroy.
+ */
+static int mmb_tables_place_all(struct mmb_ruleset *rs)
+{
+	struct mmb_rebuild_ent *v;
+	struct mmb_rule_image img;
+	struct mmb_rule *rule;
+	unsigned long handle;
+	unsigned int i, n = 0;
+	int err = 0;
+
+	if (!rs->nrules)
+		return 0;
+	v = kvmalloc_array(rs->nrules, sizeof(*v), GFP_KERNEL_ACCOUNT);
+	if (!v)
+		return -ENOMEM;
+	xa_for_each(&rs->rules, handle, rule) {
+		if (WARN_ON_ONCE(n == rs->nrules))
+			break;
+		mmb_rule_key(rule, &img.mask, &img.key);
+		v[n].rule = rule;
+		v[n++].bits = mmb_key_bits(&img.mask);
+	}
+	sort(v, n, sizeof(*v), mmb_rebuild_cmp, NULL);
+	rs->rebuilding = true;
+	for (i = 0; i < n && !err; i++) {
+		mmb_rule_key(v[i].rule, &img.mask, &img.key);
+		err = mmb_tables_insert(rs, v[i].rule, &img);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	rs->rebuilding = false;
+	kvfree(v);
+	return err;
+}
+
+/*
  * Build the tables of @rs, a ruleset no reader sees (a transaction's, before
  * it is published), again from its rules, the widest masks first: whatever
  * order the rules came in, each table is made for the widest rules that
@@ -859,37 +898,14 @@ static int mmb_rebuild_cmp(const void *a, const void *b)
 int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 {
 	struct mmb_mvec *old = mmb_masks(rs);
-	struct mmb_rebuild_ent *v;
-	struct mmb_rule_image img;
-	struct mmb_rule *rule;
-	unsigned long handle;
-	unsigned int i, n = 0;
-	int err = 0;
+	int err;
 
 	if (WARN_ON_ONCE(rs->live))
 		return -EBUSY;
 	if (!old || old->n <= max_tables)
 		return 0;
-	v = kvmalloc_array(rs->nrules, sizeof(*v), GFP_KERNEL_ACCOUNT);
-	if (!v)
-		return -ENOMEM;
-	xa_for_each(&rs->rules, handle, rule) {
-		if (WARN_ON_ONCE(n == rs->nrules))
-			break;
-		mmb_rule_key(rule, &img.mask, &img.key);
-		v[n].rule = rule;
-		v[n++].bits = mmb_key_bits(&img.mask);
-	}
-	sort(v, n, sizeof(*v), mmb_rebuild_cmp, NULL);
 	RCU_INIT_POINTER(rs->masks, NULL);
-	rs->rebuilding = true;
-	for (i = 0; i < n && !err; i++) {
-		mmb_rule_key(v[i].rule, &img.mask, &img.key);
-		err = mmb_tables_insert(rs, v[i].rule, &img);
-		if (!(i & 1023))
-			cond_resched();
-	}
-	rs->rebuilding = false;
+	err = mmb_tables_place_all(rs);
 	/* No fewer tables (a set that came widest first): keep the old ones. */
 	if (err || mmb_tables_count(rs) >= old->n) {
 		mmb_tables_destroy(rs);
@@ -897,7 +913,25 @@ int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 	} else {
 		mmb_mvec_destroy(rs, old);
 	}
-	kvfree(v);
+	return err;
+}
+
+/*
+ * Build the tables of @rs, a ruleset no reader sees whose rules are in no
+ * table yet (rs->unplaced), the widest masks first, as the rebuild does.
+ * On failure (-ENOMEM) it has none.
+ */
+int mmb_tables_build(struct mmb_ruleset *rs)
+{
+	int err;
+
+	if (WARN_ON_ONCE(rs->live || mmb_masks(rs)))
+		return -EBUSY;
+	err = mmb_tables_place_all(rs);
+	if (err) {
+		mmb_tables_destroy(rs);
+		RCU_INIT_POINTER(rs->masks, NULL);
+	}
 	return err;
 }
 

@@ -50,6 +50,7 @@
 struct mmb_ruleset {
 	bool live;			/* readers may see it */
 	bool rebuilding;		/* mmb_tables_rebuild() places its rules */
+	bool unplaced;			/* its rules are not in tables yet: prepare builds them */
 	struct mutex *lock;		/* its owner's, which writers hold */
 	struct mmb_mvec __rcu *masks;
 	struct xarray rules;		/* handle -> rule */
@@ -194,6 +195,14 @@ static __always_inline bool mmb_resid_match(const struct mmb_resid *res, unsigne
  */
 #define MMB_REBUILD_MIN		4
 
+/*
+ * A batch of this many operations or more (mmb_txn_begin_batch()) builds
+ * its tables once, widest masks first, when it is committed: its rules,
+ * and those it copies, are not placed one by one as they come, only to be
+ * placed all again by the rebuild.
+ */
+#define MMB_UNPLACED_MIN	1024
+
 /* --- entries, buckets, tables, masks ------------------------------------ */
 
 /*
@@ -320,6 +329,7 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule);
 void mmb_tables_destroy(struct mmb_ruleset *rs);
 int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables);
+int mmb_tables_build(struct mmb_ruleset *rs);
 unsigned int mmb_tables_count(const struct mmb_ruleset *rs);
 
 /* --- the flow cache (cache.c) ------------------------------------------ */

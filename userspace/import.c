@@ -120,10 +120,20 @@ struct dnf {
 	int n, cap;
 };
 
+/*
+ * A rule of a chain: its tree, or where its element of the "nftables"
+ * array ({"rule": ...}) is in the input, parsed again each time it is
+ * flattened (load_stream()).
+ */
+struct rule_ref {
+	json_t *tree;
+	size_t off, len;
+};
+
 struct chain {
 	const char *family, *table, *name;
 	json_t *obj;
-	json_t **rules;
+	struct rule_ref *rules;
 	int nrules, cap;
 	bool base;
 };
@@ -150,6 +160,7 @@ struct out_rule {
 };
 
 struct imp {
+	const char *in;		/* the input, where rules are kept as text */
 	struct chain *chains;
 	int nchains, ccap;
 	struct nset *sets;
@@ -644,6 +655,43 @@ static int lhs_parse(struct imp *im, const json_t *expr, const json_t *left, str
 	return refuse(im, expr, "this expression has no mmb meaning");
 }
 
+/*
+ * getprotobyname() (@port: getservbyname()) of @s, remembered: glibc reads
+ * the file anew each call, a handful of system calls (dear in UML: an
+ * import of 10k rules spent most of its time there) for the few names a
+ * ruleset repeats. -1 if there is none.
+ */
+static int name_number(const char *s, bool port)
+{
+	static struct {
+		char name[24];
+		bool port;
+		int num;
+	} memo[32];
+	static unsigned int n;
+	const struct servent *se;
+	const struct protoent *p;
+	unsigned int i;
+	int num;
+
+	for (i = 0; i < n; i++)
+		if (memo[i].port == port && !strcmp(memo[i].name, s))
+			return memo[i].num;
+	if (port) {
+		se = getservbyname(s, NULL);
+		num = se ? ntohs(se->s_port) : -1;
+	} else {
+		p = getprotobyname(s);
+		num = p ? p->p_proto : -1;
+	}
+	if (n < sizeof(memo) / sizeof(memo[0]) && strlen(s) < sizeof(memo[0].name)) {
+		strcpy(memo[n].name, s);
+		memo[n].port = port;
+		memo[n++].num = num;
+	}
+	return num;
+}
+
 /* A number, or a name of @l's values; -1 if neither. */
 static int value_num(const struct lhs *l, const json_t *v, unsigned long long *out)
 {
@@ -659,21 +707,21 @@ static int value_num(const struct lhs *l, const json_t *v, unsigned long long *o
 		if (l->names && !lookup_name(l->names, s, out))
 			return 0;
 		if (l->l4proto) {
-			const struct protoent *p = getprotobyname(s);
+			int p = name_number(s, false);
 
 			if (!strcmp(s, "icmpv6") || !strcmp(s, "ipv6-icmp"))
 				*out = 58;
-			else if (p)
-				*out = p->p_proto;
+			else if (p >= 0)
+				*out = p;
 			else
 				return -1;
 			return 0;
 		}
 		if (l->bits == 16 && l->field && strstr(l->field, "port")) {
-			const struct servent *se = getservbyname(s, NULL);
+			int port = name_number(s, true);
 
-			if (se) {
-				*out = ntohs(se->s_port);
+			if (port >= 0) {
+				*out = port;
 				return 0;
 			}
 		}
@@ -1644,6 +1692,20 @@ static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const c
 static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf *prefix,
 		   const struct frame *up, bool jumped, int depth, bool *ended);
 
+/*
+ * The tree of the rule @r: its own, or one parsed from its text (the
+ * array's element {"rule": RULE}) into *@owned, for the caller to let go.
+ */
+static const json_t *rule_get(struct imp *im, const struct rule_ref *r, json_t **owned)
+{
+	*owned = NULL;
+	if (r->tree)
+		return r->tree;
+	/* It parsed as it was read: this fails for want of memory only. */
+	*owned = json_loadb(im->in + r->off, r->len, JSON_REJECT_DUPLICATES, NULL);
+	return json_object_get(*owned, "rule");
+}
+
 /* A rule of one ct state match, counters and accept only? */
 static bool uncond_ct_only(const json_t *exprs)
 {
@@ -1689,6 +1751,7 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 {
 	struct chain *saved_chain = im->at_chain;
 	json_int_t saved_handle = im->at_handle;
+	json_t *owned = NULL;
 	int i, ret = 0;
 
 	*ended = false;
@@ -1696,7 +1759,7 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 		return refuse(im, NULL, "jumps nested more than %d deep (or a loop)",
 			      IMPORT_MAX_DEPTH);
 	for (i = start; i < ch->nrules && !ret && !*ended; i++) {
-		const json_t *rule = ch->rules[i], *exprs, *e, *verdict = NULL;
+		const json_t *rule, *exprs, *e, *verdict = NULL;
 		char mark[64] = "", rej[64] = "", cmt[2 * MMB_COMMENT_MAX + 16], vtext[400];
 		enum ct_want ct = CT_NONE;
 		const char *vname = NULL;
@@ -1704,6 +1767,12 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 		struct dnf d;
 		size_t k;
 
+		json_decref(owned);	/* the rule before's, kept as text */
+		rule = rule_get(im, &ch->rules[i], &owned);
+		if (!rule) {
+			ret = nomem();
+			break;
+		}
 		im->at_chain = ch;
 		im->at_handle = -1;
 		json_unpack((json_t *)rule, "{s:I}", "handle", &im->at_handle);
@@ -1855,6 +1924,7 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 		}
 		dnf_free(&d);
 	}
+	json_decref(owned);
 	if (!ret) {
 		im->at_chain = saved_chain;
 		im->at_handle = saved_handle;
@@ -1864,112 +1934,277 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 
 /* --- the ruleset ------------------------------------------------------- */
 
-static int add_rule(struct imp *im, json_t *rule)
+/*
+ * Index a rule of chain @name of table @family @table: @tree, or the
+ * element {"rule": ...} that is the @len bytes of the input at @off.
+ */
+static int add_rule_ref(struct imp *im, const char *family, const char *table,
+			const char *name, json_t *tree, size_t off, size_t len)
 {
-	const char *family, *table, *name;
 	struct chain *c;
 
-	if (json_unpack(rule, "{s:s, s:s, s:s}", "family", &family, "table", &table,
-			"chain", &name))
-		return refuse(im, rule, "a rule without family, table and chain");
 	c = im->nchains && !strcmp(im->chains[im->nchains - 1].name, name) &&
 	    !strcmp(im->chains[im->nchains - 1].table, table) &&
 	    !strcmp(im->chains[im->nchains - 1].family, family) ?
 	    &im->chains[im->nchains - 1] : chain_find(im, family, table, name);
-	if (!c)
-		return refuse(im, rule, "a rule of a chain not listed before it");
+	if (!c) {
+		/* A tree for the message (the arena frees it). */
+		if (!tree)
+			tree = json_object_get(json_loadb(im->in + off, len,
+							  JSON_REJECT_DUPLICATES, NULL), "rule");
+		return refuse(im, tree, "a rule of a chain not listed before it");
+	}
 	if (c->nrules == c->cap) {
 		int cap = c->cap * 2 + 16;
-		json_t **r = realloc(c->rules, cap * sizeof(*r));
+		struct rule_ref *r = realloc(c->rules, cap * sizeof(*r));
 
 		if (!r)
 			return nomem();
 		c->rules = r;
 		c->cap = cap;
 	}
-	c->rules[c->nrules++] = rule;
+	c->rules[c->nrules++] = (struct rule_ref){ tree, off, len };
 	return 0;
 }
 
+static int add_rule(struct imp *im, json_t *rule)
+{
+	const char *family, *table, *name;
+
+	if (json_unpack(rule, "{s:s, s:s, s:s}", "family", &family, "table", &table,
+			"chain", &name))
+		return refuse(im, rule, "a rule without family, table and chain");
+	return add_rule_ref(im, family, table, name, rule, 0, 0);
+}
+
+/* A rule of the input kept as text (load_stream()): where, and its chain. */
+struct text_rule {
+	size_t off, len;
+	const char *family, *table, *chain;
+};
+
+/*
+ * Index one element of the "nftables" array: @o, or with @o NULL the rule
+ * @tr (one that came after the metainfo and names its chain). *@meta: the
+ * metainfo came; *@nrules: rules so far.
+ */
+static int load_elem(struct imp *im, json_t *o, const struct text_rule *tr, bool *meta,
+		     int *nrules)
+{
+	json_int_t schema = -1;
+	const char *key;
+	json_t *v;
+
+	if (!o) {
+		if (++*nrules > IMPORT_MAX_NFT_RULES)
+			return refuse(im, NULL, "more than %d rules", IMPORT_MAX_NFT_RULES);
+		return add_rule_ref(im, tr->family, tr->table, tr->chain, NULL, tr->off, tr->len);
+	}
+	key = json_is_object(o) && json_object_size(o) == 1 ?
+	      json_object_iter_key(json_object_iter(o)) : NULL;
+	if (!key)
+		return refuse(im, o, "an object of one member expected");
+	v = json_object_get(o, key);
+	if (!strcmp(key, "metainfo")) {
+		if (json_unpack(v, "{s:I}", "json_schema_version", &schema) || schema != 1)
+			return refuse(im, o, "json_schema_version 1 expected (nft 0.9.x "
+				      "to 1.1)");
+		*meta = true;
+	} else if (!*meta) {
+		return refuse(im, o, "no metainfo first: not nft -j output");
+	} else if (!strcmp(key, "chain")) {
+		struct chain *c;
+
+		if (im->nchains == im->ccap) {
+			int cap = im->ccap * 2 + 16;
+
+			c = realloc(im->chains, cap * sizeof(*c));
+			if (!c)
+				return nomem();
+			im->chains = c;
+			im->ccap = cap;
+		}
+		c = &im->chains[im->nchains];
+		memset(c, 0, sizeof(*c));
+		if (json_unpack(v, "{s:s, s:s, s:s}", "family", &c->family, "table",
+				&c->table, "name", &c->name))
+			return refuse(im, o, "a chain without family, table and name");
+		c->obj = v;
+		c->base = json_object_get(v, "hook") != NULL;
+		im->nchains++;
+	} else if (!strcmp(key, "rule")) {
+		if (++*nrules > IMPORT_MAX_NFT_RULES)
+			return refuse(im, NULL, "more than %d rules", IMPORT_MAX_NFT_RULES);
+		return add_rule(im, v);
+	} else if (!strcmp(key, "set") || !strcmp(key, "map")) {
+		struct nset *s;
+
+		if (im->nsets == im->scap) {
+			int cap = im->scap * 2 + 16;
+
+			s = realloc(im->sets, cap * sizeof(*s));
+			if (!s)
+				return nomem();
+			im->sets = s;
+			im->scap = cap;
+		}
+		s = &im->sets[im->nsets];
+		memset(s, 0, sizeof(*s));
+		if (json_unpack(v, "{s:s, s:s, s:s}", "family", &s->family, "table",
+				&s->table, "name", &s->name))
+			return refuse(im, o, "a set without family, table and name");
+		s->elem = json_object_get(v, "elem");
+		s->is_map = !strcmp(key, "map");
+		if (s->elem && !json_is_array(s->elem))
+			return refuse(im, o, "a set's elements are an array");
+		im->nsets++;
+	}
+	/* tables, counters, flowtables...: only what rules use matters */
+	return 0;
+}
+
+/* The whole tree of the input: its "nftables" array, element by element. */
 static int load(struct imp *im, json_t *root)
 {
-	json_t *list, *o, *v;
-	json_int_t schema = -1;
+	json_t *list = json_object_get(root, "nftables"), *o;
 	int nrules = 0, ret;
 	bool meta = false;
 	size_t i;
 
-	list = json_object_get(root, "nftables");
 	if (!json_is_object(root) || !json_is_array(list))
 		return refuse(im, NULL, "not nft -j output: no \"nftables\" array");
 	json_array_foreach(list, i, o) {
-		const char *key = json_is_object(o) && json_object_size(o) == 1 ?
-				  json_object_iter_key(json_object_iter(o)) : NULL;
-
-		if (!key)
-			return refuse(im, o, "an object of one member expected");
-		v = json_object_get(o, key);
-		if (!strcmp(key, "metainfo")) {
-			if (json_unpack(v, "{s:I}", "json_schema_version", &schema) || schema != 1)
-				return refuse(im, o, "json_schema_version 1 expected (nft 0.9.x "
-					      "to 1.1)");
-			meta = true;
-		} else if (!meta) {
-			return refuse(im, o, "no metainfo first: not nft -j output");
-		} else if (!strcmp(key, "chain")) {
-			struct chain *c;
-
-			if (im->nchains == im->ccap) {
-				int cap = im->ccap * 2 + 16;
-
-				c = realloc(im->chains, cap * sizeof(*c));
-				if (!c)
-					return nomem();
-				im->chains = c;
-				im->ccap = cap;
-			}
-			c = &im->chains[im->nchains];
-			memset(c, 0, sizeof(*c));
-			if (json_unpack(v, "{s:s, s:s, s:s}", "family", &c->family, "table",
-					&c->table, "name", &c->name))
-				return refuse(im, o, "a chain without family, table and name");
-			c->obj = v;
-			c->base = json_object_get(v, "hook") != NULL;
-			im->nchains++;
-		} else if (!strcmp(key, "rule")) {
-			if (++nrules > IMPORT_MAX_NFT_RULES)
-				return refuse(im, NULL, "more than %d rules", IMPORT_MAX_NFT_RULES);
-			ret = add_rule(im, v);
-			if (ret)
-				return ret;
-		} else if (!strcmp(key, "set") || !strcmp(key, "map")) {
-			struct nset *s;
-
-			if (im->nsets == im->scap) {
-				int cap = im->scap * 2 + 16;
-
-				s = realloc(im->sets, cap * sizeof(*s));
-				if (!s)
-					return nomem();
-				im->sets = s;
-				im->scap = cap;
-			}
-			s = &im->sets[im->nsets];
-			memset(s, 0, sizeof(*s));
-			if (json_unpack(v, "{s:s, s:s, s:s}", "family", &s->family, "table",
-					&s->table, "name", &s->name))
-				return refuse(im, o, "a set without family, table and name");
-			s->elem = json_object_get(v, "elem");
-			s->is_map = !strcmp(key, "map");
-			if (s->elem && !json_is_array(s->elem))
-				return refuse(im, o, "a set's elements are an array");
-			im->nsets++;
-		}
-		/* tables, counters, flowtables...: only what rules use matters */
+		ret = load_elem(im, o, NULL, &meta, &nrules);
+		if (ret)
+			return ret;
 	}
 	if (!meta)
 		return refuse(im, NULL, "no metainfo: not nft -j output");
 	return 0;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* Does @p (before @end) start with @c? Then past it and the space after. */
+static bool skip_tok(const char **p, const char *end, const char *c)
+{
+	size_t n = strlen(c);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, c, n))
+		return false;
+	*p = skip_ws(*p + n, end);
+	return true;
+}
+
+/*
+ * If @o is a rule that names its chain, keep it as text in @tr (its
+ * strings from @prev's where they are the same, else held from the tree).
+ */
+static bool rule_as_text(json_t *o, struct text_rule *tr, const struct text_rule *prev)
+{
+	json_t *v = json_object_size(o) == 1 ? json_object_get(o, "rule") : NULL;
+	json_t *f = json_object_get(v, "family"), *t = json_object_get(v, "table");
+	json_t *c = json_object_get(v, "chain");
+
+	if (!json_is_object(v) || !json_is_string(f) || !json_is_string(t) || !json_is_string(c))
+		return false;
+	if (prev && prev->chain && !strcmp(prev->chain, json_string_value(c)) &&
+	    !strcmp(prev->table, json_string_value(t)) &&
+	    !strcmp(prev->family, json_string_value(f))) {
+		tr->family = prev->family;
+		tr->table = prev->table;
+		tr->chain = prev->chain;
+		return true;
+	}
+	/* The arena frees them with the rest. */
+	tr->family = json_string_value(json_incref(f));
+	tr->table = json_string_value(json_incref(t));
+	tr->chain = json_string_value(json_incref(c));
+	return true;
+}
+
+/*
+ * The input @in (@len bytes) read an element of its "nftables" array at a
+ * time, each parsed by jansson; a rule's tree is let go once its place is
+ * known, and its text parsed again where it is flattened. The whole tree
+ * of a ruleset takes some 19 bytes per byte of JSON, 100 MB for 10k rules,
+ * and where page faults are dear (UML: a round trip through the host each)
+ * touching it cost more than the rest of the import; this way the memory
+ * of one rule's tree serves the next. Only the frame, {"nftables": [...]}
+ * as nft prints it, is read here; the elements are indexed once all of
+ * them parsed, so a refusal never comes before a JSON error. -1: input of
+ * another shape, or that jansson refused: it is to be parsed whole (its
+ * errors are jansson's).
+ */
+static int load_stream(struct imp *im, const char *in, size_t len)
+{
+	const char *p = skip_ws(in, in + len), *end = in + len;
+	struct text_rule *tr = NULL;
+	json_t **tree = NULL;
+	size_t n = 0, cap = 0, k;
+	bool meta = false, done;
+	json_error_t jerr;
+	int nrules = 0, ret = -1;
+
+	if (!skip_tok(&p, end, "{") || !skip_tok(&p, end, "\"nftables\"") ||
+	    !skip_tok(&p, end, ":") || !skip_tok(&p, end, "["))
+		return -1;
+	done = skip_tok(&p, end, "]");
+	while (!done) {
+		json_t *o = json_loadb(p, end - p, JSON_DISABLE_EOF_CHECK | JSON_REJECT_DUPLICATES,
+				       &jerr);
+
+		if (!o)
+			goto out;
+		if (n == cap) {
+			size_t c = cap * 2 + 1024;
+			struct text_rule *t = realloc(tr, c * sizeof(*t));
+			json_t **j = t ? realloc(tree, c * sizeof(*j)) : NULL;
+
+			if (t)
+				tr = t;
+			if (!j) {
+				json_decref(o);
+				ret = nomem();
+				goto out;
+			}
+			tree = j;
+			cap = c;
+		}
+		tr[n] = (struct text_rule){ .off = p - in, .len = jerr.position };
+		tree[n] = o;
+		if (meta && rule_as_text(o, &tr[n], n ? &tr[n - 1] : NULL)) {
+			json_decref(o);
+			tree[n] = NULL;
+		} else if (json_object_size(o) == 1 && json_object_get(o, "metainfo")) {
+			meta = true;	/* rules after it go as text */
+		}
+		n++;
+		p = skip_ws(p + jerr.position, end);
+		if (skip_tok(&p, end, "]"))
+			done = true;
+		else if (!skip_tok(&p, end, ","))
+			goto out;
+	}
+	if (!skip_tok(&p, end, "}") || p != end)
+		goto out;
+	meta = false;
+	for (k = 0, ret = 0; k < n && !ret; k++)
+		ret = load_elem(im, tree[k], &tr[k], &meta, &nrules);
+	if (!ret && !meta)
+		ret = refuse(im, NULL, "no metainfo: not nft -j output");
+out:
+	if (ret == -1)		/* parsed whole, all again */
+		for (k = 0; k < n; k++)
+			json_decref(tree[k]);
+	free(tr);
+	free(tree);
+	return ret;
 }
 
 /* What packets a base chain sees, to refuse two chains that see the same. */
@@ -2089,9 +2324,11 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 
 /*
  * jansson's memory: a few large chunks, each faulted in with one call and
- * never returned piece by piece. A 10k-rule ruleset (5 MB of JSON) makes a
- * tree of some 100 MB of small objects; where page faults are dear (UML: each one is a
- * round trip through the host) faulting them in one by one took seconds.
+ * never returned piece by piece. A 10k-rule ruleset (5 MB of JSON) parsed
+ * whole makes a tree of some 100 MB of small objects; where page faults
+ * are dear (UML: each one is a round trip through the host) faulting them
+ * in one by one took seconds. Read element by element (load_stream()),
+ * the first chunk, 4 MiB, is most often the only one.
  */
 struct chunk {
 	struct chunk *next;
@@ -2150,7 +2387,7 @@ static void *arena_alloc(size_t n)
 		c->size = csize;
 		c->used = 64;
 		arena = c;
-		arena_hint = 16u << 20;	/* the first was sized from the input */
+		arena_hint = 16u << 20;	/* the next ones (a whole tree's was sized from the input) */
 	}
 	p = (char *)c + c->used;
 	c->used += size + 16;
@@ -2243,16 +2480,13 @@ static void import_free(struct imp *im)
 	free(im->head.p);
 }
 
-/* The translation, as the text of a -f file, into @text. */
-static int translate(struct imp *im, json_t *root, const char *name, struct sbuf *text)
+/* The translation of what load() indexed, as the text of a -f file, into @text. */
+static int translate(struct imp *im, const char *name, struct sbuf *text)
 {
 	struct scope *sc;
-	int i, nsc = 0, ret;
+	int i, nsc = 0, ret = 0;
 	size_t r;
 
-	ret = load(im, root);
-	if (ret)
-		return ret;
 	sc = calloc(im->nchains * 16 + 1, sizeof(*sc));
 	if (!sc)
 		return nomem();
@@ -2327,21 +2561,29 @@ int do_import(int argc, char **argv)
 		fclose(f);
 	if (ret)
 		return ret;
-	/* The tree takes some 19 bytes per byte of nft's JSON. */
-	arena_hint = len < (12u << 20) ? len * 20 + (1 << 20) : 256u << 20;
 	json_set_alloc_funcs(arena_alloc, arena_free);
-	root = json_loadb(in, len, JSON_REJECT_DUPLICATES, &jerr);
-	free(in);
-	if (!root) {
-		arena_release();
-		fprintf(stderr, "Error: %s:%d:%d: not JSON: %s\n", name, jerr.line, jerr.column,
-			jerr.text);
-		return EXIT_USAGE;
+	im.in = in;
+	ret = load_stream(&im, in, len);
+	if (ret == -1) {
+		/* The tree takes some 19 bytes per byte of nft's JSON. */
+		arena_hint = len < (12u << 20) ? len * 20 + (1 << 20) : 256u << 20;
+		root = json_loadb(in, len, JSON_REJECT_DUPLICATES, &jerr);
+		if (!root) {
+			arena_release();
+			import_free(&im);
+			free(in);
+			fprintf(stderr, "Error: %s:%d:%d: not JSON: %s\n", name, jerr.line,
+				jerr.column, jerr.text);
+			return EXIT_USAGE;
+		}
+		ret = load(&im, root);
 	}
-	ret = translate(&im, root, name, &text);
-	/* The tree goes with its chunks, json_decref() not needed. */
+	if (!ret)
+		ret = translate(&im, name, &text);
+	/* The trees go with their chunks, json_decref() not needed. */
 	arena_release();
 	import_free(&im);
+	free(in);
 	if (ret)
 		goto out;
 	if (dry) {

@@ -233,6 +233,27 @@ t "a schema version of the future" 2 \
 	'Error: {"metainfo":{"json_schema_version":2}}: json_schema_version 1 expected (nft 0.9.x to 1.1)' \
 	'{"nftables":[{"metainfo":{"json_schema_version":2}}]}'
 t "duplicate keys" 2 "Error: -:1:26: not JSON: duplicate object key near '\"a\"'" '{"nftables":[], "a":1, "a":2}'
+# The input is read an element of "nftables" at a time: the frame's
+# spacing, another shape (parsed whole), a JSON error after a refusable
+# rule (the JSON error, as when the whole tree came first), a rule of no
+# chain named by its own JSON.
+for f in "$DIR"/*.json; do
+	want=$(cat "${f%.json}.want")
+	for shape in pretty keys; do
+		case $shape in
+		pretty) in=$(jq . "$f") ;;
+		keys) in=$(jq -c '{"x": 1} + .' "$f") ;;
+		esac
+		out=$(printf '%s' "$in" | "$MMBCTL" import -n - 2>&1)
+		[ "$out" = "$want" ]
+		result $? "$(basename "$f"), $shape, translates the same" "$(diff <(printf '%s\n' "$out") <(printf '%s\n' "$want"))"
+	done
+done
+t "a JSON error after a rule refused" 2 "Error: -:1:410: not JSON: ']' expected near end of file" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"meta":{"key":"length"}},"right":5}}' '{"accept":null}')" | head -c -3)"
+t "a rule of no chain" 2 \
+	'Error: {"family":"netdev","table":"t","chain":"d","handle":3,"expr":[{"accept":null}]}: a rule of a chain not listed before it' \
+	'{"nftables":[{"metainfo":{"json_schema_version":1}},{"rule":{"family":"netdev","table":"t","chain":"d","handle":3,"expr":[{"accept":null}]}}]}'
 out=$(head -c 300000000 /dev/zero | tr '\0' ' ' | "$MMBCTL" import -n - 2>&1)
 status=$?
 [ "$status" -eq 2 ] && [ "$out" = "Error: -: more than 256 MiB" ]
