@@ -368,6 +368,8 @@ static void offload_copy_test(struct kunit *test)
 	int err;
 
 	fastt_flow(f, true);
+	/* Before the device is enabled: its name's id is read under RCU then. */
+	t = fastt_tuple(f);
 	rtnl_lock();
 	err = mmb_dev_enable(f->lan, NULL);
 	rtnl_unlock();
@@ -375,7 +377,6 @@ static void offload_copy_test(struct kunit *test)
 	skb = fastt_skb(f, f->lan, &d);
 	clone = skb_clone(skb, GFP_KERNEL);
 	KUNIT_EXPECT_NOT_NULL(test, clone);
-	t = fastt_tuple(f);
 	rcu_read_lock();
 	local_bh_disable();
 	md = rcu_dereference(f->lan->rx_handler_data);
