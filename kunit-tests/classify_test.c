@@ -765,18 +765,6 @@ static void rand_packet(struct rnd_state *rs, struct mmbt_pkt_desc *d)
 	d->payload_seed = rnd(rs, 2);
 }
 
-/* The reference: a rule matches when each of its matches holds. */
-static bool naive_match(const struct mmb_rule_spec *spec, const struct mmb_pkt *pkt,
-			const struct sk_buff *skb)
-{
-	unsigned int i;
-
-	for (i = 0; i < spec->nmatches; i++)
-		if (!mmb_match_eval(&spec->m[i], pkt, skb))
-			return false;
-	return true;
-}
-
 #define NRULES 300
 #define NPACKETS 1500
 
@@ -836,7 +824,7 @@ static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset
 		for (i = 0; i < NRULES; i++) {
 			u64 now = c->rule[i] ? rule_hits(c->rule[i]) : 0;
 			u64 got = c->rule[i] ? now - c->hits[i] : 0;
-			bool want = c->rule[i] && naive_match(&c->spec[i], &pkt, skb);
+			bool want = c->rule[i] && mmbt_spec_matches(&c->spec[i], &pkt, skb);
 
 			c->hits[i] = now;
 			if (got != (want ? 2 : 0)) {
@@ -1029,7 +1017,7 @@ static void merge_check(struct kunit *test, struct rnd_state *rnds, struct merge
 
 			if (!c->rule[i])
 				continue;
-			want = naive_match(&c->spec[i], &pkt, skb);
+			want = mmbt_spec_matches(&c->spec[i], &pkt, skb);
 			now = rule_hits(c->rule[i]);
 			if (now - c->hits[i] != want) {
 				KUNIT_FAIL(test, "packet %u rule %u: counted %llu, reference %d",

@@ -375,17 +375,6 @@ static void fmt_pair(struct rnd_state *rs, const struct mmb_rule_spec *s,
 	}
 }
 
-static bool fmt_naive(const struct mmb_rule_spec *s, const struct mmb_pkt *pkt,
-		      const struct sk_buff *skb)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nmatches; i++)
-		if (!mmb_match_eval(&s->m[i], pkt, skb))
-			return false;
-	return true;
-}
-
 /* One packet through the cache: the first matching rule (the highest) decides and counts. */
 static bool fmt_check(struct kunit *test, struct fmt_ctx *c, const struct mmb_ruleset *rs,
 		      const struct mmbt_pkt_desc *d, unsigned int n)
@@ -405,7 +394,7 @@ static bool fmt_check(struct kunit *test, struct fmt_ctx *c, const struct mmb_ru
 	local_bh_enable();
 	rcu_read_unlock();
 	for (i = 0; i < n && first < 0; i++)
-		if (fmt_naive(&c->spec[i], &pkt, skb))
+		if (mmbt_spec_matches(&c->spec[i], &pkt, skb))
 			first = i;
 	kfree_skb(skb);
 	ok = first < 0 ? !v.accept && !v.drop :

@@ -215,17 +215,6 @@ static u64 m2_hits(const struct mmb_rule *rule)
 	return st.packets;
 }
 
-static bool m2_naive(const struct mmb_rule_spec *s, const struct mmb_pkt *pkt,
-		     const struct sk_buff *skb)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nmatches; i++)
-		if (!mmb_match_eval(&s->m[i], pkt, skb))
-			return false;
-	return true;
-}
-
 /* Inside a live rule's prefixes and ports half the time, else at random. */
 static void m2_packet(struct m2_ctx *c, struct rnd_state *rs, struct mmbt_pkt_desc *d)
 {
@@ -321,7 +310,7 @@ static void m2_check(struct kunit *test, struct m2_ctx *c, struct rnd_state *rs,
 
 			if (!c->rule[i])
 				continue;
-			want = m2_naive(&c->spec[i], &pkt, skb);
+			want = mmbt_spec_matches(&c->spec[i], &pkt, skb);
 			matched += want;
 			if (c->prio) {	/* the first rule in order decides */
 				if (want && !found) {

@@ -65,17 +65,6 @@ static void pr_chain(struct pr_ctx *c)
 	sort(c->order, c->n, sizeof(c->order[0]), pr_cmp, NULL);
 }
 
-static bool pr_match(const struct mmb_rule_spec *s, const struct mmb_pkt *pkt,
-		     const struct sk_buff *skb)
-{
-	unsigned int i;
-
-	for (i = 0; i < s->nmatches; i++)
-		if (!mmb_match_eval(&s->m[i], pkt, skb))
-			return false;
-	return true;
-}
-
 /* What the chain says of a packet: first match, a priority at a time. */
 struct pr_want {
 	bool accept, drop, decided;
@@ -104,7 +93,7 @@ static void pr_naive(struct pr_ctx *c, const struct mmb_pkt *pkt, const struct s
 		rule = c->rule[i];
 		if (w->decided && rule->prio < w->prio)
 			break;
-		w->match[i] = pr_match(&c->spec[i], pkt, skb);
+		w->match[i] = mmbt_spec_matches(&c->spec[i], pkt, skb);
 		if (!w->match[i])
 			continue;
 		if (rule->rewrite)
@@ -119,7 +108,7 @@ static void pr_naive(struct pr_ctx *c, const struct mmb_pkt *pkt, const struct s
 	/* The rest, for the counters: matched, but cut off. */
 	for (; k < c->n; k++) {
 		i = c->order[k];
-		w->match[i] = pr_match(&c->spec[i], pkt, skb);
+		w->match[i] = mmbt_spec_matches(&c->spec[i], pkt, skb);
 	}
 }
 

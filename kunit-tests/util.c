@@ -450,6 +450,21 @@ struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v)
 	return m;
 }
 
+/*
+ * The naive reference of the differential tests: a rule matches when each
+ * of its matches holds, evaluated one by one.
+ */
+bool mmbt_spec_matches(const struct mmb_rule_spec *s, const struct mmb_pkt *pkt,
+		       const struct sk_buff *skb)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nmatches; i++)
+		if (!mmb_match_eval(&s->m[i], pkt, skb))
+			return false;
+	return true;
+}
+
 /* "in @name" (or "in != @name"), as netlink gives it. */
 struct mmb_match_spec mmbt_match_in(u8 op, const char *name)
 {

@@ -64,6 +64,8 @@ __sum16 mmbt_l4_csum(const u8 *l3, unsigned int l4off, unsigned int len, bool v6
 
 struct mmb_match_spec mmbt_match(u16 field, u8 op, u32 v);
 struct mmb_match_spec mmbt_match_in(u8 op, const char *name);
+bool mmbt_spec_matches(const struct mmb_rule_spec *s, const struct mmb_pkt *pkt,
+		       const struct sk_buff *skb);
 void *mmbt_vzalloc(struct kunit *test, size_t size);
 u64 mmbt_tsc(void);
 
