@@ -351,31 +351,6 @@ static void offload2_iif_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o2_check(o, o->alt, &d, &out), MMB_FAST_OK);
 }
 
-/* "ip route add|del @dst/@plen tos @tos dev @dev" in @o's namespace. */
-static void o2_route_tos(struct o2 *o, struct net_device *dev, const u8 *dst, u8 plen, u8 tos,
-			 bool del)
-{
-	struct {
-		struct nlmsghdr nlh;
-		struct rtmsg rtm;
-		u8 attrs[64];
-	} req = {};
-
-	req.nlh.nlmsg_len = NLMSG_LENGTH(sizeof(req.rtm));
-	req.nlh.nlmsg_type = del ? RTM_DELROUTE : RTM_NEWROUTE;
-	req.nlh.nlmsg_flags = del ? 0 : NLM_F_CREATE | NLM_F_EXCL;
-	req.rtm.rtm_family = AF_INET;
-	req.rtm.rtm_dst_len = plen;
-	req.rtm.rtm_tos = tos;
-	req.rtm.rtm_table = RT_TABLE_MAIN;
-	req.rtm.rtm_protocol = RTPROT_STATIC;
-	req.rtm.rtm_scope = RT_SCOPE_LINK;
-	req.rtm.rtm_type = RTN_UNICAST;
-	mmbt_rtnl_put(&req.nlh, RTA_DST, dst, 4);
-	mmbt_rtnl_put(&req.nlh, RTA_OIF, &dev->ifindex, 4);
-	KUNIT_ASSERT_EQ(o->test, mmbt_rtnl(o->test, o->net, &req.nlh), 0);
-}
-
 /*
  * A route chosen by DSCP (ip route ... tos): a packet of the flow with
  * another DSCP looks its route up again and takes the one its DSCP
@@ -388,7 +363,7 @@ static void offload2_dscp_test(struct kunit *test)
 	struct net_device *out;
 
 	mmbt_neigh(test, o->alt, false, o2_server4, o2_mac);
-	o2_route_tos(o, o->alt, o2_server4, 32, 0x10, false);
+	mmbt_route_tos(o->test, o->net, o->alt, false, o2_server4, 32, 0x10, RTN_UNICAST, false);
 	WRITE_ONCE(mmb_test_points.fast_looked, o2_count_looked);
 	o2_looked = 0;
 	KUNIT_EXPECT_EQ(test, o2_check(o, o->lan, &d, &out), MMB_FAST_OK);

@@ -592,6 +592,13 @@ void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned in
 void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
 		const u8 *dst, u8 plen, u8 type, bool del)
 {
+	mmbt_route_tos(test, net, dev, v6, dst, plen, 0, type, del);
+}
+
+/* The same, with a TOS selector: "ip route add @dst/@plen tos @tos ...". */
+void mmbt_route_tos(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
+		    const u8 *dst, u8 plen, u8 tos, u8 type, bool del)
+{
 	struct {
 		struct nlmsghdr nlh;
 		struct rtmsg rtm;
@@ -603,6 +610,7 @@ void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, boo
 	req.nlh.nlmsg_flags = del ? 0 : NLM_F_CREATE | NLM_F_EXCL;
 	req.rtm.rtm_family = v6 ? AF_INET6 : AF_INET;
 	req.rtm.rtm_dst_len = plen;
+	req.rtm.rtm_tos = tos;
 	req.rtm.rtm_table = RT_TABLE_MAIN;
 	req.rtm.rtm_protocol = RTPROT_STATIC;
 	req.rtm.rtm_scope = dev ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE;

@@ -107,6 +107,8 @@ struct nlmsghdr;
 int mmbt_rtnl(struct kunit *test, struct net *net, struct nlmsghdr *nlh);
 void mmbt_route(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
 		const u8 *dst, u8 plen, u8 type, bool del);
+void mmbt_route_tos(struct kunit *test, struct net *net, struct net_device *dev, bool v6,
+		    const u8 *dst, u8 plen, u8 tos, u8 type, bool del);
 void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr, u8 plen,
 	       bool del);
 void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len);
