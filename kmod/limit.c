@@ -403,12 +403,16 @@ static unsigned int mmb_meter_idle(struct mmb_meter_head *hd, struct mmb_meter_s
  * of its hash's bucket; a new key's first packet is within the rate (a
  * full bucket) if a slot there is free or idle, else beyond it. With
  * @peek nothing is taken or given. Keys are hashed with the rule's own
- * SipHash key: 32 bits pick the bucket, 16 others are the key's tag.
+ * key by HalfSipHash, the kernel's keyed hash for hash tables (SipHash-1-3
+ * on 64-bit CPUs, half SipHash's cost per packet of a flood): its top bits
+ * pick the bucket, its low 16 are the key's tag (the same bits only in a
+ * table of over 2^16 buckets, where a tag then filters less).
  */
 static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, bool peek)
 {
-	u64 h = siphash_2u64(key[0], key[1], &l->seed);
-	u32 bi = reciprocal_scale(upper_32_bits(h), l->nbuckets);
+	u32 h = hsiphash_4u32(lower_32_bits(key[0]), upper_32_bits(key[0]),
+			      lower_32_bits(key[1]), upper_32_bits(key[1]), &l->seed);
+	u32 bi = reciprocal_scale(h, l->nbuckets);
 	struct mmb_meter_head *hd = &l->head[bi];
 	struct mmb_meter_slots *sl = &l->slots[bi];
 	/* The last bucket has the rest of the size. */

@@ -81,7 +81,7 @@ struct mmb_limit {
 	u8 img, len, shift, family, l4;
 	u32 fmask, vmask;	/* of a key of up to 32 bits */
 	u64 amask[2];		/* of an IPv6 address, as its bytes lie */
-	siphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
+	hsiphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
 	u32 nbuckets;		/* a meter's: spec.size / MMB_METER_WAYS, rounded up */
 	struct mmb_limit_pcpu __percpu *pcpu;
 	/*
