@@ -295,7 +295,7 @@ struct mmb_table {
  * one is unlinked: a reader sees the table as before or after a change.
  */
 #define MMB_SIEVE_ORDER		12
-#define MMB_SIEVE_BITS		(1U << MMB_SIEVE_ORDER)
+#define MMB_SIEVE_BITS		BIT(MMB_SIEVE_ORDER)
 #define MMB_SIEVE_MIN		4	/* fewer bits of the word: no sieve */
 
 struct mmb_mask {
