@@ -464,7 +464,7 @@ static u64 fm_time(struct fm *b, enum fm_step step)
 static void fm_hook(struct kunit *test, struct fm *b)
 {
 	struct mmb_net *mn = mmb_pernet(&init_net);
-	unsigned int i, tables, dropped = 0;
+	unsigned int i, tables, set_tables, dropped = 0;
 	struct net_device *dev;
 	struct sk_buff *skb;
 	u64 refs, parse, none, dflt, set = U64_MAX, nosieve = U64_MAX, t;
@@ -486,7 +486,7 @@ static void fm_hook(struct kunit *test, struct fm *b)
 	none = fm_time(b, FM_HOOK);
 	fm_fill(test, b, &mn->rules, FM_ORDERED, 0, &tables);
 	dflt = fm_time(b, FM_HOOK);
-	fm_fill(test, b, &mn->rules, FM_ORDERED, FM_RULES, &tables);
+	fm_fill(test, b, &mn->rules, FM_ORDERED, FM_RULES, &set_tables);
 	/* Without the sieves and with them, in turn: off, on, on, off. */
 	rs = mmbt_rs(&mn->rules);
 	for (k = 0; k < 4; k++) {
@@ -519,7 +519,7 @@ static void fm_hook(struct kunit *test, struct fm *b)
 		b->skb[i]->dev = init_net.loopback_dev;
 	mmbt_netdev_destroy(dev);
 	kunit_info(test, "bench: fm hook, random, first match + default (%u tables): reference %llu, parse %llu cycles | hook less reference: no rules %llu, default alone %llu, set %llu (without sieves %llu) cycles | dropped %u of %u\n",
-		   tables, refs, parse - refs, none - refs, dflt - refs, set - refs,
+		   set_tables, refs, parse - refs, none - refs, dflt - refs, set - refs,
 		   nosieve - refs, dropped, FM_PKTS);
 }
 
