@@ -5,7 +5,7 @@
  * the header image, probe the mask's table, and judge the rules of the
  * entry found, reading their slow-path matches where they have any.
  *
- *   image ─mask─> key ─hash─> filter word? ─> bucket ─> entry ─> rules
+ *   image ─sieve bit?─mask─> key ─hash─> filter word? ─> bucket ─> entry ─> rules
  */
 #include <linux/random.h>
 
@@ -394,6 +394,9 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		mmb_test_probe(i);
 		if (mask->wild) {	/* a catch-all: no hash, no chain */
 			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
+		} else if (!mmb_sieve_pass(mask, &pkt->key)) {
+			mmb_test_sieved(i);
+			continue;	/* no entry has the packet's bit */
 		} else if (mask->n == 1) {
 			/* Chunk 0 alone (IPv4 addresses, ports): unrolled. */
 			mmb_mask_key_n(mask, &pkt->key, key, 1);

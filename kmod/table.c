@@ -368,6 +368,159 @@ static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs, const struct mmb_k
 	return NULL;
 }
 
+/* --- the sieve (tables.h) ---------------------------------------------- */
+
+/* The sieve's bit of entry @e of @mask. */
+static u32 mmb_sieve_of(const struct mmb_mask *mask, const struct mmb_entry *e)
+{
+	return mmb_sieve_index(mask, (const u8 *)e->key + mask->sieve_koff);
+}
+
+/* @e of @mask is about to be linked: its bit is set first. */
+static void mmb_sieve_add(struct mmb_mask *mask, const struct mmb_entry *e)
+{
+	u32 i;
+
+	if (!mask->sieve)
+		return;
+	i = mmb_sieve_of(mask, e);
+	if (mask->sieve_n[i] < U8_MAX)
+		mask->sieve_n[i]++;
+	WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] | BIT_ULL(i % 64));
+}
+
+/* @e of @mask is unlinked: its bit goes with the last entry of it. */
+static void mmb_sieve_del(struct mmb_mask *mask, const struct mmb_entry *e)
+{
+	u32 i;
+
+	if (!mask->sieve)
+		return;
+	i = mmb_sieve_of(mask, e);
+	if (mask->sieve_n[i] == U8_MAX || --mask->sieve_n[i])
+		return;		/* saturated, or others have it */
+	WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] & ~BIT_ULL(i % 64));
+}
+
+/*
+ * The bits a sieve of @m on image word @w (of 32 bits) looks at: the 12
+ * highest the mask keeps there, as a mask of the host-order word, and
+ * their shift; 0 if fewer than MMB_SIEVE_MIN.
+ */
+static u32 mmb_sieve_bits(const struct mmb_key *m, unsigned int w, unsigned int *shift)
+{
+	u32 bits = get_unaligned_be32(&m->b[w * 4]);
+	unsigned int lo;
+
+	if (!bits)
+		return 0;
+	lo = max_t(int, fls(bits) - MMB_SIEVE_ORDER, 0);
+	bits &= GENMASK(fls(bits) - 1, lo);
+	*shift = lo;
+	return hweight32(bits) < MMB_SIEVE_MIN ? 0 : bits;
+}
+
+/* May @mask's sieve look at image word @w? Not at the way, the device or a wild table. */
+static bool mmb_sieve_word_ok(const struct mmb_mask *mask, unsigned int w)
+{
+	unsigned int shift;
+
+	return !mask->wild && w != MMB_IMG_FAMILY / 4 && w != MMB_IMG_IFINDEX / 4 &&
+	       mmb_sieve_bits(&mask->m, w, &shift);
+}
+
+/* Point @mask's sieve (allocated, empty) at image word @w. */
+static void mmb_sieve_point(struct mmb_mask *mask, unsigned int w)
+{
+	unsigned int j, shift = 0;
+
+	mask->sieve_mask = mmb_sieve_bits(&mask->m, w, &shift);
+	mask->sieve_shift = shift;
+	mask->sieve_off = w * 4;
+	for (j = 0; j < mask->n; j++)
+		if (mask->chunk[j] == w / 4)
+			mask->sieve_koff = j * sizeof(struct mmb_chunk) + w % 4 * 4;
+}
+
+/*
+ * A sieve for a new @mask, on the word whose kept bits are the most (of
+ * equals, the last: in IPv4 the destination, then the source, then the
+ * ports); none if no word has enough, or without memory.
+ */
+static void mmb_sieve_create(struct mmb_mask *mask)
+{
+	unsigned int w, best = 0, bits = 0, shift;
+
+	for (w = 0; w < MMB_KEY_CHUNKS * 4; w++) {
+		if (!mmb_sieve_word_ok(mask, w))
+			continue;
+		if (hweight32(mmb_sieve_bits(&mask->m, w, &shift)) >= bits) {
+			bits = hweight32(mmb_sieve_bits(&mask->m, w, &shift));
+			best = w;
+		}
+	}
+	if (!bits)
+		return;
+	mask->sieve = kzalloc(MMB_SIEVE_BITS / 8, GFP_KERNEL_ACCOUNT);
+	mask->sieve_n = kvcalloc(MMB_SIEVE_BITS, sizeof(*mask->sieve_n), GFP_KERNEL_ACCOUNT);
+	if (!mask->sieve || !mask->sieve_n) {
+		kfree(mask->sieve);
+		kvfree(mask->sieve_n);
+		mask->sieve = NULL;
+		mask->sieve_n = NULL;
+		return;
+	}
+	mmb_sieve_point(mask, best);
+}
+
+static void mmb_sieve_free(struct mmb_mask *mask)
+{
+	kfree(mask->sieve);
+	kvfree(mask->sieve_n);
+}
+
+/*
+ * Point the sieve of @mask, of @rs that no reader sees (a batch's tables,
+ * built), at the word whose bits its entries spread over least, for the
+ * fewest packets of random headers passed: of the words it may look at,
+ * the fewest distinct values among the entries per value the word can
+ * take. @seen is scratch of MMB_SIEVE_BITS bits.
+ */
+static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 *seen)
+{
+	struct mmb_table *t = mmb_tbl(rs, mask);
+	unsigned int w, best = 0, best_n = 0, best_bits = 0, n, bits, i;
+	struct mmb_entry *e;
+
+	if (!mask->sieve)
+		return;
+	for (w = 0; w < MMB_KEY_CHUNKS * 4; w++) {
+		if (!mmb_sieve_word_ok(mask, w))
+			continue;
+		mmb_sieve_point(mask, w);
+		memset(seen, 0, MMB_SIEVE_BITS / 8);
+		for (i = 0; i <= t->size_mask; i++)
+			for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver))
+				__set_bit(mmb_sieve_of(mask, e), (unsigned long *)seen);
+		n = bitmap_weight((unsigned long *)seen, MMB_SIEVE_BITS);
+		bits = hweight32(mask->sieve_mask);
+		/* n / 2^bits < best_n / 2^best_bits, the ratio a random packet passes */
+		if (!best_bits || (u64)n << best_bits < (u64)best_n << bits) {
+			best = w;
+			best_n = n;
+			best_bits = bits;
+		}
+	}
+	if (!best_bits)
+		return;
+	mmb_sieve_point(mask, best);
+	memset(mask->sieve, 0, MMB_SIEVE_BITS / 8);
+	memset(mask->sieve_n, 0, MMB_SIEVE_BITS * sizeof(*mask->sieve_n));
+	for (i = 0; i <= t->size_mask; i++)
+		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver))
+			mmb_sieve_add(mask, e);
+}
+
 /* Does @m keep nothing but the family and the way (struct mmb_mask's wild)? */
 static bool mmb_mask_wild(const struct mmb_key *m)
 {
@@ -397,6 +550,7 @@ static struct mmb_mask *mmb_mask_create(const struct mmb_key *m)
 		if (i == 0 || m->c[i].w[0] || m->c[i].w[1])
 			mask->chunk[mask->n++] = i;
 	mask->wild = mmb_mask_wild(m);
+	mmb_sieve_create(mask);
 	get_random_bytes(mask->seed, sizeof(mask->seed));
 	mask->resize_gp = get_state_synchronize_rcu();
 	RCU_INIT_POINTER(mask->tbl, t);
@@ -434,6 +588,7 @@ static void mmb_mask_destroy(const struct mmb_ruleset *rs, struct mmb_mask *mask
 			cond_resched();
 	}
 	mmb_table_free(t);
+	mmb_sieve_free(mask);
 	kfree(mask);
 }
 
@@ -444,6 +599,7 @@ static void mmb_mask_free_rcu(struct rcu_head *head)
 
 	/* A grace period after it was unpublished: no reader is left. */
 	mmb_table_free(rcu_dereference_protected(mask->tbl, 1));
+	mmb_sieve_free(mask);
 	kfree(mask);
 }
 
@@ -615,6 +771,7 @@ static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
 		if (err)
 			goto err_entry;
 	}
+	mmb_sieve_add(mask, e);
 	mmb_bucket_add(rs, mask, mmb_tbl(rs, mask), e);
 	if (mask->wild)
 		rcu_assign_pointer(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], e);
@@ -843,6 +1000,23 @@ static int mmb_rebuild_cmp(const void *a, const void *b)
 	return x->rule->handle < y->rule->handle ? -1 : x->rule->handle > y->rule->handle;
 }
 
+/* Choose the word of every sieve of @rs, whose tables are built (no reader sees them). */
+static void mmb_sieves_choose(struct mmb_ruleset *rs)
+{
+	struct mmb_mvec *mv = mmb_masks(rs);
+	unsigned int i;
+	u64 *seen;
+
+	seen = kmalloc(MMB_SIEVE_BITS / 8, GFP_KERNEL);
+	if (!seen)
+		return;		/* the sieves stay on the words they were made for */
+	for (i = 0; mv && i < mv->n; i++) {
+		mmb_sieve_choose(rs, mv->m[i], seen);
+		cond_resched();
+	}
+	kfree(seen);
+}
+
 /*
  * Put every rule of @rs into its tables (none, or those of a rule list
  * left aside), the widest masks first; on failure (-ENOMEM) what was
@@ -893,17 +1067,18 @@ static int mmb_tables_place_all(struct mmb_ruleset *rs)
  * wide rules after it could not use. The old tables stay until the new
  * ones are complete, and stay if the new ones are no fewer; on failure
  * (-ENOMEM) they are @rs's again, unchanged. With @max_tables or fewer
- * tables, nothing is done.
+ * tables, they are not built again. Either way the sieves are then pointed
+ * at the words that suit the entries (mmb_sieve_choose()).
  */
 int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 {
 	struct mmb_mvec *old = mmb_masks(rs);
-	int err;
+	int err = 0;
 
 	if (WARN_ON_ONCE(rs->live))
 		return -EBUSY;
 	if (!old || old->n <= max_tables)
-		return 0;
+		goto out;
 	RCU_INIT_POINTER(rs->masks, NULL);
 	err = mmb_tables_place_all(rs);
 	/* No fewer tables (a set that came widest first): keep the old ones. */
@@ -913,6 +1088,9 @@ int mmb_tables_rebuild(struct mmb_ruleset *rs, unsigned int max_tables)
 	} else {
 		mmb_mvec_destroy(rs, old);
 	}
+out:
+	/* Rebuilt or not, the batch's tables are complete: point their sieves. */
+	mmb_sieves_choose(rs);
 	return err;
 }
 
@@ -931,8 +1109,10 @@ int mmb_tables_build(struct mmb_ruleset *rs)
 	if (err) {
 		mmb_tables_destroy(rs);
 		RCU_INIT_POINTER(rs->masks, NULL);
+		return err;
 	}
-	return err;
+	mmb_sieves_choose(rs);
+	return 0;
 }
 
 /* The table and entry of @rule in @rs: one of a mask within the rule's. */
@@ -989,6 +1169,7 @@ int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (mask->wild)
 		RCU_INIT_POINTER(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], NULL);
 	mmb_bucket_del(rs, mask, t, e);
+	mmb_sieve_del(mask, e);
 	/* The entry goes with its last list, after a grace period. */
 	rv->dead = e;
 	rv->dead_nkey = mask->n;

@@ -278,11 +278,37 @@ struct mmb_table {
  */
 #define MMB_WILD_ENTRIES	4
 
+/*
+ * The sieve of a table: a bit per value of the (up to) 12 highest bits its
+ * mask keeps of one 32-bit word of the image (the top of an address
+ * prefix, of a port), set while an entry of the table has that value. A
+ * packet whose bit is clear hits no entry, and the lookup skips the table
+ * without masking, hashing or reading its filter: a packet that matches
+ * nothing but an ordered set's default (what a firewall passes most) reads
+ * a bit of each table, from sieves of 512 bytes that stay in the CPU's
+ * first-level cache, where the filters, a table's eighth, do not. The word
+ * is one of the mask's when the table is made, and the one whose values
+ * the entries spread over least when a batch builds its tables (rules
+ * cluster in the address space: a random packet's bit is seldom set).
+ * Writers count the entries of each bit (saturating: a bit of 255 stays
+ * set), set a bit before the entry is linked and clear it after the last
+ * one is unlinked: a reader sees the table as before or after a change.
+ */
+#define MMB_SIEVE_ORDER		12
+#define MMB_SIEVE_BITS		BIT(MMB_SIEVE_ORDER)
+#define MMB_SIEVE_MIN		4	/* fewer bits of the word: no sieve */
+
 struct mmb_mask {
 	struct mmb_key m;
 	u8 chunk[MMB_KEY_CHUNKS];	/* chunks the mask touches */
 	u8 n;
 	bool wild;			/* its entries are in @wild_e */
+	u8 sieve_off;			/* the sieve's word: its byte in the image */
+	u8 sieve_koff;			/* ...and in an entry's key, for writers */
+	u8 sieve_shift;
+	u32 sieve_mask;			/* of the word, host order, before the shift */
+	u64 *sieve;			/* MMB_SIEVE_BITS bits, or NULL: none */
+	u8 *sieve_n;			/* writers': entries of each bit */
 	unsigned int entries;
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
@@ -291,6 +317,25 @@ struct mmb_mask {
 	struct mmb_entry __rcu *wild_e[MMB_WILD_ENTRIES];
 	struct rcu_head rcu;
 };
+
+/* The sieve's bit of the image, or of an entry's key, at @b (of its word). */
+static __always_inline u32 mmb_sieve_index(const struct mmb_mask *mask, const u8 *b)
+{
+	return (get_unaligned_be32(b) & mask->sieve_mask) >> mask->sieve_shift;
+}
+
+/* May @key, a packet's image, hit an entry of @mask (by its sieve)? */
+static __always_inline bool mmb_sieve_pass(const struct mmb_mask *mask,
+					   const struct mmb_key *key)
+{
+	const u64 *sieve = mask->sieve;
+	u32 i;
+
+	if (!sieve)
+		return true;
+	i = mmb_sieve_index(mask, &key->b[mask->sieve_off]);
+	return READ_ONCE(sieve[i / 64]) & BIT_ULL(i % 64);
+}
 
 /* The slot in @mask->wild_e of the image (or an entry's key) at @b. */
 static __always_inline unsigned int mmb_wild_index(const struct mmb_mask *mask, const u8 *b)

@@ -33,6 +33,8 @@ struct mmb_test_points {
 	void (*refresh)(struct mmb_conn *c);
 	/* a lookup probes table @i of its ruleset (not from the flow cache) */
 	void (*probe)(unsigned int i);
+	/* ...and its sieve spares it the hash: the packet hits no entry there */
+	void (*sieved)(unsigned int i);
 	/* the fast path looked a route up in @net, not yet read its cookie (offload.c) */
 	void (*fast_looked)(struct net *net);
 	/* a device's unregister walks @mc's connections for the routes through it */
@@ -87,6 +89,12 @@ static inline void mmb_test_probe(unsigned int i)
 		mmb_test_points.probe(i);
 }
 
+static inline void mmb_test_sieved(unsigned int i)
+{
+	if (mmb_test_points.sieved)
+		mmb_test_points.sieved(i);
+}
+
 static inline void mmb_test_fast_looked(struct net *net)
 {
 	if (mmb_test_points.fast_looked)
@@ -136,6 +144,10 @@ static inline void mmb_test_refresh(struct mmb_conn *c)
 }
 
 static inline void mmb_test_probe(unsigned int i)
+{
+}
+
+static inline void mmb_test_sieved(unsigned int i)
 {
 }
 

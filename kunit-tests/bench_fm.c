@@ -23,10 +23,12 @@
  * and with it (BH off, as in the datapath): relative numbers within one
  * run are what count on a shared host.
  */
+#include <linux/ip.h>
 #include <linux/ktime.h>
 #include <linux/prandom.h>
 #include <linux/vmalloc.h>
 
+#include "../kmod/mmb.h"
 #include "../kmod/tables.h"
 #include "../kmod/test.h"
 #include "util.h"
@@ -60,9 +62,17 @@ static void fm_probe(unsigned int i)
 	fm_probes++;
 }
 
+static unsigned long fm_sieved;
+
+static void fm_sieve(unsigned int i)
+{
+	fm_sieved++;
+}
+
 static void fm_free(void *data)
 {
 	WRITE_ONCE(mmb_test_points.probe, NULL);
+	WRITE_ONCE(mmb_test_points.sieved, NULL);
 }
 
 static u32 fm_rnd(struct rnd_state *rs, u32 n)
@@ -202,19 +212,22 @@ static void fm_spec(struct mmb_rule_spec *s, const struct fm_rule *r, u32 prio, 
 
 enum fm_load { FM_ORDERED, FM_NODEFAULT, FM_FLAT, FM_FLATDROP };
 
-/* The set as one batch: first match (+ default), or flat at priority 0. */
-static struct mmb_rules *fm_load(struct kunit *test, struct fm *b, enum fm_load how,
-				 unsigned int *tables)
+/*
+ * The set into @r as one batch in place of its rules: first match (+
+ * default), or flat at priority 0; @nrules of its rules (0: the default
+ * alone).
+ */
+static void fm_fill(struct kunit *test, struct fm *b, struct mmb_rules *r, enum fm_load how,
+		    unsigned int nrules, unsigned int *tables)
 {
-	struct mmb_rules *r = mmbt_rules_new(test);
 	bool ordered = how == FM_ORDERED || how == FM_NODEFAULT;
 	struct mmb_table_info info;
 	struct mmb_rule *rule;
 	struct mmb_txn txn;
 	unsigned int i;
 
-	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_COPY), 0);
-	for (i = 0; i < FM_RULES; i++) {
+	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_EMPTY), 0);
+	for (i = 0; i < nrules; i++) {
 		fm_spec(&b->spec, &b->rule[i], ordered ? FM_RULES - i : 0, how == FM_FLATDROP);
 		rule = mmb_rule_create(&b->spec, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
@@ -233,7 +246,37 @@ static struct mmb_rules *fm_load(struct kunit *test, struct fm *b, enum fm_load 
 	mmb_txn_commit(&txn);
 	for (*tables = 0; !mmbt_table(r, *tables, &info); (*tables)++)
 		;
+}
+
+static struct mmb_rules *fm_load(struct kunit *test, struct fm *b, enum fm_load how,
+				 unsigned int *tables)
+{
+	struct mmb_rules *r = mmbt_rules_new(test);
+
+	fm_fill(test, b, r, how, FM_RULES, tables);
 	return r;
+}
+
+#define FM_MAX_TABLES	64
+
+/*
+ * The tables' sieves of @rs off (each saved in @saved) or back on: the
+ * lookup as it was without them, for A/B runs in one boot. No writer runs
+ * meanwhile, and the bench is the only reader.
+ */
+static void fm_sieves(const struct mmb_ruleset *rs, u64 **saved, bool on)
+{
+	const struct mmb_mvec *mv;
+	unsigned int i;
+
+	rcu_read_lock();
+	mv = rcu_dereference(rs->masks);
+	for (i = 0; mv && i < mv->n && i < FM_MAX_TABLES; i++) {
+		if (!on)
+			saved[i] = mv->m[i]->sieve;
+		WRITE_ONCE(mv->m[i]->sieve, on ? saved[i] : NULL);
+	}
+	rcu_read_unlock();
 }
 
 static unsigned int fm_matched;
@@ -265,9 +308,12 @@ static void fm_measure(struct kunit *test, struct fm *b, struct mmb_rules *r,
 		       unsigned int tables, const char *what)
 {
 	const struct mmb_ruleset *rs = mmbt_rs(r);
-	u64 ns[2] = { U64_MAX, U64_MAX }, cy[2] = { U64_MAX, U64_MAX }, t, c;
-	unsigned int rep, k, i, cached, decided = 0, accepted = 0, hit = 0, many = 0;
-	unsigned long probes;
+	u64 ns[3] = { U64_MAX, U64_MAX, U64_MAX }, cy[3] = { U64_MAX, U64_MAX, U64_MAX }, t, c;
+	unsigned int rep, k, i, run, decided = 0, accepted = 0, hit = 0, many = 0;
+	/* no cache with sieves (0), without (2), without, with; the cache (1) */
+	static const u8 runs[] = { 0, 2, 2, 0, 1 };
+	unsigned long probes, sieved;
+	u64 *saved[FM_MAX_TABLES];
 	struct mmb_verdict v;
 
 	rcu_read_lock();
@@ -279,16 +325,22 @@ static void fm_measure(struct kunit *test, struct fm *b, struct mmb_rules *r,
 		many += k > MMB_CACHE_HITS;
 	}
 	fm_probes = 0;
+	fm_sieved = 0;
 	WRITE_ONCE(mmb_test_points.probe, fm_probe);
+	WRITE_ONCE(mmb_test_points.sieved, fm_sieve);
 	for (i = 0; i < FM_PKTS; i++) {
 		mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
 		decided += v.accept || v.drop;
 		accepted += v.accept;
 	}
 	WRITE_ONCE(mmb_test_points.probe, NULL);
+	WRITE_ONCE(mmb_test_points.sieved, NULL);
 	probes = fm_probes;
-	for (cached = 0; cached < 2; cached++) {
-		if (cached)	/* as the datapath: the cache is used with BH off */
+	sieved = fm_sieved;
+	for (run = 0; run < ARRAY_SIZE(runs); run++) {
+		if (runs[run] == 2)
+			fm_sieves(rs, saved, false);
+		if (runs[run] == 1)	/* as the datapath: the cache is used with BH off */
 			local_bh_disable();
 		for (rep = 0; rep < FM_REPS; rep++) {
 			t = ktime_get_ns();
@@ -296,20 +348,23 @@ static void fm_measure(struct kunit *test, struct fm *b, struct mmb_rules *r,
 			for (k = 0; k < FM_ROUNDS; k++)
 				for (i = 0; i < FM_PKTS; i++)
 					mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
-			ns[cached] = min(ns[cached], ktime_get_ns() - t);
-			cy[cached] = min(cy[cached], mmbt_tsc() - c);
+			ns[runs[run]] = min(ns[runs[run]], ktime_get_ns() - t);
+			cy[runs[run]] = min(cy[runs[run]], mmbt_tsc() - c);
 		}
-		if (cached)
+		if (runs[run] == 1)
 			local_bh_enable();
+		if (runs[run] == 2)
+			fm_sieves(rs, saved, true);
 	}
 	rcu_read_unlock();
 	k = FM_ROUNDS * FM_PKTS;
-	kunit_info(test, "bench: fm %-34s %2u tables %3lu.%02lu probes %3u.%02u entries (%4u > %u) %4u.%02u rules/pkt | %5llu ns %6llu cycles, cache %5llu ns %6llu cycles | accepted %u dropped %u of %u\n",
+	kunit_info(test, "bench: fm %-34s %2u tables %3lu.%02lu probes (%3lu.%02lu sieved) %3u.%02u entries (%4u > %u) %4u.%02u rules/pkt | %5llu ns %6llu cycles (without sieves %6llu), cache %5llu ns %6llu cycles | accepted %u dropped %u of %u\n",
 		   what, tables, probes / FM_PKTS, probes % FM_PKTS * 100 / FM_PKTS,
+		   sieved / FM_PKTS, sieved % FM_PKTS * 100 / FM_PKTS,
 		   hit / FM_PKTS, hit % FM_PKTS * 100 / FM_PKTS, many, MMB_CACHE_HITS,
 		   fm_matched / FM_PKTS, fm_matched % FM_PKTS * 100 / FM_PKTS,
-		   ns[0] / k, cy[0] / k, ns[1] / k, cy[1] / k, accepted, decided - accepted,
-		   FM_PKTS);
+		   ns[0] / k, cy[0] / k, cy[2] / k, ns[1] / k, cy[1] / k, accepted,
+		   decided - accepted, FM_PKTS);
 }
 
 static void fm_free_packets(struct fm *b)
@@ -357,6 +412,117 @@ static void fm_packets(struct kunit *test, struct fm *b, struct rnd_state *rs, b
 	}
 }
 
+enum fm_step { FM_REFS, FM_PARSE, FM_HOOK };
+
+/*
+ * TSC cycles per packet of one step of the datapath on the packets, BH off
+ * under RCU as in the rx_handler, best of FM_REPS: FM_REFS the reference
+ * the hook's caller holds taken and dropped (all the other steps do that
+ * too), FM_PARSE mmb_parse() alone, FM_HOOK the whole of mmb_hook(). Each
+ * pass changes the packets' source addresses (in the headers, as pktgen's
+ * random addresses): the images never repeat within the flow cache's
+ * reach, as in a flood of random headers.
+ */
+static u64 fm_time(struct fm *b, enum fm_step step)
+{
+	struct mmb_pkt pkt __uninitialized;
+	unsigned int rep, k, i;
+	u64 best = U64_MAX, c;
+	struct sk_buff *skb;
+	__be32 *saddr;
+
+	local_bh_disable();
+	rcu_read_lock();
+	for (rep = 0; rep < FM_REPS; rep++) {
+		c = mmbt_tsc();
+		for (k = 0; k < FM_ROUNDS; k++) {
+			for (i = 0; i < FM_PKTS; i++) {
+				skb = b->skb[i];
+				saddr = &((struct iphdr *)skb->data)->saddr;
+				*saddr ^= (__force __be32)((k + 1) * 0x9e3779b9);
+				skb_get(skb);
+				if (step == FM_PARSE)
+					mmb_parse(skb, &pkt);
+				if (step != FM_HOOK || mmb_hook(&skb) == RX_HANDLER_PASS)
+					kfree_skb(skb);
+				*saddr ^= (__force __be32)((k + 1) * 0x9e3779b9);
+			}
+		}
+		best = min(best, mmbt_tsc() - c);
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+	return best / (FM_ROUNDS * FM_PKTS);
+}
+
+/*
+ * The whole rx_handler, mmb_hook(), on the packets as they arrive on an
+ * enabled device: without rules, with the default rule alone, and with
+ * the ordered set; what parsing and the reference cost; everything but the
+ * reference, per packet.
+ */
+static void fm_hook(struct kunit *test, struct fm *b)
+{
+	struct mmb_net *mn = mmb_pernet(&init_net);
+	unsigned int i, tables, set_tables, dropped = 0;
+	struct net_device *dev;
+	struct sk_buff *skb;
+	u64 refs, parse, none, dflt, set = U64_MAX, nosieve = U64_MAX, t;
+	u64 *saved[FM_MAX_TABLES];
+	const struct mmb_ruleset *rs;
+	unsigned int k;
+	int err;
+
+	dev = mmbt_netdev_create(test);
+	rtnl_lock();
+	err = mmb_dev_enable(dev, NULL);
+	rtnl_unlock();
+	KUNIT_ASSERT_EQ(test, err, 0);
+	for (i = 0; i < FM_PKTS; i++)
+		b->skb[i]->dev = dev;
+
+	refs = fm_time(b, FM_REFS);
+	parse = fm_time(b, FM_PARSE);
+	none = fm_time(b, FM_HOOK);
+	fm_fill(test, b, &mn->rules, FM_ORDERED, 0, &tables);
+	dflt = fm_time(b, FM_HOOK);
+	fm_fill(test, b, &mn->rules, FM_ORDERED, FM_RULES, &set_tables);
+	/* Without the sieves and with them, in turn: off, on, on, off. */
+	rs = mmbt_rs(&mn->rules);
+	for (k = 0; k < 4; k++) {
+		bool on = k == 1 || k == 2;
+
+		if (!on)
+			fm_sieves(rs, saved, false);
+		t = fm_time(b, FM_HOOK);
+		if (!on)
+			fm_sieves(rs, saved, true);
+		if (on)
+			set = min(set, t);
+		else
+			nosieve = min(nosieve, t);
+	}
+	/* What the set drops of them (a rule's verdict: the rest pass). */
+	local_bh_disable();
+	rcu_read_lock();
+	for (i = 0; i < FM_PKTS; i++) {
+		skb = skb_get(b->skb[i]);
+		if (mmb_hook(&skb) == RX_HANDLER_PASS)
+			kfree_skb(skb);
+		else
+			dropped++;
+	}
+	rcu_read_unlock();
+	local_bh_enable();
+	fm_fill(test, b, &mn->rules, FM_FLAT, 0, &tables);	/* no rules */
+	for (i = 0; i < FM_PKTS; i++)
+		b->skb[i]->dev = init_net.loopback_dev;
+	mmbt_netdev_destroy(dev);
+	kunit_info(test, "bench: fm hook, random, first match + default (%u tables): reference %llu, parse %llu cycles | hook less reference: no rules %llu, default alone %llu, set %llu (without sieves %llu) cycles | dropped %u of %u\n",
+		   set_tables, refs, parse - refs, none - refs, dflt - refs, set - refs,
+		   nosieve - refs, dropped, FM_PKTS);
+}
+
 static void fm_run(struct kunit *test, struct fm *b, enum fm_load how, const char *what)
 {
 	unsigned int tables;
@@ -382,6 +548,7 @@ static void bench_fm_test(struct kunit *test)
 		fm_draw(&rs, b, &b->rule[i]);
 
 	fm_packets(test, b, &rs, false);
+	fm_hook(test, b);
 	fm_run(test, b, FM_ORDERED, "random, first match + default");
 	fm_run(test, b, FM_NODEFAULT, "random, first match, no default");
 	fm_run(test, b, FM_FLATDROP, "random, prio 0, all drop");

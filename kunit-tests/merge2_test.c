@@ -11,13 +11,15 @@
  * a rebalance (the next batch, which builds the tables again), loaded as
  * a batch, with adds and deletes interleaved around a batch that swaps
  * the ruleset, with first-match priorities, and in IPv6 with every prefix length
- * from /0 to /128.
+ * from /0 to /128. The churn runs also check the tables' sieves, which
+ * skip a table by a bit of the packet's address or port.
  */
 #include <linux/prandom.h>
 #include <linux/sort.h>
 #include <linux/vmalloc.h>
 
 #include "../kmod/tables.h"
+#include "../kmod/test.h"
 #include "util.h"
 
 static u32 rnd(struct rnd_state *rs, u32 n)
@@ -471,13 +473,28 @@ static void merge2_order6_test(struct kunit *test)
 	m2_order(test, true, false, 32, 32);
 }
 
+static unsigned long m2_sieved;
+
+static void m2_sieve_count(unsigned int i)
+{
+	m2_sieved++;
+}
+
+static void m2_sieve_off(void *data)
+{
+	WRITE_ONCE(mmb_test_points.sieved, NULL);
+}
+
 /*
  * Adds and deletes in place, interleaved, with a batch that builds the
  * tables again between them: every check reads whatever is published
  * then, and must agree with the naive evaluation of the rules live at
- * that moment.
+ * that moment. The tables' sieves (tables.h) come and go with their
+ * entries' bits, and a batch points them at other words: they must skip
+ * tables (the random half of the packets hits few entries), and never
+ * one that holds a rule the packet matches.
  */
-static void merge2_churn_test(struct kunit *test)
+static void m2_churn(struct kunit *test, bool v6, bool prio, u32 seed)
 {
 	struct m2_ctx *c = mmbt_vzalloc(test, sizeof(*c));
 	struct mmb_rules *r = mmbt_rules_new(test);
@@ -485,7 +502,12 @@ static void merge2_churn_test(struct kunit *test)
 	struct rnd_state rs;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
-	prandom_seed_state(&rs, 0x6368);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, m2_sieve_off, NULL), 0);
+	m2_sieved = 0;
+	WRITE_ONCE(mmb_test_points.sieved, m2_sieve_count);
+	prandom_seed_state(&rs, seed);
+	c->v6 = v6;
+	c->prio = prio;
 	m2_draw(c, &rs, M2_RULES, 8);
 	for (round = 0; round < 6; round++) {
 		for (i = 0; i < c->n; i++) {
@@ -517,7 +539,25 @@ static void merge2_churn_test(struct kunit *test)
 		   m2_tables(test, r, &rules));
 	KUNIT_EXPECT_EQ(test, rules, live);
 	m2_check(test, c, &rs, r, M2_PKTS);
+	kunit_info(test, "IPv%d%s: %lu probes spared by the sieves", v6 ? 6 : 4,
+		   prio ? " first-match" : "", m2_sieved);
+	KUNIT_EXPECT_GT(test, m2_sieved, (unsigned long)M2_PKTS);
 	mmbt_rules_done(test, r);
+}
+
+static void merge2_churn_test(struct kunit *test)
+{
+	m2_churn(test, false, false, 0x6368);
+}
+
+static void merge2_churn_prio_test(struct kunit *test)
+{
+	m2_churn(test, false, true, 0x63687031);
+}
+
+static void merge2_churn6_test(struct kunit *test)
+{
+	m2_churn(test, true, true, 0x63683621);
 }
 
 /*
@@ -573,6 +613,8 @@ static struct kunit_case merge2_cases[] = {
 	KUNIT_CASE_SLOW(merge2_prio4_test),
 	KUNIT_CASE_SLOW(merge2_order6_test),
 	KUNIT_CASE_SLOW(merge2_churn_test),
+	KUNIT_CASE_SLOW(merge2_churn_prio_test),
+	KUNIT_CASE_SLOW(merge2_churn6_test),
 	KUNIT_CASE_SLOW(merge2_v6_lengths_test),
 	{}
 };
