@@ -30,7 +30,7 @@
 
 static struct kmem_cache *mmb_conn_cache __read_mostly;
 static struct kmem_cache *mmb_conn_ext_cache __read_mostly;
-static siphash_key_t mmb_conn_secret __read_mostly;
+static hsiphash_key_t mmb_conn_secret __read_mostly;
 
 #define MMB_CONN_MIN_BUCKETS	256
 #define MMB_EVICT_BUCKETS	8	/* scanned for a connection to evict */
@@ -45,12 +45,25 @@ u32 mmb_conn_now(void)
 	return mmb_test_now(&now) ? now : (u32)jiffies;
 }
 
+/*
+ * hsiphash (SipHash-1-3 on 64-bit, HalfSipHash elsewhere), the kernel's
+ * keyed hash for hash tables that remote senders fill. An IPv4 tuple is
+ * hashed by its 14 bytes that are not padding (addresses, ports, family
+ * and protocol: hsiphash_4u32(), two compressions instead of the five of
+ * MMB_TUPLE_LEN), an IPv6 one whole; the family is in both, so no two
+ * tuples are hashed from the same input.
+ */
 static u32 mmb_tuple_hashfn(const void *data, u32 len, u32 seed)
 {
-	siphash_key_t key = mmb_conn_secret;
+	const struct mmb_tuple *t = data;
+	hsiphash_key_t key = mmb_conn_secret;
 
 	key.key[0] ^= seed;
-	return siphash(data, MMB_TUPLE_LEN, &key);
+	if (t->family == 4)
+		return hsiphash_4u32((__force u32)t->src.ip, (__force u32)t->dst.ip,
+				     (__force u32)t->sport | (__force u32)t->dport << 16,
+				     t->family | t->proto << 8, &key);
+	return hsiphash(data, MMB_TUPLE_LEN, &key);
 }
 
 /* The bucket hash of @t in a table of seed @seed. */

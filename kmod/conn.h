@@ -21,9 +21,10 @@
  * both: until then no packet uses it, and whoever ends it only marks it
  * DYING, for its creator to take it out once both nodes are in.
  *
- * The hash is SipHash, keyed by a boot-time secret mixed with the table's
- * own random seed (rhashtable's, new for every namespace and on every
- * rehash): remote senders cannot aim tuples at one bucket.
+ * The hash is hsiphash (SipHash-1-3 on 64-bit), keyed by a boot-time secret
+ * mixed with the table's own random seed (rhashtable's, new for every
+ * namespace and on every rehash): remote senders cannot aim tuples at one
+ * bucket. An IPv4 tuple is hashed by its bytes that are not padding.
  */
 #ifndef _MMB_CONN_H
 #define _MMB_CONN_H
