@@ -308,13 +308,13 @@ int mmb_rewrite_ends(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
 	if (skb_ensure_writable(skb, n))
 		return -ENOMEM;
 	if (manip & MMB_MANIP_SRC)
-		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR),
-				  v4 ? offsetof(struct iphdr, saddr) :
-				  offsetof(struct ipv6hdr, saddr), saddr, alen, &c);
+		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_SADDR :
+						      MMB_FIELD_IP6_SADDR),
+				  v4 ? 12 : 8, saddr, alen, &c);
 	if (manip & MMB_MANIP_DST)
-		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR),
-				  v4 ? offsetof(struct iphdr, daddr) :
-				  offsetof(struct ipv6hdr, daddr), daddr, alen, &c);
+		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_DADDR :
+						      MMB_FIELD_IP6_DADDR),
+				  v4 ? 16 : 24, daddr, alen, &c);
 	if (manip & MMB_MANIP_SRC)
 		mmb_rewrite_words(skb, pkt, mmb_field(tcp ? MMB_FIELD_TCP_SPORT :
 						      MMB_FIELD_UDP_SPORT), 0, &sport, 2, &c);

@@ -605,11 +605,10 @@ static struct sk_buff *nt_hook(struct nt *n, struct sk_buff *skb, bool out, bool
 
 	KUNIT_ASSERT_NOT_NULL(n->test, skb);
 	kunit_add_action(n->test, nt_kfree_skb, skb);
+	KUNIT_ASSERT_EQ(n->test, mmb_parse(skb, &pkt), 0);
 	rcu_read_lock();
 	local_bh_disable();
 	rs = mmb_rules_get(n->r);
-	err = mmb_parse(skb, &pkt);
-	KUNIT_ASSERT_EQ(n->test, err, 0);
 	mmb_verdict_init(&v);
 	v.out = out;
 	mmb_conn_lookup(&n->mc, &pkt, skb, &v);

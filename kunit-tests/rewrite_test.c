@@ -725,8 +725,9 @@ static void rewrite_ends_differential_test(struct kunit *test)
 		}
 		/* skb->csum still sums the packet as it now is. */
 		if (mode == 1)
-			KUNIT_EXPECT_EQ(test, csum_fold(b->csum),
-					csum_fold(csum_partial(b->data, b->len, (__force __wsum)r)));
+			KUNIT_EXPECT_EQ(test, (__force u16)csum_fold(b->csum),
+					(__force u16)csum_fold(csum_partial(b->data, b->len,
+									    (__force __wsum)r)));
 		/* A clone's data stays as it was. */
 		if (cloned)
 			KUNIT_EXPECT_EQ(test, memcmp(cb->data, orig, cb->len), 0);
