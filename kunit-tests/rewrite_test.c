@@ -709,7 +709,7 @@ static void rewrite_ends_differential_test(struct kunit *test)
 		KUNIT_EXPECT_EQ_MSG(test, memcmp(a->data, b->data, a->len), 0,
 				    "case %u: mode %u manip %u v6 %d proto %u", n, mode, manip,
 				    d.v6, d.proto);
-		KUNIT_EXPECT_EQ(test, a->ip_summed, b->ip_summed);
+		KUNIT_EXPECT_EQ(test, (int)a->ip_summed, (int)b->ip_summed);
 		if (a->ip_summed == CHECKSUM_COMPLETE)
 			KUNIT_EXPECT_EQ(test, (__force u32)a->csum, (__force u32)b->csum);
 		if (a->ip_summed == CHECKSUM_PARTIAL)
