@@ -588,13 +588,26 @@ static void nat_id_label_test(struct kunit *test)
 	}
 }
 
+/* @d built on @n's device, freed at the test's end. */
+static struct sk_buff *nt_built(struct nt *n, const struct mmbt_pkt_desc *d)
+{
+	struct sk_buff *skb = mmbt_pkt_build(n->dev, d);
+
+	KUNIT_ASSERT_NOT_NULL(n->test, skb);
+	kunit_add_action(n->test, nt_kfree_skb, skb);
+	return skb;
+}
+
 /*
- * @skb through a hook's steps as mmb_judge() takes them: arriving (!@out),
- * or leaving, @seen arriving or not (the host's own); the connection's
- * rewrites those mmb_nat_manip() gives this hook. *@manip: what they were.
+ * @skb (freed at the test's end by the caller's nt_built()) through a
+ * hook's steps as mmb_judge() takes them: arriving (!@out), or leaving,
+ * @seen arriving or not (the host's own); the connection's rewrites those
+ * mmb_nat_manip() gives this hook. *@manip: what they were. @found: is its
+ * tuple one of a connection's (a reply mapped as it arrived is not, as it
+ * leaves)?
  */
 static struct sk_buff *nt_hook(struct nt *n, struct sk_buff *skb, bool out, bool seen,
-			       u8 *manip)
+			       bool found, u8 *manip)
 {
 	unsigned int l4off = skb->protocol == htons(ETH_P_IPV6) ? sizeof(struct ipv6hdr) :
 			     sizeof(struct iphdr);
@@ -603,8 +616,6 @@ static struct sk_buff *nt_hook(struct nt *n, struct sk_buff *skb, bool out, bool
 	struct mmb_pkt pkt;
 	int err;
 
-	KUNIT_ASSERT_NOT_NULL(n->test, skb);
-	kunit_add_action(n->test, nt_kfree_skb, skb);
 	KUNIT_ASSERT_EQ(n->test, mmb_parse(skb, &pkt), 0);
 	rcu_read_lock();
 	local_bh_disable();
@@ -612,7 +623,7 @@ static struct sk_buff *nt_hook(struct nt *n, struct sk_buff *skb, bool out, bool
 	mmb_verdict_init(&v);
 	v.out = out;
 	mmb_conn_lookup(&n->mc, &pkt, skb, &v);
-	KUNIT_EXPECT_NOT_NULL(n->test, v.conn);
+	KUNIT_EXPECT_EQ(n->test, !!v.conn, found);
 	v.seen = out && seen;
 	mmb_classify_rules(rs, &pkt, skb, &v);
 	err = mmb_conn_verdict(&n->mc, &pkt, skb, &v);
@@ -667,18 +678,18 @@ static void nat_split_test(struct kunit *test)
 		__set_bit(MMB_CONN_SNAT_ORIG, &v.conn->status);
 		__set_bit(MMB_CONN_SNAT_REPLY, &v.conn->status);
 
-		skb = nt_hook(n, mmbt_pkt_build(n->dev, &d), false, false, &manip);
+		skb = nt_hook(n, nt_built(n, &d), false, false, true, &manip);
 		KUNIT_EXPECT_EQ(test, manip, ext ? MMB_MANIP_DST : 0);
 		KUNIT_EXPECT_MEMEQ(test, nt_saddr(skb, v6), d.saddr, v6 ? 16 : 4);
 		KUNIT_EXPECT_EQ(test, nt_port(skb, v6, true), 5000);
 		KUNIT_EXPECT_EQ(test, nt_id_label(skb, v6), nt_id_label(whole, v6));
-		skb = nt_hook(n, skb, true, true, &manip);
+		skb = nt_hook(n, skb, true, true, true, &manip);
 		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_SRC);
 		KUNIT_ASSERT_EQ(test, skb->len, whole->len);
 		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
 
 		/* The host's own packet of the tuple: all of it as it leaves. */
-		skb = nt_hook(n, mmbt_pkt_build(n->dev, &d), true, false, &manip);
+		skb = nt_hook(n, nt_built(n, &d), true, false, true, &manip);
 		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_ALL);
 		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
 
@@ -686,7 +697,7 @@ static void nat_split_test(struct kunit *test)
 		r = nt_pkt(v6, proto, 200, 53, 1, 5000);
 		memcpy(r.daddr, v6 ? nt_nat6 : nt_nat4, v6 ? 16 : 4);
 		r.tcp_flags = proto == IPPROTO_TCP ? TCPHDR_SYN | TCPHDR_ACK : 0;
-		skb = nt_hook(n, mmbt_pkt_build(n->dev, &r), false, false, &manip);
+		skb = nt_hook(n, nt_built(n, &r), false, false, true, &manip);
 		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_ALL);
 		nt_host(client, v6, 1);
 		KUNIT_EXPECT_MEMEQ(test, nt_daddr(skb, v6), client, v6 ? 16 : 4);
@@ -694,7 +705,7 @@ static void nat_split_test(struct kunit *test)
 		whole = skb_copy(skb, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, whole);
 		kunit_add_action(test, nt_kfree_skb, whole);
-		skb = nt_hook(n, skb, true, true, &manip);
+		skb = nt_hook(n, skb, true, true, false, &manip);
 		KUNIT_EXPECT_EQ(test, manip, 0);
 		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
 	}
