@@ -269,17 +269,35 @@ static int mmb_nat_port(struct sk_buff *skb, const struct mmb_pkt *pkt, bool src
 	return mmb_rewrite_info(skb, pkt, f, (const u8 *)&port, 2, 16);
 }
 
+/* Does a packet of @cur keep its destination, going where @o says? */
+static bool mmb_nat_dst_kept(const struct mmb_tuple *cur, const struct mmb_tuple *o)
+{
+	return !memcmp(&cur->dst, &o->src, cur->family == 4 ? 4 : 16) && cur->dport == o->sport;
+}
+
 /*
  * Rewrite a packet of tuple @cur to look like @o inverted: its source,
- * its destination, or both (@manip).
+ * its destination, or both (@manip). A TCP or UDP packet with its ports
+ * (the common case) gets each side's address and port in one step.
  */
 static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
 			 const struct mmb_tuple *cur, const struct mmb_tuple *o, u8 manip)
 {
-	bool v4 = cur->family == 4, later = pkt->key.b[MMB_IMG_FLAGS] & MMB_KF_LATER;
+	const u8 *b = pkt->key.b;
+	bool v4 = cur->family == 4, later = b[MMB_IMG_FLAGS] & MMB_KF_LATER;
 	unsigned int alen = v4 ? 4 : 16;
 	int err = 0;
 
+	if ((b[MMB_IMG_L4PROTO] == IPPROTO_TCP || b[MMB_IMG_L4PROTO] == IPPROTO_UDP) &&
+	    (b[MMB_IMG_FLAGS] & (MMB_KF_L4 | MMB_KF_LATER)) == MMB_KF_L4) {
+		if ((manip & MMB_MANIP_SRC) &&
+		    !memcmp(&cur->src, &o->dst, alen) && cur->sport == o->dport)
+			manip &= ~MMB_MANIP_SRC;
+		if ((manip & MMB_MANIP_DST) && mmb_nat_dst_kept(cur, o))
+			manip &= ~MMB_MANIP_DST;
+		return manip ? mmb_rewrite_ends(skb, pkt, manip, &o->dst, o->dport,
+						&o->src, o->sport) : 0;
+	}
 	if ((manip & MMB_MANIP_SRC) && memcmp(&cur->src, &o->dst, alen))
 		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
 					(const u8 *)&o->dst, alen, alen * 8);
@@ -294,12 +312,6 @@ static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
 	if (!err && (manip & MMB_MANIP_DST) && cur->dport != o->sport)
 		err = mmb_nat_port(skb, pkt, false, o->sport);
 	return err;
-}
-
-/* Does a packet of @cur keep its destination, going where @o says? */
-static bool mmb_nat_dst_kept(const struct mmb_tuple *cur, const struct mmb_tuple *o)
-{
-	return !memcmp(&cur->dst, &o->src, cur->family == 4 ? 4 : 16) && cur->dport == o->sport;
 }
 
 /*
@@ -326,7 +338,10 @@ u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool 
 			 &c->status) && mmb_nat_dst_kept(cur, o);
 	if (out)
 		return later ? MMB_MANIP_SRC : 0;
-	return later ? MMB_MANIP_DST : MMB_MANIP_ALL;
+	if (!later)
+		return MMB_MANIP_ALL;
+	/* Its destination stays: only the offsets are left to do here, if any. */
+	return test_bit(MMB_CONN_EXT, &c->status) ? MMB_MANIP_DST : 0;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */

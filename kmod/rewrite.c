@@ -150,6 +150,15 @@ static void mmb_csum_word(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		mmb_csum_complete(skb, old, new);
 }
 
+/* A UDP checksum that comes out 0 is sent as all ones. */
+static void mmb_udp_mangle(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			   const struct mmb_l4csum *c)
+{
+	if (c->off >= 0 && !c->seed && pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_UDP &&
+	    !get_unaligned((__sum16 *)(skb->data + c->off)))
+		put_unaligned(CSUM_MANGLED_0, (__sum16 *)(skb->data + c->off));
+}
+
 /* The bits of a field's value, laid out as its bytes over [start, ...). */
 static void mmb_field_bytes(const struct mmb_field_info *f, unsigned int start,
 			    const u8 *value, unsigned int vlen, unsigned int plen,
@@ -237,10 +246,7 @@ int mmb_rewrite_info(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		put_unaligned(new, (__be16 *)(h + i));
 		mmb_csum_word(skb, pkt, f, i, old, new, &c);
 	}
-	/* A UDP checksum that comes out 0 is sent as all ones. */
-	if (c.off >= 0 && !c.seed && pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_UDP &&
-	    !get_unaligned((__sum16 *)(skb->data + c.off)))
-		put_unaligned(CSUM_MANGLED_0, (__sum16 *)(skb->data + c.off));
+	mmb_udp_mangle(skb, pkt, &c);
 	return 0;
 }
 
@@ -248,6 +254,74 @@ int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned i
 		      const u8 *value, unsigned int vlen, unsigned int plen)
 {
 	return mmb_rewrite_info(skb, pkt, mmb_field(field), value, vlen, plen);
+}
+
+/*
+ * Set the 16-bit words of [@off, @off + @len) of the network header (@f:
+ * an L3 field) or the L4 header (an L4 field) to @value's, each checksum
+ * over them updated as mmb_rewrite_info() does; a UDP checksum that comes
+ * out 0 is then sent as all ones, if any word changed. Writable already.
+ */
+static void mmb_rewrite_words(struct sk_buff *skb, const struct mmb_pkt *pkt,
+			      const struct mmb_field_info *f, unsigned int off,
+			      const void *value, unsigned int len, const struct mmb_l4csum *c)
+{
+	u8 *h = skb->data + (f->hdr == MMB_HDR_L4 ? pkt->l4off : 0);
+	bool moved = false;
+	__be16 old, new;
+	unsigned int i;
+
+	for (i = 0; i < len; i += 2) {
+		old = get_unaligned((__be16 *)(h + off + i));
+		new = get_unaligned((const __be16 *)(value + i));
+		if (new == old)
+			continue;
+		put_unaligned(new, (__be16 *)(h + off + i));
+		mmb_csum_word(skb, pkt, f, off + i, old, new, c);
+		moved = true;
+	}
+	if (moved)
+		mmb_udp_mangle(skb, pkt, c);
+}
+
+/*
+ * A connection's mapping, on a TCP or UDP packet that has its ports (no
+ * later fragment), @skb not shared: its source address and port set to
+ * @saddr and @sport if @manip has MMB_MANIP_SRC, its destination's to
+ * @daddr and @dport if MMB_MANIP_DST. The words that change and every
+ * checksum over them change as mmb_rewrite_field() would change them,
+ * field by field (the addresses, then the ports), with what all of them
+ * need found once: where the L4 checksum is, what must be writable.
+ */
+int mmb_rewrite_ends(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
+		     const void *saddr, __be16 sport, const void *daddr, __be16 dport)
+{
+	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
+	bool tcp = pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_TCP;
+	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
+	unsigned int alen = v4 ? 4 : 16, n;
+
+	/* The ports; the L4 header starts past the IP header: that is covered. */
+	n = pkt->l4off + 2 * sizeof(__be16);
+	if (c.off >= 0)
+		n = max_t(unsigned int, n, c.off + 2);
+	if (skb_ensure_writable(skb, n))
+		return -ENOMEM;
+	if (manip & MMB_MANIP_SRC)
+		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_SADDR :
+						      MMB_FIELD_IP6_SADDR),
+				  v4 ? 12 : 8, saddr, alen, &c);
+	if (manip & MMB_MANIP_DST)
+		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_DADDR :
+						      MMB_FIELD_IP6_DADDR),
+				  v4 ? 16 : 24, daddr, alen, &c);
+	if (manip & MMB_MANIP_SRC)
+		mmb_rewrite_words(skb, pkt, mmb_field(tcp ? MMB_FIELD_TCP_SPORT :
+						      MMB_FIELD_UDP_SPORT), 0, &sport, 2, &c);
+	if (manip & MMB_MANIP_DST)
+		mmb_rewrite_words(skb, pkt, mmb_field(tcp ? MMB_FIELD_TCP_DPORT :
+						      MMB_FIELD_UDP_DPORT), 2, &dport, 2, &c);
+	return 0;
 }
 
 /* The in-place targets of @rule on @skb, one skb, which is not shared. */

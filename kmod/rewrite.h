@@ -19,6 +19,8 @@ int mmb_rewrite_info(struct sk_buff *skb, const struct mmb_pkt *pkt,
 		     unsigned int plen);
 int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned int field,
 		      const u8 *value, unsigned int vlen, unsigned int plen);
+int mmb_rewrite_ends(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
+		     const void *saddr, __be16 sport, const void *daddr, __be16 dport);
 int mmb_rewrite_rule(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_rule *rule);
 int mmb_rewrite(struct sk_buff *skb, struct mmb_pkt *pkt, const struct mmb_verdict *v);
 

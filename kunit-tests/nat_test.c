@@ -588,6 +588,129 @@ static void nat_id_label_test(struct kunit *test)
 	}
 }
 
+/* @d built on @n's device, freed at the test's end. */
+static struct sk_buff *nt_built(struct nt *n, const struct mmbt_pkt_desc *d)
+{
+	struct sk_buff *skb = mmbt_pkt_build(n->dev, d);
+
+	KUNIT_ASSERT_NOT_NULL(n->test, skb);
+	kunit_add_action(n->test, nt_kfree_skb, skb);
+	return skb;
+}
+
+/*
+ * @skb (freed at the test's end by the caller's nt_built()) through a
+ * hook's steps as mmb_judge() takes them: arriving (!@out), or leaving,
+ * @seen arriving or not (the host's own); the connection's rewrites those
+ * mmb_nat_manip() gives this hook. *@manip: what they were. @found: is its
+ * tuple one of a connection's (a reply mapped as it arrived is not, as it
+ * leaves)?
+ */
+static struct sk_buff *nt_hook(struct nt *n, struct sk_buff *skb, bool out, bool seen,
+			       bool found, u8 *manip)
+{
+	unsigned int l4off = skb->protocol == htons(ETH_P_IPV6) ? sizeof(struct ipv6hdr) :
+			     sizeof(struct iphdr);
+	const struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+	int err;
+
+	KUNIT_ASSERT_EQ(n->test, mmb_parse(skb, &pkt), 0);
+	rcu_read_lock();
+	local_bh_disable();
+	rs = mmb_rules_get(n->r);
+	mmb_verdict_init(&v);
+	v.out = out;
+	mmb_conn_lookup(&n->mc, &pkt, skb, &v);
+	KUNIT_EXPECT_EQ(n->test, !!v.conn, found);
+	v.seen = out && seen;
+	mmb_classify_rules(rs, &pkt, skb, &v);
+	err = mmb_conn_verdict(&n->mc, &pkt, skb, &v);
+	*manip = mmb_conn_rewrites(v.conn) ? mmb_nat_manip(v.conn, v.dir, false, out, v.seen) : 0;
+	v.manip = *manip;
+	if (!err && (v.nrw || *manip))
+		err = mmb_rewrite(skb, &pkt, &v);
+	local_bh_enable();
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(n->test, err, 0);
+	KUNIT_EXPECT_TRUE(n->test, mmbt_csums_ok(skb, skb->protocol == htons(ETH_P_IPV6), l4off,
+						 skb->data[skb->protocol == htons(ETH_P_IPV6) ?
+							   6 : 9]));
+	return skb;
+}
+
+/*
+ * A connection whose packets leave by enabled devices both ways (as
+ * mmb_conn_snat_where() finds on a router): a client's packet gets nothing
+ * of the source NAT as it arrives (only its ID offset, with one), and all
+ * of it as it leaves, ending up as a packet mapped whole in one place
+ * does; the host's own packet of that tuple is mapped whole as it leaves.
+ * A reply is mapped whole as it arrives (its destination changes), and
+ * gets nothing more as it leaves. TCP and UDP, IPv4 and IPv6, with and
+ * without an extension.
+ */
+static void nat_split_test(struct kunit *test)
+{
+	unsigned int k;
+
+	for (k = 0; k < 8; k++) {
+		bool v6 = k & 1, ext = k & 2;
+		u8 proto = k & 4 ? IPPROTO_TCP : IPPROTO_UDP;
+		struct mmb_match_spec m = mmbt_match(proto == IPPROTO_TCP ? MMB_FIELD_TCP_DPORT :
+						     MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
+		struct mmbt_target t[2] = {
+			nt_addr(MMB_TARGET_MOD, v6, true),
+			{ .type = MMB_TARGET_SHUFFLE,
+			  .field = v6 ? MMB_FIELD_IP6_FLOW_LABEL : MMB_FIELD_IP_ID },
+		};
+		struct nt *n = nt_new(test);
+		struct sk_buff *whole, *skb;
+		struct mmbt_pkt_desc d, r;
+		struct mmb_verdict v;
+		u8 manip, client[16];
+
+		nt_rule(n, &m, 1, t, ext ? 2 : 1);
+		d = nt_pkt(v6, proto, 1, 5000, 200, 53);
+		whole = nt_send(n, &d, &v);
+		KUNIT_ASSERT_NOT_NULL(test, v.conn);
+		KUNIT_EXPECT_EQ(test, test_bit(MMB_CONN_EXT, &v.conn->status), ext);
+		__set_bit(MMB_CONN_SNAT_ORIG, &v.conn->status);
+		__set_bit(MMB_CONN_SNAT_REPLY, &v.conn->status);
+
+		skb = nt_hook(n, nt_built(n, &d), false, false, true, &manip);
+		KUNIT_EXPECT_EQ(test, manip, ext ? MMB_MANIP_DST : 0);
+		KUNIT_EXPECT_MEMEQ(test, nt_saddr(skb, v6), d.saddr, v6 ? 16 : 4);
+		KUNIT_EXPECT_EQ(test, nt_port(skb, v6, true), 5000);
+		KUNIT_EXPECT_EQ(test, nt_id_label(skb, v6), nt_id_label(whole, v6));
+		skb = nt_hook(n, skb, true, true, true, &manip);
+		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_SRC);
+		KUNIT_ASSERT_EQ(test, skb->len, whole->len);
+		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
+
+		/* The host's own packet of the tuple: all of it as it leaves. */
+		skb = nt_hook(n, nt_built(n, &d), true, false, true, &manip);
+		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_ALL);
+		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
+
+		/* The reply, to the NAT address: the client's as it arrives. */
+		r = nt_pkt(v6, proto, 200, 53, 1, 5000);
+		memcpy(r.daddr, v6 ? nt_nat6 : nt_nat4, v6 ? 16 : 4);
+		r.tcp_flags = proto == IPPROTO_TCP ? TCPHDR_SYN | TCPHDR_ACK : 0;
+		skb = nt_hook(n, nt_built(n, &r), false, false, true, &manip);
+		KUNIT_EXPECT_EQ(test, manip, MMB_MANIP_ALL);
+		nt_host(client, v6, 1);
+		KUNIT_EXPECT_MEMEQ(test, nt_daddr(skb, v6), client, v6 ? 16 : 4);
+		KUNIT_EXPECT_EQ(test, nt_port(skb, v6, false), 5000);
+		whole = skb_copy(skb, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, whole);
+		kunit_add_action(test, nt_kfree_skb, whole);
+		skb = nt_hook(n, skb, true, true, false, &manip);
+		KUNIT_EXPECT_EQ(test, manip, 0);
+		KUNIT_EXPECT_MEMEQ(test, skb->data, whole->data, whole->len);
+	}
+}
+
 static struct kunit_case mmb_nat_cases[] = {
 	KUNIT_CASE(nat_id_label_test),
 	KUNIT_CASE(nat_snat_test),
@@ -596,6 +719,7 @@ static struct kunit_case mmb_nat_cases[] = {
 	KUNIT_CASE(nat_pick_spread_test),
 	KUNIT_CASE(nat_icmp_test),
 	KUNIT_CASE(nat_seq_test),
+	KUNIT_CASE(nat_split_test),
 	{}
 };
 

@@ -566,9 +566,187 @@ static void rewrite_structural_refused_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, refused, 17);
 }
 
+/*
+ * A connection's mapping as NAT wrote it field by field: each address that
+ * differs, then each port (mmb_rewrite_field()); the naive form of
+ * mmb_rewrite_ends().
+ */
+static int ends_naive(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
+		      const u8 *sa, __be16 sp, const u8 *da, __be16 dp)
+{
+	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
+	bool tcp = pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_TCP;
+	unsigned int alen = v4 ? 4 : 16, so = v4 ? 12 : 8, dof = v4 ? 16 : 24;
+	int err = 0;
+
+	if ((manip & MMB_MANIP_SRC) && memcmp(skb->data + so, sa, alen))
+		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_SADDR : MMB_FIELD_IP6_SADDR,
+					sa, alen, alen * 8);
+	if (!err && (manip & MMB_MANIP_DST) && memcmp(skb->data + dof, da, alen))
+		err = mmb_rewrite_field(skb, pkt, v4 ? MMB_FIELD_IP_DADDR : MMB_FIELD_IP6_DADDR,
+					da, alen, alen * 8);
+	if (!err && (manip & MMB_MANIP_SRC) &&
+	    get_unaligned((__be16 *)(skb->data + pkt->l4off)) != sp)
+		err = mmb_rewrite_field(skb, pkt, tcp ? MMB_FIELD_TCP_SPORT : MMB_FIELD_UDP_SPORT,
+					(const u8 *)&sp, 2, 16);
+	if (!err && (manip & MMB_MANIP_DST) &&
+	    get_unaligned((__be16 *)(skb->data + pkt->l4off + 2)) != dp)
+		err = mmb_rewrite_field(skb, pkt, tcp ? MMB_FIELD_TCP_DPORT : MMB_FIELD_UDP_DPORT,
+					(const u8 *)&dp, 2, 16);
+	return err;
+}
+
+/* A new value for an address (or a port) of @len bytes: the same, one word changed, or any. */
+static void ends_value(struct rnd_state *rs, u8 *v, const u8 *cur, unsigned int len)
+{
+	unsigned int i, how = prandom_u32_state(rs) % 3;
+
+	memcpy(v, cur, len);
+	if (how == 1) {
+		i = prandom_u32_state(rs) % (len / 2) * 2;
+		v[i] ^= 1 + prandom_u32_state(rs) % 255;
+	} else if (how == 2) {
+		for (i = 0; i < len; i++)
+			v[i] = prandom_u32_state(rs);
+	}
+}
+
+/*
+ * mmb_rewrite_ends(), a connection's mapping of addresses and ports in one
+ * step, against the same mapping field by field (ends_naive()): the same
+ * bytes, ip_summed and skb->csum, on random TCP and UDP packets (IPv4 with
+ * and without options, IPv6 with and without an extension header, UDP
+ * without a checksum), with each ip_summed (none; complete; partial with the
+ * field a seed; partial at another header, the field a checksum), cloned
+ * or not, and random mappings of either side or both, some of whose words
+ * stay. And the checksums of those with none left to offload are valid.
+ */
+static void rewrite_ends_differential_test(struct kunit *test)
+{
+	static const struct mmbt_pkt_desc shapes[] = {
+		{ .proto = IPPROTO_TCP, .ttl = 64, .tcp_flags = 0x10, .payload_len = 20 },
+		{ .proto = IPPROTO_TCP, .ttl = 64, .tcp_flags = 0x10, .l3_opt_len = 4,
+		  .tcp_opt_len = 12, .tcp_opts = opts, .payload_len = 33 },
+		{ .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 18 },
+		{ .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 9, .no_udp_csum = true },
+		{ .v6 = true, .proto = IPPROTO_TCP, .ttl = 64, .tcp_flags = 0x10,
+		  .l3_opt_len = 8, .payload_len = 31 },
+		{ .v6 = true, .proto = IPPROTO_UDP, .ttl = 64, .payload_len = 12 },
+	};
+	unsigned int n, same = 0, changed = 0, valid = 0, modes[4] = {};
+	struct rnd_state rs;
+
+	prandom_seed_state(&rs, 38);
+	for (n = 0; n < 4000; n++) {
+		struct mmbt_pkt_desc d = shapes[prandom_u32_state(&rs) % ARRAY_SIZE(shapes)];
+		unsigned int mode = prandom_u32_state(&rs) % 4, alen = d.v6 ? 16 : 4, i;
+		u8 manip = 1 + prandom_u32_state(&rs) % 3, sa[16], da[16], orig[160];
+		bool cloned = !(prandom_u32_state(&rs) % 4);
+		struct sk_buff *a, *b, *ca = NULL, *cb = NULL;
+		struct mmb_pkt pa, pb;
+		u32 r = prandom_u32_state(&rs) & 0xffff;
+		__be16 sp, dp, port;
+		unsigned int l4off;
+
+		for (i = 0; i < 16; i++) {
+			d.saddr[i] = prandom_u32_state(&rs);
+			d.daddr[i] = prandom_u32_state(&rs);
+		}
+		d.sport = prandom_u32_state(&rs);
+		d.dport = prandom_u32_state(&rs);
+		d.seq = prandom_u32_state(&rs);
+		d.payload_seed = prandom_u32_state(&rs);
+		a = mmbt_pkt_build(init_net.loopback_dev, &d);
+		KUNIT_ASSERT_NOT_NULL(test, a);
+		KUNIT_ASSERT_EQ(test, mmb_parse(a, &pa), 0);
+		l4off = pa.l4off;
+		if (mode == 1) {
+			a->ip_summed = CHECKSUM_COMPLETE;
+			a->csum = csum_partial(a->data, a->len, (__force __wsum)r);
+		} else if (mode == 2 && !d.no_udp_csum) {
+			/* The field holds the pseudo-header's sum. */
+			unsigned int f = d.proto == IPPROTO_TCP ? offsetof(struct tcphdr, check) :
+				offsetof(struct udphdr, check), len = a->len - l4off;
+			__sum16 seed = d.v6 ?
+				~csum_ipv6_magic(&ipv6_hdr(a)->saddr, &ipv6_hdr(a)->daddr, len,
+						 d.proto, 0) :
+				~csum_tcpudp_magic(ip_hdr(a)->saddr, ip_hdr(a)->daddr, len,
+						   d.proto, 0);
+
+			a->ip_summed = CHECKSUM_PARTIAL;
+			a->csum_start = a->data + l4off - a->head;
+			a->csum_offset = f;
+			put_unaligned(seed, (__sum16 *)(a->data + l4off + f));
+		} else if (mode == 3 || mode == 2) {
+			/* Another header's offload (a tunnel's inner): in the payload. */
+			mode = 3;
+			a->ip_summed = CHECKSUM_PARTIAL;
+			a->csum_start = a->data + pa.l7off - a->head;
+			a->csum_offset = 0;
+		}
+		modes[mode]++;
+		b = skb_copy(a, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, b);
+		if (cloned) {
+			ca = skb_clone(a, GFP_KERNEL);
+			cb = skb_clone(b, GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, ca);
+			KUNIT_ASSERT_NOT_NULL(test, cb);
+		}
+		KUNIT_ASSERT_EQ(test, mmb_parse(b, &pb), 0);
+		KUNIT_ASSERT_LE(test, a->len, sizeof(orig));
+		memcpy(orig, a->data, a->len);
+		ends_value(&rs, sa, a->data + (d.v6 ? 8 : 12), alen);
+		ends_value(&rs, da, a->data + (d.v6 ? 24 : 16), alen);
+		port = get_unaligned((__be16 *)(a->data + l4off));
+		ends_value(&rs, (u8 *)&sp, (u8 *)&port, 2);
+		port = get_unaligned((__be16 *)(a->data + l4off + 2));
+		ends_value(&rs, (u8 *)&dp, (u8 *)&port, 2);
+
+		KUNIT_ASSERT_EQ(test, ends_naive(a, &pa, manip, sa, sp, da, dp), 0);
+		KUNIT_ASSERT_EQ(test, mmb_rewrite_ends(b, &pb, manip, sa, sp, da, dp), 0);
+		KUNIT_ASSERT_EQ(test, a->len, b->len);
+		KUNIT_EXPECT_EQ_MSG(test, memcmp(a->data, b->data, a->len), 0,
+				    "case %u: mode %u manip %u v6 %d proto %u", n, mode, manip,
+				    d.v6, d.proto);
+		KUNIT_EXPECT_EQ(test, (int)a->ip_summed, (int)b->ip_summed);
+		if (a->ip_summed == CHECKSUM_COMPLETE)
+			KUNIT_EXPECT_EQ(test, (__force u32)a->csum, (__force u32)b->csum);
+		if (a->ip_summed == CHECKSUM_PARTIAL)
+			KUNIT_EXPECT_EQ(test, skb_checksum_start_offset(a),
+					skb_checksum_start_offset(b));
+		if (!memcmp(orig, b->data, b->len))
+			same++;
+		else
+			changed++;
+		if (mode < 2) {
+			KUNIT_EXPECT_TRUE(test, mmbt_csums_ok(b, d.v6, l4off, d.proto));
+			valid++;
+		}
+		/* skb->csum still sums the packet as it now is. */
+		if (mode == 1)
+			KUNIT_EXPECT_EQ(test, (__force u16)csum_fold(b->csum),
+					(__force u16)csum_fold(csum_partial(b->data, b->len,
+									    (__force __wsum)r)));
+		/* A clone's data stays as it was. */
+		if (cloned)
+			KUNIT_EXPECT_EQ(test, memcmp(cb->data, orig, cb->len), 0);
+		kfree_skb(ca);
+		kfree_skb(cb);
+		kfree_skb(a);
+		kfree_skb(b);
+	}
+	kunit_info(test, "%u changed, %u unchanged, %u checked in full; modes %u %u %u %u",
+		   changed, same, valid, modes[0], modes[1], modes[2], modes[3]);
+	KUNIT_EXPECT_GT(test, changed, 3000);
+	KUNIT_EXPECT_GT(test, modes[2], 500);
+	KUNIT_EXPECT_GT(test, modes[3], 500);
+}
+
 static struct kunit_case mmb_rewrite_cases[] = {
 	KUNIT_CASE(rewrite_all_fields_test),
 	KUNIT_CASE(rewrite_partial_test),
+	KUNIT_CASE(rewrite_ends_differential_test),
 	KUNIT_CASE(rewrite_structural_refused_test),
 	KUNIT_CASE(rewrite_tunnel_offload_test),
 	KUNIT_CASE(rewrite_header_in_frag_test),
