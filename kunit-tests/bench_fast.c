@@ -15,11 +15,9 @@
  * it), the best of rounds.
  */
 #include <linux/etherdevice.h>
-#include <linux/inetdevice.h>
 #include <linux/prandom.h>
 #include <linux/rtnetlink.h>
 #include <linux/vmalloc.h>
-#include <net/route.h>
 
 #include "../kmod/conn.h"
 #include "../kmod/mmb.h"
@@ -82,18 +80,6 @@ static bool bf_hook(struct sk_buff *skb)
 		return true;
 	kfree_skb(skb);
 	return false;
-}
-
-static void bf_forwarding(struct net_device *dev)
-{
-	struct in_device *in;
-
-	rtnl_lock();
-	in = __in_dev_get_rtnl(dev);
-	if (in)
-		IN_DEV_CONF_SET(in, FORWARDING, 1);
-	rtnl_unlock();
-	rt_cache_flush(dev_net(dev));
 }
 
 static void bf_flush(struct bf *b)
@@ -163,8 +149,8 @@ static struct bf *bf_new(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, bf_free, b), 0);
 	mmbt_route(test, &init_net, b->lan, false, bf_lan_net, 8, RTN_UNICAST, false);
 	mmbt_route(test, &init_net, b->wan, false, bf_wan_net, 24, RTN_UNICAST, false);
-	bf_forwarding(b->lan);
-	bf_forwarding(b->wan);
+	mmbt_forwarding(b->lan, true, false);
+	mmbt_forwarding(b->wan, true, false);
 	mmbt_neigh(test, b->wan, false, bf_server, bf_mac);
 	b->mn->conns.max = MMB_CONN_MAX_LIMIT;
 	b->mn->conns.rpf = false;	/* replies come back on wan; no check asked */

@@ -102,20 +102,6 @@ static void o2_free(void *data)
 	WRITE_ONCE(mmb_test_points.frozen, false);
 }
 
-/* Forwarding on @dev's way in (IPv4), and in the namespace (IPv6). */
-static void o2_forwarding(struct net_device *dev)
-{
-	struct in_device *in;
-
-	rtnl_lock();
-	in = __in_dev_get_rtnl(dev);
-	if (in)
-		IN_DEV_CONF_SET(in, FORWARDING, 1);
-	WRITE_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding, 1);
-	rtnl_unlock();
-	rt_cache_flush(dev_net(dev));
-}
-
 /* A test device, up, moved into @o's namespace, forwarding. */
 static struct net_device *o2_dev(struct o2 *o)
 {
@@ -128,7 +114,7 @@ static struct net_device *o2_dev(struct o2 *o)
 		err = dev_open(dev, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(o->test, err, 0);
-	o2_forwarding(dev);
+	mmbt_forwarding(dev, true, true);
 	return dev;
 }
 
@@ -202,7 +188,7 @@ static struct o2 *o2_new(struct kunit *test, bool v6)
 	err = dev_open(o->lan, NULL);
 	rtnl_unlock();
 	KUNIT_ASSERT_EQ(test, err, 0);
-	o2_forwarding(o->lan);
+	mmbt_forwarding(o->lan, true, true);
 	o->wan = o2_dev(o);
 	o->alt = o2_dev(o);
 	o->mc = &mmb_pernet(o->net)->conns;

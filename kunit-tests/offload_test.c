@@ -10,7 +10,6 @@
  * caches follows the routing table.
  */
 #include <linux/etherdevice.h>
-#include <linux/inetdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/arp.h>
 #include <net/ip.h>
@@ -50,20 +49,6 @@ static void fastt_free(void *data)
 	WRITE_ONCE(mmb_test_points.frozen, false);
 }
 
-/* Forwarding on @dev's way in, or off. */
-static void fastt_forwarding(struct net_device *dev, bool on)
-{
-	struct in_device *in;
-
-	rtnl_lock();
-	in = __in_dev_get_rtnl(dev);
-	if (in)
-		IN_DEV_CONF_SET(in, FORWARDING, on);
-	rtnl_unlock();
-	/* As the sysctl does: routes looked up before may not serve. */
-	rt_cache_flush(dev_net(dev));
-}
-
 /* @addr a permanent neighbour of @dev, its header cached. */
 static void fastt_neigh(struct kunit *test, struct net_device *dev, const u8 *addr)
 {
@@ -83,8 +68,8 @@ static struct fastt *fastt_new(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fastt_free, f), 0);
 	mmbt_route(test, &init_net, f->lan, false, fastt_lan_net, 24, RTN_UNICAST, false);
 	mmbt_route(test, &init_net, f->wan, false, fastt_wan_net, 24, RTN_UNICAST, false);
-	fastt_forwarding(f->lan, true);
-	fastt_forwarding(f->wan, true);
+	mmbt_forwarding(f->lan, true, false);
+	mmbt_forwarding(f->wan, true, false);
 	fastt_neigh(test, f->wan, fastt_server);
 	WRITE_ONCE(mmb_test_points.clock, 1000U * HZ);
 	WRITE_ONCE(mmb_test_points.frozen, true);
@@ -344,10 +329,10 @@ static void offload_back_to_stack_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_OK);
 #endif
 	/* Forwarding off on the way in. */
-	fastt_forwarding(f->lan, false);
+	mmbt_forwarding(f->lan, false, false);
 	d = fastt_pkt(false, 10);
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_FORWARDING);
-	fastt_forwarding(f->lan, true);
+	mmbt_forwarding(f->lan, true, false);
 	KUNIT_EXPECT_EQ(test, fastt_why(f, &d), MMB_FAST_OK);
 }
 
@@ -540,8 +525,8 @@ static void offload_netns_test(struct kunit *test)
 	f.wan = wan;
 	mmbt_route(test, net, lan, false, fastt_lan_net, 24, RTN_UNICAST, false);
 	mmbt_route(test, net, wan, false, fastt_wan_net, 24, RTN_UNICAST, false);
-	fastt_forwarding(lan, true);
-	fastt_forwarding(wan, true);
+	mmbt_forwarding(lan, true, false);
+	mmbt_forwarding(wan, true, false);
 	fastt_neigh(test, wan, fastt_server);
 	f.r = mmbt_rules_new(test);
 	fastt_rule(&f, true);

@@ -6,12 +6,15 @@
  */
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
+#include <linux/inetdevice.h>
 #include <linux/ip.h>
 #include <linux/rtnetlink.h>
 #include <linux/udp.h>
 #include <linux/vmalloc.h>
 #include <net/arp.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
+#include <net/route.h>
 #include <net/ndisc.h>
 #include <net/neighbour.h>
 
@@ -678,4 +681,23 @@ void mmbt_neigh(struct kunit *test, struct net_device *dev, bool v6, const u8 *a
 	rcu_read_unlock();
 	KUNIT_ASSERT_GT(test, READ_ONCE(n->hh.hh_len), 0);
 	neigh_release(n);
+}
+
+/*
+ * IPv4 forwarding on @dev's way in, or off (@on); with @v6, IPv6
+ * forwarding in @dev's namespace as well (its "all" setting). As the
+ * sysctls do: routes looked up before may not serve.
+ */
+void mmbt_forwarding(struct net_device *dev, bool on, bool v6)
+{
+	struct in_device *in;
+
+	rtnl_lock();
+	in = __in_dev_get_rtnl(dev);
+	if (in)
+		IN_DEV_CONF_SET(in, FORWARDING, on);
+	if (v6)
+		WRITE_ONCE(dev_net(dev)->ipv6.devconf_all->forwarding, on);
+	rtnl_unlock();
+	rt_cache_flush(dev_net(dev));
 }

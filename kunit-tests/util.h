@@ -114,5 +114,6 @@ void mmbt_addr(struct kunit *test, struct net_device *dev, bool v6, const u8 *ad
 void mmbt_rtnl_put(struct nlmsghdr *nlh, u16 type, const void *data, unsigned int len);
 void mmbt_neigh(struct kunit *test, struct net_device *dev, bool v6, const u8 *addr,
 		const u8 *mac);
+void mmbt_forwarding(struct net_device *dev, bool on, bool v6);
 
 #endif /* _MMB_KUNIT_UTIL_H */
