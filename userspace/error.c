@@ -10,14 +10,18 @@
 #include "mmbctl.h"
 
 struct words cur;
+const char *(*err_origin)(unsigned int line);
 
 /* Print the command with a marker under word @argi (cur.n: past the end). */
 static void show_position(int argi)
 {
+	const char *from = cur.file && err_origin ? err_origin(cur.line) : NULL;
 	int i, col, start = -1, len = 1;
 	char prefix[512];
 
-	if (cur.file)
+	if (from)
+		snprintf(prefix, sizeof(prefix), "%s: %s: ", cur.file, from);
+	else if (cur.file)
 		snprintf(prefix, sizeof(prefix), "%s:%u: ", cur.file, cur.line);
 	else
 		snprintf(prefix, sizeof(prefix), "mmbctl ");

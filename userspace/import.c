@@ -157,6 +157,7 @@ struct out_rule {
 	bool stateful;
 	bool lowest;		/* the policy: priority 0 */
 	unsigned int conn_group;	/* stateful: its connections' priority */
+	size_t from;		/* what it came from, in imp->from */
 };
 
 struct imp {
@@ -181,7 +182,61 @@ struct imp {
 	unsigned int group;
 	bool lowest;		/* what emit() writes is the policy */
 	struct sbuf head;	/* enable lines, comments */
+	/*
+	 * Where each line of the translation came from, for errors found
+	 * applying it: NUL-ended texts ("table inet t, chain c, rule handle
+	 * 4"), the last one's chain and handle, and those of the head's lines.
+	 */
+	struct sbuf from;
+	size_t from_last;
+	const struct chain *from_chain;
+	json_int_t from_handle;
+	bool from_lowest;
+	size_t *head_from;
+	size_t nhead, hcap;
 };
+
+/*
+ * The lines of a translation being applied, for mmbctl's errors: where
+ * each came from (err_origin).
+ */
+static struct {
+	char *text;		/* imp->from */
+	size_t *at;		/* line 3 onwards: offsets in text; (size_t)-1: none */
+	size_t n;
+} lines_from;
+
+/* Where the rule being translated came from, in @im->from; -1: no memory. */
+static size_t origin_here(struct imp *im)
+{
+	const struct chain *c = im->at_chain;
+	size_t at = im->from.len;
+
+	if (im->from.p && c == im->from_chain && im->at_handle == im->from_handle &&
+	    im->lowest == im->from_lowest)
+		return im->from_last;
+	if (!c ? sb_printf(&im->from, "the translation") :
+	    im->at_handle >= 0 ?
+	    sb_printf(&im->from, "table %s %s, chain %s, rule handle %" JSON_INTEGER_FORMAT,
+		      c->family, c->table, c->name, im->at_handle) :
+	    sb_printf(&im->from, "table %s %s, chain %s%s", c->family, c->table, c->name,
+		      im->lowest ? ", policy drop" : ""))
+		return (size_t)-1;
+	im->from.len++;		/* keep the NUL */
+	im->from_chain = c;
+	im->from_handle = im->at_handle;
+	im->from_lowest = im->lowest;
+	im->from_last = at;
+	return at;
+}
+
+/* For err_origin: what line @line of the translation came from, or NULL. */
+static const char *import_origin(unsigned int line)
+{
+	if (line < 3 || line - 3 >= lines_from.n || lines_from.at[line - 3] == (size_t)-1)
+		return NULL;
+	return lines_from.text + lines_from.at[line - 3];
+}
 
 /* Errors: "table FAMILY NAME, chain NAME, rule handle N: EXPR: what". */
 static int refuse(struct imp *im, const json_t *expr, const char *fmt, ...)
@@ -1680,6 +1735,9 @@ static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const c
 			im->words.len++;	/* keep the NUL: rules are C strings */
 			o = &im->out[im->nout++];
 			o->off = start;
+			o->from = origin_here(im);
+			if (o->from == (size_t)-1)
+				return nomem();
 			o->group = im->group;
 			o->stateful = stateful;
 			o->lowest = im->lowest;
@@ -2224,6 +2282,24 @@ static bool scopes_meet(const struct scope *a, const struct scope *b)
 }
 
 /* A base chain: checked, its devices enabled, its rules flattened. */
+/* The next line of the head comes from the base chain being translated. */
+static int head_from(struct imp *im)
+{
+	size_t *p, at = origin_here(im);
+
+	if (at == (size_t)-1)
+		return -1;
+	if (im->nhead == im->hcap) {
+		im->hcap = im->hcap * 2 + 16;
+		p = realloc(im->head_from, im->hcap * sizeof(*p));
+		if (!p)
+			return -1;
+		im->head_from = p;
+	}
+	im->head_from[im->nhead++] = at;
+	return 0;
+}
+
 static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *nsc)
 {
 	const char *type = NULL, *hook = NULL, *policy = "accept";
@@ -2290,7 +2366,7 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 
 		if (sc[i].dev) {
 			cj.text = malloc(strlen(sc[i].dev) + 4);
-			if (!cj.text || sb_printf(&im->head, "enable %s\n", sc[i].dev)) {
+			if (!cj.text || head_from(im) || sb_printf(&im->head, "enable %s\n", sc[i].dev)) {
 				free(cj.text);
 				dnf_free(&prefix);
 				return nomem();
@@ -2478,6 +2554,8 @@ static void import_free(struct imp *im)
 	free(im->words.p);
 	free(im->out);
 	free(im->head.p);
+	free(im->from.p);
+	free(im->head_from);
 }
 
 /* The translation of what load() indexed, as the text of a -f file, into @text. */
@@ -2514,6 +2592,17 @@ static int translate(struct imp *im, const char *name, struct sbuf *text)
 	}
 	if (im->head.len && sb_add(text, im->head.p, im->head.len))
 		return nomem();
+	/* Lines 3 on: the rules, then the head's. */
+	lines_from.at = malloc((im->nout + im->nhead + 1) * sizeof(size_t));
+	if (!lines_from.at)
+		return nomem();
+	for (r = 0; r < im->nout; r++)
+		lines_from.at[r] = im->out[r].from;
+	for (r = 0; r < im->nhead; r++)
+		lines_from.at[im->nout + r] = im->head_from[r];
+	lines_from.n = im->nout + im->nhead;
+	lines_from.text = im->from.p;
+	im->from.p = NULL;
 	return 0;
 }
 
@@ -2591,9 +2680,14 @@ int do_import(int argc, char **argv)
 		goto out;
 	}
 	opt_check = check;
+	err_origin = import_origin;
 	ret = batch_text(name, text.p, text.len);
+	err_origin = NULL;
 	text.p = NULL;	/* batch_text took it */
 out:
+	free(lines_from.at);
+	free(lines_from.text);
+	memset(&lines_from, 0, sizeof(lines_from));
 	free(text.p);
 	return ret;
 }

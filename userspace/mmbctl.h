@@ -24,6 +24,11 @@ struct words {
 };
 
 extern struct words cur;
+/*
+ * What line @line of the file being applied came from, named for errors
+ * instead of the line (mmbctl import: the nft rule), or NULL.
+ */
+extern const char *(*err_origin)(unsigned int line);
 
 /* Index in cur.w of a word pointer of the command being run. */
 #define AT(p) ((int)((p) - cur.w))

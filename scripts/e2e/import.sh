@@ -522,5 +522,34 @@ check_jq "and the rules in place stay" '.[0] | length == 1 and (.[0].priority //
 	"$(in_r mmbctl -j list)"
 in_r mmbctl flush
 
+# An error the kernel finds as it applies the translation names the nft
+# rule or chain its line came from, not a line of a file the user never
+# saw: a chain on a bridge's port, a device whose rx_handler is the
+# bridge's, which mmb cannot be enabled on.
+in_r mmbctl add ip-saddr 192.0.2.1 drop
+in_r ip link add xbr0 type bridge
+in_r ip link add xd0 type dummy
+in_r ip link set xd0 master xbr0
+in_r nft -f - <<'EOF'
+table netdev y {
+	chain c {
+		type filter hook ingress device xd0 priority 0; policy accept;
+		ip saddr 10.0.0.1 drop
+	}
+}
+EOF
+in_r nft -j list ruleset |
+	jq '.nftables |= map(if .chain.hook == "ingress" then .chain.dev = "xd0" else . end)' \
+	> "$TMP/port.json"
+in_r nft flush ruleset
+refused "a kernel error names the nft chain its line came from" 1 \
+	'^port.json: table netdev y, chain c: enable xd0$' \
+	in_r sh -c "cd '$TMP' && mmbctl import port.json"
+check_jq "and the rules in place stay" '.[0] | length == 1 and (.[0].priority // 0) == 0' \
+	"$(in_r mmbctl -j list)"
+in_r mmbctl flush
+in_r ip link del xbr0
+in_r ip link del xd0
+
 check "no kernel warnings" kernel_log_clean
 tap_end
