@@ -488,7 +488,8 @@ static void mk_rule_cb(struct nlt *t, const struct nlmsghdr *nlh, void *arg)
 /* Refusals, each at its attribute; and what is taken comes back as given. */
 static void marks_netlink_test(struct kunit *test)
 {
-	char longc[MMB_COMMENT_MAX + 2];
+	/* Off the stack: a debug kernel's frame limit. */
+	char *longc = kunit_kzalloc(test, MMB_COMMENT_MAX + 2, GFP_KERNEL);
 	__be32 v7 = cpu_to_be32(7), v10 = cpu_to_be32(0x10);
 	u8 v5[5] = { 0, 0, 0, 0, 7 };
 	struct mk_seen seen = {};
@@ -496,6 +497,7 @@ static void marks_netlink_test(struct kunit *test)
 	struct mk_nl a;
 	struct nlt t;
 
+	KUNIT_ASSERT_NOT_NULL(test, longc);
 	nlt_open(test, &t);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 
@@ -537,7 +539,7 @@ static void marks_netlink_test(struct kunit *test)
 	mk_nl_add(&t, &a);
 	KUNIT_EXPECT_EQ(test, nlt_send(&t), -EINVAL);
 	/* Comments: too long, a newline, empty. */
-	memset(longc, 'c', sizeof(longc));
+	memset(longc, 'c', MMB_COMMENT_MAX + 2);
 	longc[MMB_COMMENT_MAX + 1] = '\0';
 	a = (struct mk_nl){ .field = MMB_FIELD_UDP_DPORT, .v = &p53, .vlen = 2,
 			    .ttype = MMB_TARGET_COUNT, .comment = longc,

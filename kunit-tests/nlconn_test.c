@@ -763,10 +763,17 @@ static void nlconn_trace_datapath_test(struct kunit *test)
 	struct rnd_state rs;
 	struct nlc_tap *tap;
 	unsigned int i, n = 0, drops = 0, rewrites = 0;
+	struct nlattr **tb, *a;
 	struct nlt t;
+	u64 *cnt;
 
+	/* Off the stack: a debug kernel's frame limit. */
 	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
+	tb = kunit_kcalloc(test, MMB_TRACE_A_MAX + 1, sizeof(*tb), GFP_KERNEL);
+	cnt = kunit_kcalloc(test, MMB_COUNT_MAX, sizeof(*cnt), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, tap);
+	KUNIT_ASSERT_NOT_NULL(test, tb);
+	KUNIT_ASSERT_NOT_NULL(test, cnt);
 	nlt_open(test, &t);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
 	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
@@ -805,11 +812,9 @@ static void nlconn_trace_datapath_test(struct kunit *test)
 			.payload_len = prandom_u32_state(&rs) % 64,
 			.payload_seed = i,
 		};
-		struct nlattr *tb[MMB_TRACE_A_MAX + 1], *a;
 		unsigned int trace, seen, dropped;
 		struct sk_buff *skb;
 		u8 verdict;
-		u64 cnt[MMB_COUNT_MAX];
 
 		d.proto = i % 3 == 0 ? IPPROTO_TCP : i % 3 == 1 ? IPPROTO_UDP :
 			  d.v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;

@@ -619,8 +619,11 @@ static void tcpopt_differential_test(struct kunit *test)
 {
 	static const u8 summed[] = { CHECKSUM_NONE, CHECKSUM_COMPLETE, CHECKSUM_PARTIAL };
 	unsigned int round, ok = 0, rounds = 3000, changed = 0;
+	/* Off the stack: a debug kernel's frame limit. */
+	struct to_ref *ref = kunit_kzalloc(test, sizeof(*ref), GFP_KERNEL);
 	struct rnd_state rs;
 
+	KUNIT_ASSERT_NOT_NULL(test, ref);
 	prandom_seed_state(&rs, 19);
 	for (round = 0; round < rounds; round++) {
 		struct mmbt_target t[3][4];
@@ -631,7 +634,6 @@ static void tcpopt_differential_test(struct kunit *test)
 		struct mmbt_pkt_desc din, dout;
 		struct sk_buff *skb, *want;
 		bool diff = false, good;
-		struct to_ref ref;
 		u8 s = summed[prandom_u32_state(&rs) % ARRAY_SIZE(summed)];
 
 		nin = to_rand_list(&rs, in);
@@ -641,11 +643,11 @@ static void tcpopt_differential_test(struct kunit *test)
 				to_rand_target(&rs, &t[i][j]);
 			rules[i] = to_rule(test, t[i], nt[i]);
 		}
-		if (to_ref_read(&ref, in, nin)) {
+		if (to_ref_read(ref, in, nin)) {
 			for (i = 0; i < nr; i++)
-				diff |= to_ref_apply(&ref, t[i], nt[i], &nofit);
+				diff |= to_ref_apply(ref, t[i], nt[i], &nofit);
 		}
-		nout = diff ? to_ref_write(&ref, out) : nin;
+		nout = diff ? to_ref_write(ref, out) : nin;
 		if (!diff)
 			memcpy(out, in, nin);
 		changed += diff;
