@@ -8,9 +8,9 @@
  *   plain limit   one bucket per rule: an atomic64 cmpxchg, no lock
  *   meter         one bucket per key ("per FIELD[/PREFIX]") in a table of
  *                 spec.size slots made with the rule, in buckets of
- *                 MMB_METER_WAYS: a key hashes (SipHash, the rule's own
- *                 random key) to a bucket and is looked for there, its tag
- *                 first; a new key takes the bucket's first never used or
+ *                 MMB_METER_WAYS: a key hashes (HalfSipHash, the rule's
+ *                 own random key) to a bucket and is looked for there, its
+ *                 tag first; a new key takes the bucket's first never used or
  *                 idle slot (bucket of tokens full again: nothing of its
  *                 rate is owed), or, if none, is beyond its rate
  *
