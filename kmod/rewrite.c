@@ -257,49 +257,80 @@ int mmb_rewrite_field(struct sk_buff *skb, const struct mmb_pkt *pkt, unsigned i
 }
 
 /*
- * Set the 16-bit words of [@off, @off + @len) of the network header (@f:
- * an L3 field) or the L4 header (an L4 field) to @value's, each checksum
- * over them updated as mmb_rewrite_info() does; a UDP checksum that comes
- * out 0 is then sent as all ones, if any word changed. Writable already.
+ * Set the @len bytes (a multiple of 4) at @p to @value's, 32 bits at a
+ * time; the change of their sum goes into *@d. False: none changed.
  */
-static void mmb_rewrite_words(struct sk_buff *skb, const struct mmb_pkt *pkt,
-			      const struct mmb_field_info *f, unsigned int off,
-			      const void *value, unsigned int len, const struct mmb_l4csum *c)
+static __always_inline bool mmb_ends_addr(u8 *p, const void *value, unsigned int len,
+					  __wsum *d)
 {
-	u8 *h = skb->data + (f->hdr == MMB_HDR_L4 ? pkt->l4off : 0);
 	bool moved = false;
-	__be16 old, new;
+	__be32 old, new;
 	unsigned int i;
 
-	for (i = 0; i < len; i += 2) {
-		old = get_unaligned((__be16 *)(h + off + i));
-		new = get_unaligned((const __be16 *)(value + i));
+	for (i = 0; i < len; i += 4) {
+		old = get_unaligned((__be32 *)(p + i));
+		new = get_unaligned((const __be32 *)(value + i));
 		if (new == old)
 			continue;
-		put_unaligned(new, (__be16 *)(h + off + i));
-		mmb_csum_word(skb, pkt, f, off + i, old, new, c);
+		put_unaligned(new, (__be32 *)(p + i));
+		*d = csum_add(*d, csum_sub((__force __wsum)new, (__force __wsum)old));
 		moved = true;
 	}
-	if (moved)
-		mmb_udp_mangle(skb, pkt, c);
+	return moved;
+}
+
+/* The same for the port at @p, a 16-bit word at an even offset. */
+static __always_inline bool mmb_ends_port(u8 *p, __be16 value, __wsum *d)
+{
+	__be16 old = get_unaligned((__be16 *)p);
+
+	if (value == old)
+		return false;
+	put_unaligned(value, (__be16 *)p);
+	*d = csum_add(*d, csum_sub((__force __wsum)(__force u32)value,
+				   (__force __wsum)(__force u32)old));
+	return true;
+}
+
+/*
+ * @c's checksum after a change of @d in what it covers: in the pseudo-
+ * header (@pseudo) or its own header. What mmb_l4csum_update() does word
+ * by word, and inet_proto_csum_replace_by_diff() (whose arguments differ
+ * between the kernels) for a whole change.
+ */
+static void mmb_l4csum_diff(struct sk_buff *skb, const struct mmb_l4csum *c, __wsum d,
+			    bool pseudo)
+{
+	__sum16 *sum = (__sum16 *)(skb->data + c->off);
+
+	if (skb->ip_summed != CHECKSUM_PARTIAL || !c->seed) {
+		csum_replace_by_diff(sum, d);
+		if (skb->ip_summed == CHECKSUM_COMPLETE && pseudo)
+			skb->csum = ~csum_sub(d, skb->csum);
+	} else if (pseudo) {
+		*sum = ~csum_fold(csum_add(d, csum_unfold(*sum)));
+	}
 }
 
 /*
  * A connection's mapping, on a TCP or UDP packet that has its ports (no
  * later fragment), @skb not shared: its source address and port set to
  * @saddr and @sport if @manip has MMB_MANIP_SRC, its destination's to
- * @daddr and @dport if MMB_MANIP_DST. The words that change and every
- * checksum over them change as mmb_rewrite_field() would change them,
- * field by field (the addresses, then the ports), with what all of them
- * need found once: where the L4 checksum is, what must be writable.
+ * @daddr and @dport if MMB_MANIP_DST. The bytes and every checksum over
+ * them end as mmb_rewrite_field() leaves them, field by field, but each
+ * checksum moves once, by the sum of the changes: the addresses' (the IPv4
+ * header's, the pseudo-header's) and the ports' (the L4 header's). With
+ * what all of them need found once: where the L4 checksum is, what must
+ * be writable.
  */
 int mmb_rewrite_ends(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
 		     const void *saddr, __be16 sport, const void *daddr, __be16 dport)
 {
-	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4;
-	bool tcp = pkt->key.b[MMB_IMG_L4PROTO] == IPPROTO_TCP;
+	bool v4 = pkt->key.b[MMB_IMG_FAMILY] == 4, addrs = false, ports = false;
 	struct mmb_l4csum c = mmb_l4csum(skb, pkt);
 	unsigned int alen = v4 ? 4 : 16, n;
+	__wsum da = 0, dp = 0;
+	u8 *nh, *th;
 
 	/* The ports; the L4 header starts past the IP header: that is covered. */
 	n = pkt->l4off + 2 * sizeof(__be16);
@@ -307,20 +338,34 @@ int mmb_rewrite_ends(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 manip,
 		n = max_t(unsigned int, n, c.off + 2);
 	if (skb_ensure_writable(skb, n))
 		return -ENOMEM;
-	if (manip & MMB_MANIP_SRC)
-		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_SADDR :
-						      MMB_FIELD_IP6_SADDR),
-				  v4 ? 12 : 8, saddr, alen, &c);
-	if (manip & MMB_MANIP_DST)
-		mmb_rewrite_words(skb, pkt, mmb_field(v4 ? MMB_FIELD_IP_DADDR :
-						      MMB_FIELD_IP6_DADDR),
-				  v4 ? 16 : 24, daddr, alen, &c);
-	if (manip & MMB_MANIP_SRC)
-		mmb_rewrite_words(skb, pkt, mmb_field(tcp ? MMB_FIELD_TCP_SPORT :
-						      MMB_FIELD_UDP_SPORT), 0, &sport, 2, &c);
-	if (manip & MMB_MANIP_DST)
-		mmb_rewrite_words(skb, pkt, mmb_field(tcp ? MMB_FIELD_TCP_DPORT :
-						      MMB_FIELD_UDP_DPORT), 2, &dport, 2, &c);
+	nh = skb->data;
+	th = nh + pkt->l4off;
+	if (manip & MMB_MANIP_SRC) {
+		addrs |= mmb_ends_addr(nh + (v4 ? offsetof(struct iphdr, saddr) :
+					     offsetof(struct ipv6hdr, saddr)), saddr, alen, &da);
+		ports |= mmb_ends_port(th, sport, &dp);
+	}
+	if (manip & MMB_MANIP_DST) {
+		addrs |= mmb_ends_addr(nh + (v4 ? offsetof(struct iphdr, daddr) :
+					     offsetof(struct ipv6hdr, daddr)), daddr, alen, &da);
+		ports |= mmb_ends_port(th + 2, dport, &dp);
+	}
+	if (addrs && v4)
+		csum_replace_by_diff(&((struct iphdr *)nh)->check, da);
+	if (c.off >= 0) {
+		if (addrs)
+			mmb_l4csum_diff(skb, &c, da, true);
+		if (ports)
+			mmb_l4csum_diff(skb, &c, dp, false);
+	} else if (ports && skb->ip_summed == CHECKSUM_COMPLETE) {
+		/* Nothing covers the ports but skb->csum. */
+		skb->csum = csum_add(skb->csum, dp);
+	}
+	/* IPv6 has no header checksum: the addresses move skb->csum too. */
+	if (addrs && !v4 && skb->ip_summed == CHECKSUM_COMPLETE)
+		skb->csum = csum_add(skb->csum, da);
+	if (addrs || ports)
+		mmb_udp_mangle(skb, pkt, &c);
 	return 0;
 }
 
