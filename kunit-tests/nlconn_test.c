@@ -764,21 +764,23 @@ static void nlconn_trace_datapath_test(struct kunit *test)
 	struct nlc_tap *tap;
 	unsigned int i, n = 0, drops = 0, rewrites = 0;
 	struct nlattr **tb, *a;
-	struct nlt t;
+	struct nlt *t;
 	u64 *cnt;
 
 	/* Off the stack: a debug kernel's frame limit. */
 	tap = kunit_kzalloc(test, sizeof(*tap), GFP_KERNEL);
 	tb = kunit_kcalloc(test, MMB_TRACE_A_MAX + 1, sizeof(*tb), GFP_KERNEL);
 	cnt = kunit_kcalloc(test, MMB_COUNT_MAX, sizeof(*cnt), GFP_KERNEL);
+	t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t);
 	KUNIT_ASSERT_NOT_NULL(test, tap);
 	KUNIT_ASSERT_NOT_NULL(test, tb);
 	KUNIT_ASSERT_NOT_NULL(test, cnt);
-	nlt_open(test, &t);
-	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
-	nlt_begin(&t, t.family, MMB_CMD_DEV_ENABLE);
-	nlt_u32(&t, MMB_A_IFINDEX, dev->ifindex);
-	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	nlt_open(test, t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(t), 0);
+	nlt_begin(t, t->family, MMB_CMD_DEV_ENABLE);
+	nlt_u32(t, MMB_A_IFINDEX, dev->ifindex);
+	KUNIT_ASSERT_EQ(test, nlt_send(t), 0);
 	m[0] = mmbt_match(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 53);
 	rules[n++] = nlc_rule(test, m, 1, MMB_TARGET_DROP, 0, 0);
 	m[0] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 80);
@@ -824,13 +826,13 @@ static void nlconn_trace_datapath_test(struct kunit *test)
 		}
 		skb = mmbt_pkt_build(dev, &d);
 		KUNIT_ASSERT_NOT_NULL(test, skb);
-		nlt_begin(&t, t.family, MMB_CMD_TRACE);
-		trace = nlt_nest(&t, MMB_A_TRACE);
-		nlt_u32(&t, MMB_TRACE_A_IFINDEX, dev->ifindex);
-		nlt_put(&t, MMB_TRACE_A_PACKET, skb->data, skb->len);
-		nlt_nest_end(&t, trace);
-		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
-		a = nlmsg_find_attr((struct nlmsghdr *)t.reply, GENL_HDRLEN, MMB_A_TRACE);
+		nlt_begin(t, t->family, MMB_CMD_TRACE);
+		trace = nlt_nest(t, MMB_A_TRACE);
+		nlt_u32(t, MMB_TRACE_A_IFINDEX, dev->ifindex);
+		nlt_put(t, MMB_TRACE_A_PACKET, skb->data, skb->len);
+		nlt_nest_end(t, trace);
+		KUNIT_ASSERT_EQ(test, nlt_send(t), 0);
+		a = nlmsg_find_attr((struct nlmsghdr *)t->reply, GENL_HDRLEN, MMB_A_TRACE);
 		KUNIT_ASSERT_NOT_NULL(test, a);
 		KUNIT_ASSERT_EQ(test, nla_parse_nested(tb, MMB_TRACE_A_MAX, a, NULL, NULL), 0);
 		verdict = nla_get_u8(tb[MMB_TRACE_A_VERDICT]);
@@ -867,8 +869,8 @@ static void nlconn_trace_datapath_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, 400 - drops - rewrites, 20);
 	for (i = 0; i < n; i++)
 		mmbt_remove(&mmb_pernet(&init_net)->rules, rules[i]);
-	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
-	nlt_close(&t);
+	KUNIT_EXPECT_EQ(test, nlt_flush(t), 0);
+	nlt_close(t);
 	mmbt_netdev_destroy(dev);
 }
 
