@@ -230,11 +230,18 @@ static size_t origin_here(struct imp *im)
 	return at;
 }
 
-/* For err_origin: what line @line of the translation came from, or NULL. */
+/*
+ * For err_origin: what line @line of the translation came from; the flush
+ * before the rules (line 2) came from no rule of the input.
+ */
 static const char *import_origin(unsigned int line)
 {
-	if (line < 3 || line - 3 >= lines_from.n || lines_from.at[line - 3] == (size_t)-1)
-		return NULL;
+	static char own[64];
+
+	if (line < 3 || line - 3 >= lines_from.n || lines_from.at[line - 3] == (size_t)-1) {
+		snprintf(own, sizeof(own), "line %u of its translation (import -n)", line);
+		return own;
+	}
 	return lines_from.text + lines_from.at[line - 3];
 }
 
