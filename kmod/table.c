@@ -533,20 +533,40 @@ static void mmb_sieve_free(struct mmb_mask *mask)
 	kvfree(mask->sieve_n);
 }
 
-/* Add @rule's span in each half @mask's sieve may look at to @seen and @full. */
-static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule, u64 *seen,
+/*
+ * The mask and key of a rule of @mask's entry @e with residues @res (what
+ * mmb_rule_key() gives, without reading its matches again): the table's
+ * mask and the entry's key, and the whole words of its residues.
+ */
+static void mmb_sieve_key(const struct mmb_mask *mask, const struct mmb_entry *e,
+			  const struct mmb_resid *res, unsigned int nres,
+			  struct mmb_key *rm, struct mmb_key *rk)
+{
+	unsigned int j;
+
+	*rm = mask->m;
+	memset(rk, 0, sizeof(*rk));
+	for (j = 0; j < mask->n; j++)
+		rk->c[mask->chunk[j]] = e->key[j];
+	for (j = 0; j < nres; j++) {
+		rm->w[res[j].word] = res[j].mask;
+		rk->w[res[j].word] = res[j].key;
+	}
+}
+
+/* Add the span of @rule (@rm, @rk) in each half @mask's sieve may look at to @seen and @full. */
+static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule,
+			   const struct mmb_key *rm, const struct mmb_key *rk, u64 *seen,
 			   unsigned long *full)
 {
-	struct mmb_key rm, rk;
 	unsigned int h;
 	u32 lo, hi;
 
-	mmb_rule_key(rule, &rm, &rk);
 	for (h = 0; h < MMB_SIEVE_HALVES; h++) {
 		if (!mmb_sieve_half_ok(h) || test_bit(h, full))
 			continue;
 		mmb_sieve_point(mask, h);
-		mmb_sieve_span(mask, rule, &rm, &rk, &lo, &hi);
+		mmb_sieve_span(mask, rule, rm, rk, &lo, &hi);
 		if (!lo && hi == MMB_SIEVE_BITS - 1)
 			__set_bit(h, full);
 		else if (lo <= hi)
@@ -567,6 +587,7 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 	unsigned int h, best = 0, best_n = 0, n, i, j, nres;
 	DECLARE_BITMAP(full, MMB_SIEVE_HALVES);
 	const struct mmb_resid *res;
+	struct mmb_key rm, rk;
 	struct mmb_rule *rule;
 	struct mmb_entry *e;
 
@@ -578,7 +599,8 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
 			for (j = 0; j < mmb_entry_nrules(rs, e); j++) {
 				rule = mmb_entry_rule(rs, e, j, &res, &nres);
-				mmb_sieve_seen(mask, rule, seen, full);
+				mmb_sieve_key(mask, e, res, nres, &rm, &rk);
+				mmb_sieve_seen(mask, rule, &rm, &rk, seen, full);
 			}
 		}
 		cond_resched();
@@ -601,7 +623,8 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
 			for (j = 0; j < mmb_entry_nrules(rs, e); j++) {
 				rule = mmb_entry_rule(rs, e, j, &res, &nres);
-				mmb_sieve_rule_key(mask, rule, true);
+				mmb_sieve_key(mask, e, res, nres, &rm, &rk);
+				mmb_sieve_rule(mask, rule, &rm, &rk, true);
 			}
 		}
 	}
