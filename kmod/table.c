@@ -376,6 +376,7 @@ static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs, const struct mmb_k
  * them, some of which a sieve may not look at (mmb_sieve_half_ok()).
  */
 #define MMB_SIEVE_HALVES	(MMB_KEY_CHUNKS * 4 * 2)
+#define MMB_SIEVE_SAMPLE	2048
 
 /* May a sieve look at half @h (mmb_sieve_point()'s)? Not at the way or the device. */
 static bool mmb_sieve_half_ok(unsigned int h)
@@ -411,6 +412,8 @@ static void mmb_sieve_span(const struct mmb_mask *mask, const struct mmb_rule *r
 	fixed = min_t(unsigned int, 16 - fls(~m16 & 0xffff), MMB_SIEVE_ORDER);
 	*lo = (k16 >> 4) & ~(BIT(MMB_SIEVE_ORDER - fixed) - 1) & (MMB_SIEVE_BITS - 1);
 	*hi = *lo | (BIT(MMB_SIEVE_ORDER - fixed) - 1);
+	if (!rule->slow)
+		return;
 	value = mmb_rule_values(rule);
 	for (i = 0, m = rule->m; i < rule->nmatches; value += m->vlen, i++, m++) {
 		const struct mmb_field_info *f = mmb_field(m->field);
@@ -578,13 +581,15 @@ static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule,
 /*
  * Point the sieve of @mask, of @rs that no reader sees (a batch's tables,
  * built), at the half whose bits its rules' spans cover least: the fewest
- * packets of random headers pass. @seen is scratch of MMB_SIEVE_BITS bits
- * per half.
+ * packets of random headers pass. The spans are those of the rules of up
+ * to MMB_SIEVE_SAMPLE entries spread over the table (a big table's
+ * choice costs no more than a small one's); then every rule's bits are
+ * set. @seen is scratch of MMB_SIEVE_BITS bits per half.
  */
 static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 *seen)
 {
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int h, best = 0, best_n = 0, n, i, j, nres;
+	unsigned int h, best = 0, best_n = 0, n, i, j, nres, stride, k = 0;
 	DECLARE_BITMAP(full, MMB_SIEVE_HALVES);
 	const struct mmb_resid *res;
 	struct mmb_key rm, rk;
@@ -595,8 +600,11 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 		return;
 	memset(seen, 0, MMB_SIEVE_HALVES * MMB_SIEVE_BITS / 8);
 	bitmap_zero(full, MMB_SIEVE_HALVES);
+	stride = max(mask->entries / MMB_SIEVE_SAMPLE, 1U);
 	for (i = 0; i <= t->size_mask; i++) {
 		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
+			if (k++ % stride)
+				continue;
 			for (j = 0; j < mmb_entry_nrules(rs, e); j++) {
 				rule = mmb_entry_rule(rs, e, j, &res, &nres);
 				mmb_sieve_key(mask, e, res, nres, &rm, &rk);
