@@ -589,7 +589,7 @@ static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule,
 static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 *seen)
 {
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int h, best = 0, best_n = 0, n, i, j, nres, stride, k = 0;
+	unsigned int h, best = 0, best_n = 0, n, i, j, nres, stride, k = 0, cur;
 	DECLARE_BITMAP(full, MMB_SIEVE_HALVES);
 	const struct mmb_resid *res;
 	struct mmb_key rm, rk;
@@ -598,6 +598,7 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 
 	if (!mask->sieve)
 		return;
+	cur = mask->sieve_off / 2 + (mask->sieve_shift == 4);
 	memset(seen, 0, MMB_SIEVE_HALVES * MMB_SIEVE_BITS / 8);
 	bitmap_zero(full, MMB_SIEVE_HALVES);
 	stride = max(mask->entries / MMB_SIEVE_SAMPLE, 1U);
@@ -624,6 +625,8 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 		}
 	}
 	mmb_sieve_point(mask, best);
+	if (best == cur)
+		return;		/* its counts are of that half already */
 	memset(mask->sieve, 0, MMB_SIEVE_BITS / 8);
 	memset(mask->sieve_n, 0, MMB_SIEVE_BITS * sizeof(*mask->sieve_n));
 	mask->sieve_all = 0;
