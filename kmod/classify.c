@@ -394,7 +394,8 @@ void mmb_classify_rules(const struct mmb_ruleset *rs, const struct mmb_pkt *pkt,
 		mmb_test_probe(i);
 		if (mask->wild) {	/* a catch-all: no hash, no chain */
 			e = rcu_dereference(mask->wild_e[mmb_wild_index(mask, pkt->key.b)]);
-		} else if (!mmb_sieve_pass(mask, &pkt->key)) {
+		} else if ((!ce || mmb_sieve_cacheable(mv, mask)) &&
+			   !mmb_sieve_pass(mask, &pkt->key)) {
 			mmb_test_sieved(i);
 			continue;	/* no entry has the packet's bit */
 		} else if (mask->n == 1) {

@@ -370,97 +370,154 @@ static struct mmb_mask *mmb_mask_find(struct mmb_ruleset *rs, const struct mmb_k
 
 /* --- the sieve (tables.h) ---------------------------------------------- */
 
-/* The sieve's bit of entry @e of @mask. */
-static u32 mmb_sieve_of(const struct mmb_mask *mask, const struct mmb_entry *e)
-{
-	return mmb_sieve_index(mask, (const u8 *)e->key + mask->sieve_koff);
-}
-
-/* @e of @mask is about to be linked: its bit is set first. */
-static void mmb_sieve_add(struct mmb_mask *mask, const struct mmb_entry *e)
-{
-	u32 i;
-
-	if (!mask->sieve)
-		return;
-	i = mmb_sieve_of(mask, e);
-	if (mask->sieve_n[i] < U8_MAX)
-		mask->sieve_n[i]++;
-	WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] | BIT_ULL(i % 64));
-}
-
-/* @e of @mask is unlinked: its bit goes with the last entry of it. */
-static void mmb_sieve_del(struct mmb_mask *mask, const struct mmb_entry *e)
-{
-	u32 i;
-
-	if (!mask->sieve)
-		return;
-	i = mmb_sieve_of(mask, e);
-	if (mask->sieve_n[i] == U8_MAX || --mask->sieve_n[i])
-		return;		/* saturated, or others have it */
-	WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] & ~BIT_ULL(i % 64));
-}
-
 /*
- * The bits a sieve of @m on image word @w (of 32 bits) looks at: the 12
- * highest the mask keeps there, as a mask of the host-order word, and
- * their shift; 0 if fewer than MMB_SIEVE_MIN.
+ * A sieve looks at the 12 highest bits of one half of an image word: half
+ * @h (0 the upper 16 bits, 1 the lower) of word @w. MMB_SIEVE_HALVES of
+ * them, some of which a sieve may not look at (mmb_sieve_half_ok()).
  */
-static u32 mmb_sieve_bits(const struct mmb_key *m, unsigned int w, unsigned int *shift)
-{
-	u32 bits = get_unaligned_be32(&m->b[w * 4]);
-	unsigned int lo;
+#define MMB_SIEVE_HALVES	(MMB_KEY_CHUNKS * 4 * 2)
+#define MMB_SIEVE_SAMPLE	2048
 
-	if (!bits)
-		return 0;
-	lo = max_t(int, fls(bits) - MMB_SIEVE_ORDER, 0);
-	bits &= GENMASK(fls(bits) - 1, lo);
-	*shift = lo;
-	return hweight32(bits) < MMB_SIEVE_MIN ? 0 : bits;
+/* May a sieve look at half @h (mmb_sieve_point()'s)? Not at the way or the device. */
+static bool mmb_sieve_half_ok(unsigned int h)
+{
+	return h / 2 != MMB_IMG_FAMILY / 4 && h / 2 != MMB_IMG_IFINDEX / 4;
 }
 
-/* May @mask's sieve look at image word @w? Not at the way, the device or a wild table. */
-static bool mmb_sieve_word_ok(const struct mmb_mask *mask, unsigned int w)
+/* Point @mask's sieve at half @h. */
+static void mmb_sieve_point(struct mmb_mask *mask, unsigned int h)
 {
-	unsigned int shift;
-
-	return !mask->wild && w != MMB_IMG_FAMILY / 4 && w != MMB_IMG_IFINDEX / 4 &&
-	       mmb_sieve_bits(&mask->m, w, &shift);
-}
-
-/* Point @mask's sieve (allocated, empty) at image word @w. */
-static void mmb_sieve_point(struct mmb_mask *mask, unsigned int w)
-{
-	unsigned int j, shift = 0;
-
-	mask->sieve_mask = mmb_sieve_bits(&mask->m, w, &shift);
-	mask->sieve_shift = shift;
-	mask->sieve_off = w * 4;
-	for (j = 0; j < mask->n; j++)
-		if (mask->chunk[j] == w / 4)
-			mask->sieve_koff = j * sizeof(struct mmb_chunk) + w % 4 * 4;
+	mask->sieve_off = h / 2 * 4;
+	mask->sieve_shift = h % 2 ? 4 : 20;
+	mask->sieve_mask = 0xfffU << mask->sieve_shift;
 }
 
 /*
- * A sieve for a new @mask, on the word whose kept bits are the most (of
- * equals, the last: in IPv4 the destination, then the source, then the
- * ports); none if no word has enough, or without memory.
+ * The sieve bits [*lo, *hi] of @mask's half that a packet matching @rule
+ * may have (none if *lo > *hi), by the rule's exact part (@rm and @rk, its
+ * mmb_rule_key()) and by its slow <, <=, >, >= and == matches of a 16-bit
+ * field there (port ranges). A superset: other bits the rule fixes there
+ * (not a prefix of the half) and its other slow matches are left out.
+ */
+static void mmb_sieve_span(const struct mmb_mask *mask, const struct mmb_rule *rule,
+			   const struct mmb_key *rm, const struct mmb_key *rk, u32 *lo, u32 *hi)
+{
+	unsigned int off = mask->sieve_off + (mask->sieve_shift == 4 ? 2 : 0), i, fixed;
+	u32 m16 = get_unaligned_be16(&rm->b[off]), k16 = get_unaligned_be16(&rk->b[off]);
+	const struct mmb_match *m;
+	const u8 *value;
+	u32 v;
+
+	/* The leading bits the exact part fixes, up to 12. */
+	fixed = min_t(unsigned int, 16 - fls(~m16 & 0xffff), MMB_SIEVE_ORDER);
+	*lo = (k16 >> 4) & ~(BIT(MMB_SIEVE_ORDER - fixed) - 1) & (MMB_SIEVE_BITS - 1);
+	*hi = *lo | (BIT(MMB_SIEVE_ORDER - fixed) - 1);
+	if (!rule->slow)
+		return;
+	value = mmb_rule_values(rule);
+	for (i = 0, m = rule->m; i < rule->nmatches; value += m->vlen, i++, m++) {
+		const struct mmb_field_info *f = mmb_field(m->field);
+
+		if (!(rule->slow & BIT(i)) || m->field == MMB_FIELD_ALL ||
+		    m->field == MMB_FIELD_NET_PROTO || f->img != off || f->len != 2 ||
+		    f->bits != 16 || f->mask != 0xffff || f->shift ||
+		    f->hdr == MMB_HDR_MARK || f->hdr == MMB_HDR_TCPOPT || m->plen < f->bits)
+			continue;
+		v = mmb_value_u32(value, min_t(unsigned int, m->vlen, 4));
+		switch (m->op) {
+		case MMB_OP_EQ:
+			*lo = max(*lo, v >> 4);
+			*hi = min(*hi, v >> 4);
+			break;
+		case MMB_OP_GE:
+			*lo = max(*lo, v >> 4);
+			break;
+		case MMB_OP_GT:
+			*lo = max(*lo, (v + 1) >> 4);
+			break;
+		case MMB_OP_LE:
+			*hi = min(*hi, v >> 4);
+			break;
+		case MMB_OP_LT:
+			if (!v)
+				*lo = MMB_SIEVE_BITS;	/* nothing is below 0 */
+			else
+				*hi = min(*hi, (v - 1) >> 4);
+			break;
+		}
+	}
+}
+
+/*
+ * @rule, of mask and key @rm and @rk, comes into @mask's table (@add) or
+ * leaves it: the bits of its span are set before it is linked, and go with
+ * the last rule of theirs after it is unlinked.
+ */
+static void mmb_sieve_rule(struct mmb_mask *mask, const struct mmb_rule *rule,
+			   const struct mmb_key *rm, const struct mmb_key *rk, bool add)
+{
+	u32 i, lo, hi;
+	u64 w = 0;
+
+	if (!mask->sieve)
+		return;
+	mmb_sieve_span(mask, rule, rm, rk, &lo, &hi);
+	if (!lo && hi == MMB_SIEVE_BITS - 1) {
+		/* Every bit: counted apart, as no per-bit count is touched. */
+		if (add && !mask->sieve_all++) {
+			for (i = 0; i < MMB_SIEVE_BITS / 64; i++)
+				WRITE_ONCE(mask->sieve[i], ~0ULL);
+		} else if (!add && !--mask->sieve_all) {
+			for (i = 0; i < MMB_SIEVE_BITS; i++) {
+				w = i % 64 ? w : 0;
+				w |= (u64)!!mask->sieve_n[i] << (i % 64);
+				if (i % 64 == 63)
+					WRITE_ONCE(mask->sieve[i / 64], w);
+			}
+		}
+		return;
+	}
+	for (i = lo; i <= hi; i++) {
+		if (mask->sieve_n[i] == U8_MAX)
+			continue;	/* saturated: set for good */
+		if (add && !mask->sieve_n[i]++ && !mask->sieve_all)
+			WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] | BIT_ULL(i % 64));
+		else if (!add && !--mask->sieve_n[i] && !mask->sieve_all)
+			WRITE_ONCE(mask->sieve[i / 64], mask->sieve[i / 64] & ~BIT_ULL(i % 64));
+	}
+}
+
+/* The same for @rule, whose mask and key are computed. */
+static void mmb_sieve_rule_key(struct mmb_mask *mask, const struct mmb_rule *rule, bool add)
+{
+	struct mmb_key rm, rk;
+
+	if (!mask->sieve)
+		return;
+	mmb_rule_key(rule, &rm, &rk);
+	mmb_sieve_rule(mask, rule, &rm, &rk, add);
+}
+
+/*
+ * A sieve for a new @mask, on the half with the most bits the mask keeps
+ * (of equals, the last: in IPv4 the destination, then the source, then the
+ * ports); none for a wild table, or without memory.
  */
 static void mmb_sieve_create(struct mmb_mask *mask)
 {
-	unsigned int w, best = 0, bits = 0, shift;
+	unsigned int h, best = 0, bits = 0, n;
 
-	for (w = 0; w < MMB_KEY_CHUNKS * 4; w++) {
-		if (!mmb_sieve_word_ok(mask, w))
+	if (mask->wild)
+		return;
+	for (h = 0; h < MMB_SIEVE_HALVES; h++) {
+		if (!mmb_sieve_half_ok(h))
 			continue;
-		if (hweight32(mmb_sieve_bits(&mask->m, w, &shift)) >= bits) {
-			bits = hweight32(mmb_sieve_bits(&mask->m, w, &shift));
-			best = w;
+		n = hweight16(get_unaligned_be16(&mask->m.b[h * 2]) & 0xfff0);
+		if (!best || n >= bits) {
+			bits = n;
+			best = h;
 		}
 	}
-	if (!bits)
-		return;
 	mask->sieve = kzalloc(MMB_SIEVE_BITS / 8, GFP_KERNEL_ACCOUNT);
 	mask->sieve_n = kvcalloc(MMB_SIEVE_BITS, sizeof(*mask->sieve_n), GFP_KERNEL_ACCOUNT);
 	if (!mask->sieve || !mask->sieve_n) {
@@ -480,45 +537,108 @@ static void mmb_sieve_free(struct mmb_mask *mask)
 }
 
 /*
+ * The mask and key of a rule of @mask's entry @e with residues @res (what
+ * mmb_rule_key() gives, without reading its matches again): the table's
+ * mask and the entry's key, and the whole words of its residues.
+ */
+static void mmb_sieve_key(const struct mmb_mask *mask, const struct mmb_entry *e,
+			  const struct mmb_resid *res, unsigned int nres,
+			  struct mmb_key *rm, struct mmb_key *rk)
+{
+	unsigned int j;
+
+	*rm = mask->m;
+	memset(rk, 0, sizeof(*rk));
+	for (j = 0; j < mask->n; j++)
+		rk->c[mask->chunk[j]] = e->key[j];
+	for (j = 0; j < nres; j++) {
+		rm->w[res[j].word] = res[j].mask;
+		rk->w[res[j].word] = res[j].key;
+	}
+}
+
+/* Add the span of @rule (@rm, @rk) in each half @mask's sieve may look at to @seen and @full. */
+static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule,
+			   const struct mmb_key *rm, const struct mmb_key *rk, u64 *seen,
+			   unsigned long *full)
+{
+	unsigned int h;
+	u32 lo, hi;
+
+	for (h = 0; h < MMB_SIEVE_HALVES; h++) {
+		if (!mmb_sieve_half_ok(h) || test_bit(h, full))
+			continue;
+		mmb_sieve_point(mask, h);
+		mmb_sieve_span(mask, rule, rm, rk, &lo, &hi);
+		if (!lo && hi == MMB_SIEVE_BITS - 1)
+			__set_bit(h, full);
+		else if (lo <= hi)
+			bitmap_set((unsigned long *)(seen + h * MMB_SIEVE_BITS / 64), lo,
+				   hi - lo + 1);
+	}
+}
+
+/*
  * Point the sieve of @mask, of @rs that no reader sees (a batch's tables,
- * built), at the word whose bits its entries spread over least, for the
- * fewest packets of random headers passed: of the words it may look at,
- * the fewest distinct values among the entries per value the word can
- * take. @seen is scratch of MMB_SIEVE_BITS bits.
+ * built), at the half whose bits its rules' spans cover least: the fewest
+ * packets of random headers pass. The spans are those of the rules of up
+ * to MMB_SIEVE_SAMPLE entries spread over the table (a big table's
+ * choice costs no more than a small one's); then every rule's bits are
+ * set. @seen is scratch of MMB_SIEVE_BITS bits per half.
  */
 static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 *seen)
 {
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int w, best = 0, best_n = 0, best_bits = 0, n, bits, i;
+	unsigned int h, best = 0, best_n = 0, n, i, j, nres, stride, k = 0, cur;
+	DECLARE_BITMAP(full, MMB_SIEVE_HALVES);
+	const struct mmb_resid *res;
+	struct mmb_key rm, rk;
+	struct mmb_rule *rule;
 	struct mmb_entry *e;
 
 	if (!mask->sieve)
 		return;
-	for (w = 0; w < MMB_KEY_CHUNKS * 4; w++) {
-		if (!mmb_sieve_word_ok(mask, w))
+	cur = mask->sieve_off / 2 + (mask->sieve_shift == 4);
+	memset(seen, 0, MMB_SIEVE_HALVES * MMB_SIEVE_BITS / 8);
+	bitmap_zero(full, MMB_SIEVE_HALVES);
+	stride = max(mask->entries / MMB_SIEVE_SAMPLE, 1U);
+	for (i = 0; i <= t->size_mask; i++) {
+		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
+			if (k++ % stride)
+				continue;
+			for (j = 0; j < mmb_entry_nrules(rs, e); j++) {
+				rule = mmb_entry_rule(rs, e, j, &res, &nres);
+				mmb_sieve_key(mask, e, res, nres, &rm, &rk);
+				mmb_sieve_seen(mask, rule, &rm, &rk, seen, full);
+			}
+		}
+		cond_resched();
+	}
+	for (h = 0; h < MMB_SIEVE_HALVES; h++) {
+		if (!mmb_sieve_half_ok(h))
 			continue;
-		mmb_sieve_point(mask, w);
-		memset(seen, 0, MMB_SIEVE_BITS / 8);
-		for (i = 0; i <= t->size_mask; i++)
-			for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver))
-				__set_bit(mmb_sieve_of(mask, e), (unsigned long *)seen);
-		n = bitmap_weight((unsigned long *)seen, MMB_SIEVE_BITS);
-		bits = hweight32(mask->sieve_mask);
-		/* n / 2^bits < best_n / 2^best_bits, the ratio a random packet passes */
-		if (!best_bits || (u64)n << best_bits < (u64)best_n << bits) {
-			best = w;
+		n = test_bit(h, full) ? MMB_SIEVE_BITS :
+		    bitmap_weight((unsigned long *)&seen[h * MMB_SIEVE_BITS / 64], MMB_SIEVE_BITS);
+		if (!best || n < best_n) {
+			best = h;
 			best_n = n;
-			best_bits = bits;
 		}
 	}
-	if (!best_bits)
-		return;
 	mmb_sieve_point(mask, best);
+	if (best == cur)
+		return;		/* its counts are of that half already */
 	memset(mask->sieve, 0, MMB_SIEVE_BITS / 8);
 	memset(mask->sieve_n, 0, MMB_SIEVE_BITS * sizeof(*mask->sieve_n));
-	for (i = 0; i <= t->size_mask; i++)
-		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver))
-			mmb_sieve_add(mask, e);
+	mask->sieve_all = 0;
+	for (i = 0; i <= t->size_mask; i++) {
+		for (e = mmb_bucket_first(rs, t, i); e; e = mmb_entry_next(rs, e, t->ver)) {
+			for (j = 0; j < mmb_entry_nrules(rs, e); j++) {
+				rule = mmb_entry_rule(rs, e, j, &res, &nres);
+				mmb_sieve_key(mask, e, res, nres, &rm, &rk);
+				mmb_sieve_rule(mask, rule, &rm, &rk, true);
+			}
+		}
+	}
 }
 
 /* Does @m keep nothing but the family and the way (struct mmb_mask's wild)? */
@@ -771,7 +891,6 @@ static int mmb_entry_add(struct mmb_ruleset *rs, struct mmb_mask *mask,
 		if (err)
 			goto err_entry;
 	}
-	mmb_sieve_add(mask, e);
 	mmb_bucket_add(rs, mask, mmb_tbl(rs, mask), e);
 	if (mask->wild)
 		rcu_assign_pointer(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], e);
@@ -961,6 +1080,8 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 			return -ENOMEM;
 	}
 	nres = mmb_resid_of(mask, img, res);
+	/* Its bits before it is linked (undone below if it is not). */
+	mmb_sieve_rule(mask, rule, &img->mask, &img->key, true);
 	if (e) {	/* an existing entry: one published list replaces another */
 		err = mmb_rules_update(rs, mask, e, rule, res, nres, NULL);
 		goto out;
@@ -974,6 +1095,8 @@ int mmb_tables_insert(struct mmb_ruleset *rs, struct mmb_rule *rule,
 	if (!err && mmb_masks(rs)->n >= MMB_CACHE_MIN_MASKS)
 		mmb_cache_create(rs);
 out:
+	if (err)
+		mmb_sieve_rule(mask, rule, &img->mask, &img->key, false);
 	if (err && new_mask)
 		mmb_mask_destroy(rs, new_mask);		/* its table may hold the entry */
 	if (raised && err) {
@@ -1007,14 +1130,14 @@ static void mmb_sieves_choose(struct mmb_ruleset *rs)
 	unsigned int i;
 	u64 *seen;
 
-	seen = kmalloc(MMB_SIEVE_BITS / 8, GFP_KERNEL);
+	seen = kvmalloc(MMB_SIEVE_HALVES * MMB_SIEVE_BITS / 8, GFP_KERNEL);
 	if (!seen)
 		return;		/* the sieves stay on the words they were made for */
 	for (i = 0; mv && i < mv->n; i++) {
 		mmb_sieve_choose(rs, mv->m[i], seen);
 		cond_resched();
 	}
-	kfree(seen);
+	kvfree(seen);
 }
 
 /*
@@ -1157,8 +1280,13 @@ int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (WARN_ON_ONCE(!mask))
 		return -ENOENT;
 	t = mmb_tbl(rs, mask);
-	if (mmb_entry_nrules(rs, e) > 1)
-		return mmb_rules_update(rs, mask, e, NULL, NULL, 0, rule);
+	if (mmb_entry_nrules(rs, e) > 1) {
+		int err = mmb_rules_update(rs, mask, e, NULL, NULL, 0, rule);
+
+		if (!err)	/* unlinked: its bits may go */
+			mmb_sieve_rule_key(mask, rule, false);
+		return err;
+	}
 	rv = mmb_entry_rules(rs, e);
 	if (mmb_rvec_lone(rv)) {
 		/* No list to take the entry along: an empty one does. */
@@ -1169,7 +1297,7 @@ int mmb_tables_remove(struct mmb_ruleset *rs, struct mmb_rule *rule)
 	if (mask->wild)
 		RCU_INIT_POINTER(mask->wild_e[mmb_wild_index(mask, (const u8 *)e->key)], NULL);
 	mmb_bucket_del(rs, mask, t, e);
-	mmb_sieve_del(mask, e);
+	mmb_sieve_rule_key(mask, rule, false);
 	/* The entry goes with its last list, after a grace period. */
 	rv->dead = e;
 	rv->dead_nkey = mask->n;

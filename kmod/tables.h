@@ -279,24 +279,26 @@ struct mmb_table {
 #define MMB_WILD_ENTRIES	4
 
 /*
- * The sieve of a table: a bit per value of the (up to) 12 highest bits its
- * mask keeps of one 32-bit word of the image (the top of an address
- * prefix, of a port), set while an entry of the table has that value. A
- * packet whose bit is clear hits no entry, and the lookup skips the table
- * without masking, hashing or reading its filter: a packet that matches
- * nothing but an ordered set's default (what a firewall passes most) reads
- * a bit of each table, from sieves of 512 bytes that stay in the CPU's
- * first-level cache, where the filters, a table's eighth, do not. The word
- * is one of the mask's when the table is made, and the one whose values
- * the entries spread over least when a batch builds its tables (rules
- * cluster in the address space: a random packet's bit is seldom set).
- * Writers count the entries of each bit (saturating: a bit of 255 stays
- * set), set a bit before the entry is linked and clear it after the last
- * one is unlinked: a reader sees the table as before or after a change.
+ * The sieve of a table: a bit per value of the 12 highest bits of one half
+ * of a 32-bit word of the image (the top of an address, of a port), set
+ * while a rule of the table may match a packet of that value: by its exact
+ * bits there (whether the table's mask keeps them or its entry checks them
+ * as residues) and by its port ranges. A packet whose bit is clear matches
+ * no rule of the table, and the lookup skips it without masking, hashing
+ * or reading its filter: a packet that matches nothing but an ordered
+ * set's default (what a firewall passes most) reads a bit of each table,
+ * from sieves of 512 bytes that stay in the CPU's first-level cache, where
+ * the filters, a table's eighth, do not. The half is the one with the most
+ * bits of the mask when the table is made, and the one whose values the
+ * rules cover least when a batch builds its tables (rules cluster in the
+ * address space and in the ports: a random packet's bit is seldom set).
+ * Writers count the rules of each bit (saturating: a bit of 255 stays set;
+ * a rule of every bit is counted in @sieve_all), set the bits before the
+ * rule is linked and clear them after the last rule of theirs is
+ * unlinked: a reader sees the table as before or after a change.
  */
 #define MMB_SIEVE_ORDER		12
 #define MMB_SIEVE_BITS		BIT(MMB_SIEVE_ORDER)
-#define MMB_SIEVE_MIN		4	/* fewer bits of the word: no sieve */
 
 struct mmb_mask {
 	struct mmb_key m;
@@ -304,11 +306,11 @@ struct mmb_mask {
 	u8 n;
 	bool wild;			/* its entries are in @wild_e */
 	u8 sieve_off;			/* the sieve's word: its byte in the image */
-	u8 sieve_koff;			/* ...and in an entry's key, for writers */
-	u8 sieve_shift;
+	u8 sieve_shift;			/* 20: the upper half, 4: the lower */
 	u32 sieve_mask;			/* of the word, host order, before the shift */
 	u64 *sieve;			/* MMB_SIEVE_BITS bits, or NULL: none */
-	u8 *sieve_n;			/* writers': entries of each bit */
+	u8 *sieve_n;			/* writers': rules of each bit */
+	unsigned int sieve_all;		/* writers': rules of every bit */
 	unsigned int entries;
 	u32 seed[4 * MMB_KEY_CHUNKS];	/* one per 32-bit word of the key */
 	unsigned long resize_gp;	/* grace period of the last resize */
@@ -362,6 +364,20 @@ struct mmb_mvec {
 	struct mmb_key any;		/* the bits any of the masks looks at */
 	struct mmb_mask *m[];		/* then u32 prio[n] */
 };
+
+/*
+ * Does @mask's sieve look only at bits of @mv's masks (@mv->any)? A flow
+ * cache entry is filled for every image of the same bits there: a sieve
+ * that reads other bits (a rule's residues, its port ranges) could skip a
+ * table for one of them and not for another, and is not used then.
+ */
+static __always_inline bool mmb_sieve_cacheable(const struct mmb_mvec *mv,
+						const struct mmb_mask *mask)
+{
+	u32 any = get_unaligned_be32(&mv->any.b[mask->sieve_off]);
+
+	return (any & mask->sieve_mask) == mask->sieve_mask;
+}
 
 /* The priorities of @mv's tables, as they were when it was published. */
 static __always_inline const u32 *mmb_mvec_prio(const struct mmb_mvec *mv)

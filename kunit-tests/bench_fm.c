@@ -47,8 +47,22 @@ struct fm_rule {
 	u16 sp[2], dp[2];		/* ranges, inclusive */
 };
 
+/* make perf's ordered sets (scripts/fm-sets), if made */
+struct fm_set {
+	const char *name;
+	const struct fm_rule *r;
+	unsigned int n;
+};
+
+#if __has_include("fm_sets.h")
+#include "fm_sets.h"
+#else
+static const struct fm_set fm_sets[] = {};
+#endif
+
 struct fm {
 	struct fm_rule rule[FM_RULES];
+	unsigned int nrules;		/* of @rule: FM_RULES, or a set's */
 	struct mmb_rule_spec spec;
 	u32 base[FM_CLUSTERS], path[FM_CLUSTERS];
 	struct sk_buff *skb[FM_PKTS];
@@ -228,7 +242,7 @@ static void fm_fill(struct kunit *test, struct fm *b, struct mmb_rules *r, enum 
 
 	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_EMPTY), 0);
 	for (i = 0; i < nrules; i++) {
-		fm_spec(&b->spec, &b->rule[i], ordered ? FM_RULES - i : 0, how == FM_FLATDROP);
+		fm_spec(&b->spec, &b->rule[i], ordered ? nrules - i : 0, how == FM_FLATDROP);
 		rule = mmb_rule_create(&b->spec, NULL, NULL);
 		KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 		KUNIT_ASSERT_EQ(test, mmb_txn_add(&txn, rule, NULL), 0);
@@ -253,7 +267,7 @@ static struct mmb_rules *fm_load(struct kunit *test, struct fm *b, enum fm_load 
 {
 	struct mmb_rules *r = mmbt_rules_new(test);
 
-	fm_fill(test, b, r, how, FM_RULES, tables);
+	fm_fill(test, b, r, how, b->nrules, tables);
 	return r;
 }
 
@@ -377,20 +391,42 @@ static void fm_free_packets(struct fm *b)
 	}
 }
 
-/* Packets of random headers (@drawn false) or in random rules' boxes. */
-static void fm_packets(struct kunit *test, struct fm *b, struct rnd_state *rs, bool drawn)
+enum fm_traffic {
+	FM_RANDOM,		/* random headers, TCP or UDP */
+	FM_DRAWN,		/* each in the box of a random rule */
+	FM_PERF,		/* make perf's random: UDP, 1.0.0.0-223.255.255.255 */
+};
+
+/* A random address of make perf's random traffic (pktgen's range). */
+static u32 fm_perf_addr(struct rnd_state *rs)
+{
+	return 0x01000000 + fm_rnd(rs, 0xdfffffff - 0x01000000 + 1);
+}
+
+/* Packets of random headers or in random rules' boxes. */
+static void fm_packets(struct kunit *test, struct fm *b, struct rnd_state *rs,
+		       enum fm_traffic kind)
 {
 	unsigned int i;
 
 	for (i = 0; i < FM_PKTS; i++) {
 		struct mmbt_pkt_desc d = { .ttl = 64, .payload_len = 18 };
-		const struct fm_rule *r = &b->rule[fm_rnd(rs, FM_RULES)];
+		const struct fm_rule *r = &b->rule[fm_rnd(rs, b->nrules)];
 		u32 sa = prandom_u32_state(rs), da = prandom_u32_state(rs);
 
 		d.proto = fm_rnd(rs, 3) ? IPPROTO_TCP : IPPROTO_UDP;
 		d.sport = prandom_u32_state(rs);
 		d.dport = prandom_u32_state(rs);
-		if (drawn) {
+		if (kind == FM_PERF) {
+			d.proto = IPPROTO_UDP;
+			sa = fm_perf_addr(rs);
+			da = fm_perf_addr(rs);
+		}
+		/* a rule of a protocol the packet builder knows */
+		while (kind == FM_DRAWN && r->proto && r->proto != IPPROTO_TCP &&
+		       r->proto != IPPROTO_UDP && r->proto != IPPROTO_ICMP)
+			r = &b->rule[fm_rnd(rs, b->nrules)];
+		if (kind == FM_DRAWN) {
 			if (r->sl)
 				sa = r->sa | (sa & (u32)(0xffffffffULL >> r->sl));
 			if (r->dl)
@@ -410,6 +446,53 @@ static void fm_packets(struct kunit *test, struct fm *b, struct rnd_state *rs, b
 		KUNIT_ASSERT_NOT_NULL(test, b->skb[i]);
 		KUNIT_ASSERT_EQ(test, mmb_parse(b->skb[i], &b->pkt[i]), 0);
 	}
+}
+
+/*
+ * Each table of @r's ruleset, in the order a lookup probes them: its mask
+ * (the image's words 0-3: family and protocol, ports, source, destination;
+ * "+" if it keeps more), entries, highest priority, its sieve (the word,
+ * the bits kept of it, the share of the bitmap set) and, of the packets,
+ * how many its sieve passes and how many hit an entry.
+ */
+static void fm_tables(struct kunit *test, struct fm *b, struct mmb_rules *r, const char *what)
+{
+	const struct mmb_ruleset *rs = mmbt_rs(r);
+	const struct mmb_mvec *mv;
+	struct mmb_chunk key[MMB_KEY_CHUNKS];
+	unsigned int i, k, pass, hit, set, walk;
+	const struct mmb_entry *e;
+	const struct mmb_rvec *rv;
+	const struct mmb_mask *mask;
+
+	rcu_read_lock();
+	mv = rcu_dereference(rs->masks);
+	for (i = 0; mv && i < mv->n; i++) {
+		mask = mv->m[i];
+		pass = 0;
+		hit = 0;
+		walk = 0;
+		for (k = 0; k < FM_PKTS; k++) {
+			pass += mmb_sieve_pass(mask, &b->pkt[k].key);
+			mmb_mask_key(mask, &b->pkt[k].key, key);
+			e = mmb_lookup(rs, mask, rcu_dereference(mask->tbl), key, false);
+			if (!e)
+				continue;
+			hit++;
+			rv = rcu_dereference(e->rules);
+			walk += mmb_rvec_lone(rv) ? 1 : rv->n;
+		}
+		set = mask->sieve ? bitmap_weight((unsigned long *)mask->sieve, MMB_SIEVE_BITS) : 0;
+		kunit_info(test, "bench: fm table %s %2u: mask %08x %08x %08x %08x%s entries %5u prio %5u | sieve %s word %u%s bits %2u set %4u/%u | passed %4u hit %4u of %u, %u rules in the entries hit\n",
+			   what, i, get_unaligned_be32(&mask->m.b[0]),
+			   get_unaligned_be32(&mask->m.b[4]), get_unaligned_be32(&mask->m.b[8]),
+			   get_unaligned_be32(&mask->m.b[12]), mask->n > 1 ? "+" : " ",
+			   mask->entries, mask->prio, mask->sieve ? "on" : "--",
+			   mask->sieve_off / 4, mask->sieve_shift == 4 ? "lo" : "hi",
+			   hweight32(mask->sieve_mask),
+			   set, 1U << hweight32(mask->sieve_mask), pass, hit, FM_PKTS, walk);
+	}
+	rcu_read_unlock();
 }
 
 enum fm_step { FM_REFS, FM_PARSE, FM_HOOK };
@@ -461,7 +544,7 @@ static u64 fm_time(struct fm *b, enum fm_step step)
  * the ordered set; what parsing and the reference cost; everything but the
  * reference, per packet.
  */
-static void fm_hook(struct kunit *test, struct fm *b)
+static void fm_hook(struct kunit *test, struct fm *b, const char *what)
 {
 	struct mmb_net *mn = mmb_pernet(&init_net);
 	unsigned int i, tables, set_tables, dropped = 0;
@@ -486,7 +569,7 @@ static void fm_hook(struct kunit *test, struct fm *b)
 	none = fm_time(b, FM_HOOK);
 	fm_fill(test, b, &mn->rules, FM_ORDERED, 0, &tables);
 	dflt = fm_time(b, FM_HOOK);
-	fm_fill(test, b, &mn->rules, FM_ORDERED, FM_RULES, &set_tables);
+	fm_fill(test, b, &mn->rules, FM_ORDERED, b->nrules, &set_tables);
 	/* Without the sieves and with them, in turn: off, on, on, off. */
 	rs = mmbt_rs(&mn->rules);
 	for (k = 0; k < 4; k++) {
@@ -518,8 +601,8 @@ static void fm_hook(struct kunit *test, struct fm *b)
 	for (i = 0; i < FM_PKTS; i++)
 		b->skb[i]->dev = init_net.loopback_dev;
 	mmbt_netdev_destroy(dev);
-	kunit_info(test, "bench: fm hook, random, first match + default (%u tables): reference %llu, parse %llu cycles | hook less reference: no rules %llu, default alone %llu, set %llu (without sieves %llu) cycles | dropped %u of %u\n",
-		   set_tables, refs, parse - refs, none - refs, dflt - refs, set - refs,
+	kunit_info(test, "bench: fm hook, %s, first match + default (%u tables): reference %llu, parse %llu cycles | hook less reference: no rules %llu, default alone %llu, set %llu (without sieves %llu) cycles | dropped %u of %u\n",
+		   what, set_tables, refs, parse - refs, none - refs, dflt - refs, set - refs,
 		   nosieve - refs, dropped, FM_PKTS);
 }
 
@@ -530,6 +613,38 @@ static void fm_run(struct kunit *test, struct fm *b, enum fm_load how, const cha
 
 	fm_measure(test, b, r, tables, what);
 	mmbt_rules_done(test, r);
+}
+
+/*
+ * One of make perf's ordered sets (scripts/fm-sets) as make perf loads it:
+ * its tables, the hook and the lookup on make perf's random traffic, the
+ * lookup on rule-drawn packets.
+ */
+static void fm_set_run(struct kunit *test, struct fm *b, struct rnd_state *rs,
+		       const struct fm_set *set)
+{
+	char what[48];
+	struct mmb_rules *r;
+	unsigned int tables;
+
+	if (WARN_ON(set->n > FM_RULES))
+		return;
+	memcpy(b->rule, set->r, set->n * sizeof(*set->r));
+	b->nrules = set->n;
+	fm_packets(test, b, rs, FM_PERF);
+	r = fm_load(test, b, FM_ORDERED, &tables);
+	fm_tables(test, b, r, set->name);
+	snprintf(what, sizeof(what), "%s, random (perf), first match + default", set->name);
+	fm_measure(test, b, r, tables, what);
+	mmbt_rules_done(test, r);
+	snprintf(what, sizeof(what), "%s, random (perf)", set->name);
+	fm_hook(test, b, what);
+	fm_free_packets(b);
+
+	fm_packets(test, b, rs, FM_DRAWN);
+	snprintf(what, sizeof(what), "%s, rule-drawn, first match + default", set->name);
+	fm_run(test, b, FM_ORDERED, what);
+	fm_free_packets(b);
 }
 
 static void bench_fm_test(struct kunit *test)
@@ -547,18 +662,22 @@ static void bench_fm_test(struct kunit *test)
 	for (i = 0; i < FM_RULES; i++)
 		fm_draw(&rs, b, &b->rule[i]);
 
-	fm_packets(test, b, &rs, false);
-	fm_hook(test, b);
+	b->nrules = FM_RULES;
+	fm_packets(test, b, &rs, FM_RANDOM);
+	fm_hook(test, b, "random");
 	fm_run(test, b, FM_ORDERED, "random, first match + default");
 	fm_run(test, b, FM_NODEFAULT, "random, first match, no default");
 	fm_run(test, b, FM_FLATDROP, "random, prio 0, all drop");
 	fm_free_packets(b);
 
-	fm_packets(test, b, &rs, true);
+	fm_packets(test, b, &rs, FM_DRAWN);
 	fm_run(test, b, FM_ORDERED, "rule-drawn, first match + default");
 	fm_run(test, b, FM_FLAT, "rule-drawn, prio 0");
 	fm_run(test, b, FM_FLATDROP, "rule-drawn, prio 0, all drop");
 	fm_free_packets(b);
+
+	for (i = 0; i < ARRAY_SIZE(fm_sets); i++)
+		fm_set_run(test, b, &rs, &fm_sets[i]);
 }
 
 static struct kunit_case bench_fm_cases[] = {

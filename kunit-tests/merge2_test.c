@@ -44,6 +44,7 @@ struct m2_ctx {
 	u32 base[M2_CLUSTERS], path[M2_CLUSTERS];
 	unsigned int n;
 	bool v6, prio;
+	bool ports;		/* port rules of every operator, packets at their edges */
 };
 
 /* A prefix length: a seed's spike, spread binomially by smoothness @s. */
@@ -124,6 +125,62 @@ static unsigned int m2_port(struct mmb_rule_spec *s, unsigned int n, struct rnd_
 	return n;
 }
 
+/*
+ * A port side of every operator at a value of its own (sixteens apart from
+ * the sieve's: tables.h), or two of them, a range; or a wildcard.
+ */
+static unsigned int m2_port_any(struct mmb_rule_spec *s, unsigned int n, struct rnd_state *rs,
+				u16 field)
+{
+	static const u8 ops[] = { MMB_OP_EQ, MMB_OP_GE, MMB_OP_GT, MMB_OP_LE, MMB_OP_LT };
+	u32 lo = rnd(rs, 4) ? rnd(rs, 65536) : rnd(rs, 4) * 65535 / 3;
+
+	switch (rnd(rs, 5)) {
+	case 0:
+		s->m[n++] = mt(field, ops[rnd(rs, ARRAY_SIZE(ops))], lo);
+		break;
+	case 1:
+	case 2:
+	case 3:		/* narrow: its span is its own, not a wide rule's */
+		s->m[n++] = mt(field, rnd(rs, 2) ? MMB_OP_GE : MMB_OP_GT, lo);
+		s->m[n++] = mt(field, rnd(rs, 2) ? MMB_OP_LE : MMB_OP_LT,
+			       min(lo + rnd(rs, 200), 65535U));
+		break;
+	}
+	return n;
+}
+
+/*
+ * A rule of c->ports: TCP or UDP, ports of m2_port_any(), the source
+ * address a short prefix one time in three (its table's mask may keep
+ * fewer of its bits: residues), no destination.
+ */
+static void m2_rule_ports(struct m2_ctx *c, struct rnd_state *rs, unsigned int i)
+{
+	struct mmb_rule_spec *s = &c->spec[i];
+	u16 sport = MMB_FIELD_TCP_SPORT, dport = MMB_FIELD_TCP_DPORT;
+	unsigned int n = 0;
+	u8 proto = IPPROTO_TCP;
+
+	memset(s, 0, sizeof(*s));
+	c->sl[i] = rnd(rs, 3) ? 0 : 4 + rnd(rs, 9);
+	c->dl[i] = 0;
+	if (c->sl[i])
+		m2_prefix(&s->m[n++], c, rs, true, c->sl[i]);
+	if (rnd(rs, 2)) {
+		proto = IPPROTO_UDP;
+		sport = MMB_FIELD_UDP_SPORT;
+		dport = MMB_FIELD_UDP_DPORT;
+	}
+	s->m[n++] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, proto);
+	n = m2_port_any(s, n, rs, sport);
+	n = m2_port_any(s, n, rs, dport);
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = rnd(rs, 2) ? MMB_TARGET_DROP : MMB_TARGET_ACCEPT;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+}
+
 static void m2_rule(struct m2_ctx *c, struct rnd_state *rs, unsigned int i, unsigned int smooth)
 {
 	struct mmb_rule_spec *s = &c->spec[i];
@@ -185,7 +242,10 @@ static void m2_draw(struct m2_ctx *c, struct rnd_state *rs, unsigned int n,
 		c->path[i] = prandom_u32_state(rs);
 	}
 	for (i = 0; i < n; i++)
-		m2_rule(c, rs, i, smooth);
+		if (c->ports)
+			m2_rule_ports(c, rs, i);
+		else
+			m2_rule(c, rs, i, smooth);
 	if (!tmp || !order || !sl || !dl)
 		goto out;	/* the order drawn, then */
 	for (i = 0; i < n; i++)
@@ -247,12 +307,16 @@ static void m2_packet(struct m2_ctx *c, struct rnd_state *rs, struct mmbt_pkt_de
 			continue;
 		case MMB_FIELD_TCP_SPORT:
 		case MMB_FIELD_UDP_SPORT:
-			if (m->op != MMB_OP_LE)
+			if (c->ports)	/* at the value, or one off */
+				d->sport = get_unaligned_be16(m->value) + rnd(rs, 3) - 1;
+			else if (m->op != MMB_OP_LE)
 				d->sport = get_unaligned_be16(m->value) + rnd(rs, 2) * rnd(rs, 50);
 			continue;
 		case MMB_FIELD_TCP_DPORT:
 		case MMB_FIELD_UDP_DPORT:
-			if (m->op != MMB_OP_LE)
+			if (c->ports)
+				d->dport = get_unaligned_be16(m->value) + rnd(rs, 3) - 1;
+			else if (m->op != MMB_OP_LE)
 				d->dport = get_unaligned_be16(m->value) + rnd(rs, 2) * rnd(rs, 50);
 			continue;
 		case MMB_FIELD_IP_SADDR:
@@ -295,7 +359,7 @@ static void m2_check(struct kunit *test, struct m2_ctx *c, struct rnd_state *rs,
 	for (i = 0; i < c->n; i++)
 		c->hits[i] = c->rule[i] ? m2_hits(c->rule[i]) : 0;
 	for (p = 0; p < npkts; p++) {
-		bool drop = false, accept = false, found = false;
+		bool drop = false, accept = false, found = false, bh;
 		struct sk_buff *skb;
 
 		m2_packet(c, rs, &d);
@@ -303,9 +367,13 @@ static void m2_check(struct kunit *test, struct m2_ctx *c, struct rnd_state *rs,
 		KUNIT_ASSERT_NOT_NULL(test, skb);
 		KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
 		rcu_read_lock();
-		local_bh_disable();
+		/* With the flow cache (BH off), and for port rules without, in turn. */
+		bh = !c->ports || p % 2;
+		if (bh)
+			local_bh_disable();
 		mmb_classify(rcu_dereference(r->cur), &pkt, skb, &v);
-		local_bh_enable();
+		if (bh)
+			local_bh_enable();
 		rcu_read_unlock();
 		for (i = 0; i < c->n; i++) {
 			bool want;
@@ -339,8 +407,11 @@ static void m2_check(struct kunit *test, struct m2_ctx *c, struct rnd_state *rs,
 			return;
 		}
 	}
-	/* Half the packets are drawn inside a rule: the check is not vacuous. */
-	KUNIT_EXPECT_GT(test, matched, npkts / 3);
+	/*
+	 * Half the packets are drawn inside a rule: the check is not vacuous
+	 * (port rules' packets are at a range's edge, one off a third of the time).
+	 */
+	KUNIT_EXPECT_GT(test, matched, npkts / (c->ports ? 10 : 3));
 }
 
 /* Tables of what @r publishes; no entry holds more merged rules than the limit. */
@@ -494,7 +565,7 @@ static void m2_sieve_off(void *data)
  * tables (the random half of the packets hits few entries), and never
  * one that holds a rule the packet matches.
  */
-static void m2_churn(struct kunit *test, bool v6, bool prio, u32 seed)
+static void m2_churn(struct kunit *test, bool v6, bool prio, bool ports, u32 seed)
 {
 	struct m2_ctx *c = mmbt_vzalloc(test, sizeof(*c));
 	struct mmb_rules *r = mmbt_rules_new(test);
@@ -508,7 +579,9 @@ static void m2_churn(struct kunit *test, bool v6, bool prio, u32 seed)
 	prandom_seed_state(&rs, seed);
 	c->v6 = v6;
 	c->prio = prio;
-	m2_draw(c, &rs, M2_RULES, 8);
+	c->ports = ports;
+	/* Few port rules: a bit of a sieve is then one rule's, seldom another's too. */
+	m2_draw(c, &rs, ports ? M2_RULES / 50 : M2_RULES, 8);
 	for (round = 0; round < 6; round++) {
 		for (i = 0; i < c->n; i++) {
 			if (!rnd(&rs, 3))
@@ -547,17 +620,109 @@ static void m2_churn(struct kunit *test, bool v6, bool prio, u32 seed)
 
 static void merge2_churn_test(struct kunit *test)
 {
-	m2_churn(test, false, false, 0x6368);
+	m2_churn(test, false, false, false, 0x6368);
 }
 
 static void merge2_churn_prio_test(struct kunit *test)
 {
-	m2_churn(test, false, true, 0x63687031);
+	m2_churn(test, false, true, false, 0x63687031);
 }
 
 static void merge2_churn6_test(struct kunit *test)
 {
-	m2_churn(test, true, true, 0x63683621);
+	m2_churn(test, true, true, false, 0x63683621);
+}
+
+/*
+ * The sieves by the rules' port ranges and residues (tables.h): rules of
+ * every port operator, mostly without addresses, packets at each port
+ * value and one off either side; every rule's count (and, first match,
+ * every verdict) the naive evaluator's, with adds and deletes in place.
+ */
+static void merge2_churn_ports_test(struct kunit *test)
+{
+	m2_churn(test, false, false, true, 0x63687032);
+}
+
+static void merge2_churn_ports_prio_test(struct kunit *test)
+{
+	m2_churn(test, false, true, true, 0x63687033);
+}
+
+/*
+ * A sieve by one rule's port range, at its edges: a rule "udp sport|dport
+ * OP v" alone in its table (loaded as a batch, which points the sieve at
+ * the port), packets at v - 1, v, v + 1 and either side of v's sixteen
+ * (the sieve's bit), without the flow cache. The rule's verdict is the
+ * naive evaluator's for each, and some packets are sieved.
+ */
+static void merge2_sieve_edges_test(struct kunit *test)
+{
+	static const u8 ops[] = { MMB_OP_EQ, MMB_OP_GE, MMB_OP_GT, MMB_OP_LE, MMB_OP_LT };
+	static const u32 vals[] = { 0, 1, 15, 16, 17, 31, 1000, 1007, 1008, 33434,
+				    65519, 65520, 65534, 65535 };
+	struct mmb_rule_spec *s = mmbt_vzalloc(test, sizeof(*s));
+	unsigned int o, k, j, side, checked = 0;
+	struct mmbt_pkt_desc d = {};
+	struct mmb_rule *rule;
+	struct mmb_verdict v;
+	struct mmb_txn txn;
+	struct mmb_pkt pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, m2_sieve_off, NULL), 0);
+	m2_sieved = 0;
+	WRITE_ONCE(mmb_test_points.sieved, m2_sieve_count);
+	for (side = 0; side < 2; side++) {
+		for (o = 0; o < ARRAY_SIZE(ops); o++) {
+			for (k = 0; k < ARRAY_SIZE(vals); k++) {
+				struct mmb_rules *r = mmbt_rules_new(test);
+				u32 x = vals[k], g = x & ~15U;
+				/* v's neighbours, its sixteen's ends and theirs */
+				s32 at[] = { x - 1, x, x + 1, g - 1, g, g + 15, g + 16 };
+
+				memset(s, 0, sizeof(*s));
+				s->m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+				s->m[1] = mt(side ? MMB_FIELD_UDP_DPORT : MMB_FIELD_UDP_SPORT,
+					     ops[o], x);
+				s->nmatches = 2;
+				s->ntargets = 1;
+				s->t[0].type = MMB_TARGET_ACCEPT;
+				s->t[0].rate = MMB_RATE_ALWAYS;
+				rule = mmb_rule_create(s, NULL, NULL);
+				KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+				KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_EMPTY), 0);
+				KUNIT_ASSERT_EQ(test, mmb_txn_add(&txn, rule, NULL), 0);
+				mmb_txn_commit(&txn);
+				for (j = 0; j < ARRAY_SIZE(at); j++) {
+					s32 port = at[j];
+					struct sk_buff *skb;
+
+					if (port < 0 || port > 65535)
+						continue;
+					d.proto = IPPROTO_UDP;
+					d.ttl = 64;
+					d.sport = side ? 5000 : port;
+					d.dport = side ? port : 5000;
+					skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+					KUNIT_ASSERT_NOT_NULL(test, skb);
+					KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+					rcu_read_lock();
+					mmb_classify(rcu_dereference(r->cur), &pkt, skb, &v);
+					rcu_read_unlock();
+					KUNIT_EXPECT_EQ_MSG(test, v.accept,
+							    mmbt_spec_matches(s, &pkt, skb),
+							    "side %u op %u value %u port %d",
+							    side, ops[o], x, port);
+					checked++;
+					kfree_skb(skb);
+				}
+				mmbt_rules_done(test, r);
+			}
+		}
+	}
+	kunit_info(test, "%u packets, %lu sieved", checked, m2_sieved);
+	KUNIT_EXPECT_GT(test, m2_sieved, (unsigned long)checked / 4);
 }
 
 /*
@@ -615,6 +780,9 @@ static struct kunit_case merge2_cases[] = {
 	KUNIT_CASE_SLOW(merge2_churn_test),
 	KUNIT_CASE_SLOW(merge2_churn_prio_test),
 	KUNIT_CASE_SLOW(merge2_churn6_test),
+	KUNIT_CASE_SLOW(merge2_churn_ports_test),
+	KUNIT_CASE_SLOW(merge2_churn_ports_prio_test),
+	KUNIT_CASE(merge2_sieve_edges_test),
 	KUNIT_CASE_SLOW(merge2_v6_lengths_test),
 	{}
 };
