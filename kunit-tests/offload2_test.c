@@ -50,12 +50,18 @@ static void o2_change_looked(struct net *net)
 		rt_genid_bump_ipv6(net);
 }
 
-/* Walks of the connections for a device's routes (mmb_test_points.fast_walk). */
+/*
+ * Walks of table o2_walked's connections for a device's routes
+ * (mmb_test_points.fast_walk); not of other namespaces' tables, whose
+ * devices an earlier test's namespace may be unregistering meanwhile.
+ */
 static unsigned int o2_walks;
+static struct mmb_conns *o2_walked;
 
 static void o2_count_walk(struct mmb_conns *mc)
 {
-	o2_walks++;
+	if (mc == READ_ONCE(o2_walked))
+		o2_walks++;
 }
 
 static const u8 o2_client4[4] = { 198, 51, 100, 5 };
@@ -465,8 +471,9 @@ static void offload2_unregister_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, o2_check(o, o->lan, &d, NULL), MMB_FAST_OK);
 	KUNIT_EXPECT_TRUE(test, mmb_fast_routes_through(o->wan));
 	KUNIT_EXPECT_FALSE(test, mmb_fast_routes_through(o->alt));
-	WRITE_ONCE(mmb_test_points.fast_walk, o2_count_walk);
 	o2_walks = 0;
+	WRITE_ONCE(o2_walked, o->mc);
+	WRITE_ONCE(mmb_test_points.fast_walk, o2_count_walk);
 	mmbt_netdev_destroy(o->alt);
 	o->alt = NULL;
 	KUNIT_EXPECT_EQ(test, o2_walks, 0);
