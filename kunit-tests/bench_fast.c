@@ -108,25 +108,14 @@ static void bf_free(void *data)
 	mmbt_netdev_destroy(b->wan);
 }
 
+/* add-stateful ip-saddr 10.0.0.0/8 accept offload; add all drop */
 static void bf_rules(struct bf *b)
 {
-	struct mmb_rule_spec *s = kunit_kzalloc(b->test, sizeof(*s), GFP_KERNEL);
+	struct mmb_match_spec m = { .field = MMB_FIELD_IP_SADDR, .plen = 8, .vlen = 4 };
 	const struct mmb_match_spec all = { .field = MMB_FIELD_ALL };
-	struct mmb_rule_err err = {};
-	struct mmb_rule *rule;
 
-	KUNIT_ASSERT_NOT_NULL(b->test, s);
-	s->m[0] = (struct mmb_match_spec){ .field = MMB_FIELD_IP_SADDR, .plen = 8, .vlen = 4 };
-	s->m[0].value[0] = 10;
-	s->nmatches = 1;
-	s->t[0].type = MMB_TARGET_ACCEPT;
-	s->t[0].rate = MMB_RATE_ALWAYS;
-	s->ntargets = 1;
-	s->stateful = true;
-	s->offload = true;
-	rule = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(b->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(b->test, mmbt_insert(&b->mn->rules, rule, NULL), 0);
+	m.value[0] = 10;
+	mmbt_rule_add_accept(b->test, &b->mn->rules, &m, 1, true);
 	mmbt_rule_add(b->test, &b->mn->rules, false, MMB_TARGET_DROP, &all, 1);
 }
 

@@ -127,22 +127,10 @@ static struct net_device *o2_dev(struct o2 *o)
 /* add-stateful ip-proto udp (ip6-next udp) accept offload */
 static void o2_rule(struct o2 *o)
 {
-	struct mmb_rule_spec *s = kunit_kzalloc(o->test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
-	struct mmb_rule *rule;
+	struct mmb_match_spec m = mmbt_match(o->v6 ? MMB_FIELD_IP6_NEXT : MMB_FIELD_IP_PROTO,
+					     MMB_OP_EQ, IPPROTO_UDP);
 
-	KUNIT_ASSERT_NOT_NULL(o->test, s);
-	s->m[0] = mmbt_match(o->v6 ? MMB_FIELD_IP6_NEXT : MMB_FIELD_IP_PROTO, MMB_OP_EQ,
-			     IPPROTO_UDP);
-	s->nmatches = 1;
-	s->t[0].type = MMB_TARGET_ACCEPT;
-	s->t[0].rate = MMB_RATE_ALWAYS;
-	s->ntargets = 1;
-	s->stateful = true;
-	s->offload = true;
-	rule = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(o->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(o->test, mmbt_insert(o->r, rule, NULL), 0);
+	mmbt_rule_add_accept(o->test, o->r, &m, 1, true);
 }
 
 static struct mmbt_pkt_desc o2_pkt(const struct o2 *o, bool reply)

@@ -79,21 +79,9 @@ static struct fastt *fastt_new(struct kunit *test)
 /* add-stateful ip-proto udp [accept] [offload] */
 static void fastt_rule(struct fastt *f, bool offload)
 {
-	struct mmb_rule_spec *s = kunit_kzalloc(f->test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
-	struct mmb_rule *rule;
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
 
-	KUNIT_ASSERT_NOT_NULL(f->test, s);
-	s->m[0] = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
-	s->nmatches = 1;
-	s->t[0].type = MMB_TARGET_ACCEPT;
-	s->t[0].rate = MMB_RATE_ALWAYS;
-	s->ntargets = 1;
-	s->stateful = true;
-	s->offload = offload;
-	rule = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(f->test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(f->test, mmbt_insert(f->r, rule, NULL), 0);
+	mmbt_rule_add_accept(f->test, f->r, &m, 1, offload);
 }
 
 static struct mmbt_pkt_desc fastt_pkt(bool reply, unsigned int len)

@@ -333,8 +333,9 @@ int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rul
 }
 
 /* Add to @r a rule of @n matches and one @target (always), stateful or not. */
-struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
-			       const struct mmb_match_spec *m, unsigned int n)
+static struct mmb_rule *mmbt_rule_put(struct kunit *test, struct mmb_rules *r, bool stateful,
+				      u8 target, const struct mmb_match_spec *m, unsigned int n,
+				      bool offload)
 {
 	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
 	struct mmb_rule *rule;
@@ -346,10 +347,25 @@ struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool sta
 	s->t[0].type = target;
 	s->t[0].rate = MMB_RATE_ALWAYS;
 	s->stateful = stateful;
+	s->offload = offload;
 	rule = mmb_rule_create(s, NULL, NULL);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
 	return rule;
+}
+
+struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
+			       const struct mmb_match_spec *m, unsigned int n)
+{
+	return mmbt_rule_put(test, r, stateful, target, m, n, false);
+}
+
+/* add-stateful MATCHES accept [offload], inserted into @r. */
+struct mmb_rule *mmbt_rule_add_accept(struct kunit *test, struct mmb_rules *r,
+				      const struct mmb_match_spec *m, unsigned int n,
+				      bool offload)
+{
+	return mmbt_rule_put(test, r, true, MMB_TARGET_ACCEPT, m, n, offload);
 }
 
 /*

@@ -81,6 +81,9 @@ struct mmb_ruleset *mmbt_rs(struct mmb_rules *r);
 int mmbt_insert(struct mmb_rules *r, struct mmb_rule *rule, const struct mmb_rule_image *img);
 struct mmb_rule *mmbt_rule_add(struct kunit *test, struct mmb_rules *r, bool stateful, u8 target,
 			       const struct mmb_match_spec *m, unsigned int n);
+struct mmb_rule *mmbt_rule_add_accept(struct kunit *test, struct mmb_rules *r,
+				      const struct mmb_match_spec *m, unsigned int n,
+				      bool offload);
 /* A target of a rule to add: @plen 0 means the whole field. */
 struct mmbt_target {
 	u8 type;
