@@ -26,6 +26,7 @@
 #include <linux/ip.h>
 #include <linux/ktime.h>
 #include <linux/prandom.h>
+#include <linux/sort.h>
 #include <linux/vmalloc.h>
 
 #include "../kmod/mmb.h"
@@ -381,6 +382,78 @@ static void fm_measure(struct kunit *test, struct fm *b, struct mmb_rules *r,
 		   decided - accepted, FM_PKTS);
 }
 
+/* A buffer read through between two lookups: twice a large second-level cache. */
+#define FM_EVICT	(4U << 20)
+#define FM_COLD_PKTS	256
+
+static u64 fm_sink;	/* what the evicting reads summed: they are not optimised out */
+
+static int fm_cmp_u64(const void *a, const void *b)
+{
+	const u64 *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/*
+ * The median cycles of a lookup in @rs of each of FM_COLD_PKTS packets,
+ * each after a read through @evict: the lookup's lines come from the
+ * last-level cache or memory. @cy is scratch.
+ */
+static u64 fm_cold_median(const struct mmb_ruleset *rs, struct fm *b, const u64 *evict, u64 *cy)
+{
+	struct mmb_verdict v;
+	unsigned int i, j;
+	u64 c, sum = 0;
+
+	for (i = 0; i < FM_COLD_PKTS; i++) {
+		for (j = 0; j < FM_EVICT / 8; j += L1_CACHE_BYTES / 8)
+			sum += READ_ONCE(evict[j]);
+		c = mmbt_tsc();
+		mmb_classify(rs, &b->pkt[i], b->skb[i], &v);
+		cy[i] = mmbt_tsc() - c;
+	}
+	WRITE_ONCE(fm_sink, sum);
+	sort(cy, FM_COLD_PKTS, sizeof(*cy), fm_cmp_u64, NULL);
+	return cy[FM_COLD_PKTS / 2];
+}
+
+/*
+ * A lookup in @r after a read through a buffer that evicts the tables
+ * from the CPU's first- and second-level caches, as the stack's work
+ * between two packets does in the datapath (make perf), where the hot
+ * loops above keep every line at hand: what the lines a lookup touches
+ * cost. With the sieves, without, and the default rule alone.
+ */
+static void fm_cold(struct kunit *test, struct fm *b, struct mmb_rules *r, const char *what)
+{
+	struct mmb_rules *dflt = mmbt_rules_new(test);
+	u64 *saved[FM_MAX_TABLES], *cy, with, without, alone;
+	unsigned int tables;
+	u64 *evict;
+
+	fm_fill(test, b, dflt, FM_ORDERED, 0, &tables);
+	evict = vmalloc(FM_EVICT);
+	cy = kunit_kcalloc(test, FM_COLD_PKTS, sizeof(*cy), GFP_KERNEL);
+	if (!evict || !cy) {
+		vfree(evict);
+		KUNIT_FAIL(test, "no memory for the cold lookups");
+		return;
+	}
+	memset(evict, 1, FM_EVICT);
+	rcu_read_lock();
+	with = fm_cold_median(mmbt_rs(r), b, evict, cy);
+	fm_sieves(mmbt_rs(r), saved, false);
+	without = fm_cold_median(mmbt_rs(r), b, evict, cy);
+	fm_sieves(mmbt_rs(r), saved, true);
+	alone = fm_cold_median(mmbt_rs(dflt), b, evict, cy);
+	rcu_read_unlock();
+	vfree(evict);
+	mmbt_rules_done(test, dflt);
+	kunit_info(test, "bench: fm cold %s: a lookup after its tables left the caches, median of %u: %llu cycles (without sieves %llu, the default alone %llu)\n",
+		   what, FM_COLD_PKTS, with, without, alone);
+}
+
 static void fm_free_packets(struct fm *b)
 {
 	unsigned int i;
@@ -636,6 +709,7 @@ static void fm_set_run(struct kunit *test, struct fm *b, struct rnd_state *rs,
 	fm_tables(test, b, r, set->name);
 	snprintf(what, sizeof(what), "%s, random (perf), first match + default", set->name);
 	fm_measure(test, b, r, tables, what);
+	fm_cold(test, b, r, set->name);
 	mmbt_rules_done(test, r);
 	snprintf(what, sizeof(what), "%s, random (perf)", set->name);
 	fm_hook(test, b, what);
