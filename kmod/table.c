@@ -584,12 +584,15 @@ static void mmb_sieve_seen(struct mmb_mask *mask, const struct mmb_rule *rule,
  * packets of random headers pass. The spans are those of the rules of up
  * to MMB_SIEVE_SAMPLE entries spread over the table (a big table's
  * choice costs no more than a small one's); then every rule's bits are
- * set. @seen is scratch of MMB_SIEVE_BITS bits per half.
+ * set. Another half than the current one only if it passes an eighth of
+ * the values fewer (a recount costs up to a span's bits per rule); none
+ * at all if every value passes, which would cost each packet a line of
+ * the sieve for nothing. @seen is scratch of MMB_SIEVE_BITS bits per half.
  */
 static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 *seen)
 {
 	struct mmb_table *t = mmb_tbl(rs, mask);
-	unsigned int h, best = 0, best_n = 0, n, i, j, nres, stride, k = 0, cur;
+	unsigned int h, best = 0, best_n = UINT_MAX, n, i, j, nres, stride, k = 0, cur, cur_n = 0;
 	DECLARE_BITMAP(full, MMB_SIEVE_HALVES);
 	const struct mmb_resid *res;
 	struct mmb_key rm, rk;
@@ -619,10 +622,23 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 			continue;
 		n = test_bit(h, full) ? MMB_SIEVE_BITS :
 		    bitmap_weight((unsigned long *)&seen[h * MMB_SIEVE_BITS / 64], MMB_SIEVE_BITS);
-		if (!best || n < best_n) {
+		if (h == cur)
+			cur_n = n;
+		if (n < best_n) {
 			best = h;
 			best_n = n;
 		}
+	}
+	if (best_n + MMB_SIEVE_BITS / 8 > cur_n) {
+		best = cur;
+		best_n = cur_n;
+	}
+	if (best_n >= MMB_SIEVE_BITS) {
+		/* Every rule's bits are a superset of the sample's: all set. */
+		mmb_sieve_free(mask);
+		mask->sieve = NULL;
+		mask->sieve_n = NULL;
+		return;
 	}
 	mmb_sieve_point(mask, best);
 	if (best == cur)
@@ -638,6 +654,7 @@ static void mmb_sieve_choose(struct mmb_ruleset *rs, struct mmb_mask *mask, u64 
 				mmb_sieve_rule(mask, rule, &rm, &rk, true);
 			}
 		}
+		cond_resched();
 	}
 }
 
