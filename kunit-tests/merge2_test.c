@@ -768,6 +768,74 @@ static void merge2_sieve_edges_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, m2_sieved, (unsigned long)checked / 8);
 }
 
+/* Is a UDP packet to @dport dropped by @r's rules? */
+static bool m2_udp_dropped(struct kunit *test, struct mmb_rules *r, u16 dport)
+{
+	struct mmbt_pkt_desc d = { .proto = IPPROTO_UDP, .ttl = 64, .sport = 5, .dport = dport };
+	struct sk_buff *skb = mmbt_pkt_build(init_net.loopback_dev, &d);
+	struct mmb_verdict v;
+	struct mmb_pkt pkt;
+
+	KUNIT_ASSERT_NOT_NULL(test, skb);
+	KUNIT_ASSERT_EQ(test, mmb_parse(skb, &pkt), 0);
+	rcu_read_lock();
+	mmb_classify(rcu_dereference(r->cur), &pkt, skb, &v);
+	rcu_read_unlock();
+	kfree_skb(skb);
+	return v.drop && !v.accept;
+}
+
+/*
+ * A rule added in place to a table of lower priority (the table is raised
+ * with a new list, built before the rule's sieve bits are set, published
+ * after it is linked): the list's summary of the sieve (tables.h) has the
+ * new bit, and the rule drops its packets. Then it goes, and its bit with
+ * it: another port of the same sixteen is sieved again.
+ */
+static void merge2_sieve_raise_test(struct kunit *test)
+{
+	struct mmb_rule_spec *s = mmbt_vzalloc(test, sizeof(*s));
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_rule *a, *b;
+	struct mmb_txn txn;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, m2_sieve_off, NULL), 0);
+	m2_sieved = 0;
+	WRITE_ONCE(mmb_test_points.sieved, m2_sieve_count);
+	s->m[0] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	s->m[1] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 1000);
+	s->nmatches = 2;
+	s->ntargets = 1;
+	s->t[0].type = MMB_TARGET_DROP;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->prio = 1;
+	a = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(a));
+	KUNIT_ASSERT_EQ(test, mmb_txn_begin(r, &txn, MMB_TXN_EMPTY), 0);
+	KUNIT_ASSERT_EQ(test, mmb_txn_add(&txn, a, NULL), 0);
+	mmb_txn_commit(&txn);
+	KUNIT_EXPECT_TRUE(test, m2_udp_dropped(test, r, 1000));
+	KUNIT_EXPECT_FALSE(test, m2_udp_dropped(test, r, 5000));
+	KUNIT_EXPECT_EQ(test, m2_sieved, 1UL);
+
+	/* Same mask, a port of another sixteen and summary bit, a higher priority. */
+	s->m[1] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 5000);
+	s->prio = 10;
+	b = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(b));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, b, NULL), 0);
+	KUNIT_EXPECT_TRUE(test, m2_udp_dropped(test, r, 5000));
+	KUNIT_EXPECT_TRUE(test, m2_udp_dropped(test, r, 1000));
+	KUNIT_EXPECT_EQ(test, m2_sieved, 1UL);
+
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, b), 0);
+	KUNIT_EXPECT_FALSE(test, m2_udp_dropped(test, r, 5001));
+	KUNIT_EXPECT_EQ(test, m2_sieved, 2UL);
+	KUNIT_EXPECT_TRUE(test, m2_udp_dropped(test, r, 1000));
+	mmbt_rules_done(test, r);
+}
+
 /*
  * IPv6 rules of every pair of prefix lengths the draw reaches from /0 to
  * /128, one per pair (up to 10k distinct masks), in the adversarial order:
@@ -826,6 +894,7 @@ static struct kunit_case merge2_cases[] = {
 	KUNIT_CASE_SLOW(merge2_churn_ports_test),
 	KUNIT_CASE_SLOW(merge2_churn_ports_prio_test),
 	KUNIT_CASE(merge2_sieve_edges_test),
+	KUNIT_CASE(merge2_sieve_raise_test),
 	KUNIT_CASE_SLOW(merge2_v6_lengths_test),
 	{}
 };
