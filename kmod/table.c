@@ -17,8 +17,9 @@ static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
 {
 	struct mmb_rvec *rv;
 
-	rv = kzalloc(struct_size(rv, r, n) + nres * sizeof(struct mmb_resid),
-		     GFP_KERNEL_ACCOUNT);
+	/* Past a few pages (thousands of rules of one key), from vmalloc. */
+	rv = kvzalloc(struct_size(rv, r, n) + nres * sizeof(struct mmb_resid),
+		      GFP_KERNEL_ACCOUNT);
 	if (rv) {
 		rv->n = n;
 		rv->flags = MMB_RV_SIMPLE;
@@ -213,7 +214,7 @@ static void mmb_rvec_free_rcu(struct rcu_head *head)
 
 	if (rv->dead)
 		kmem_cache_free(mmb_entry_cache(rv->dead_nkey), rv->dead);
-	kfree(rv);
+	kvfree(rv);
 }
 
 /* A list of one rule (to be published with its entry). */
@@ -701,7 +702,7 @@ static void mmb_entry_free(const struct mmb_ruleset *rs, struct mmb_entry *e,
 	struct mmb_rvec *rv = mmb_entry_rules(rs, e);
 
 	if (!mmb_rvec_lone(rv))
-		kfree(rv);
+		kvfree(rv);
 	kmem_cache_free(mmb_entry_cache(nkey), e);
 }
 
