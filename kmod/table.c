@@ -743,7 +743,7 @@ static void mmb_mask_free_rcu(struct rcu_head *head)
 
 static void mmb_mvec_free_rcu(struct rcu_head *head)
 {
-	kfree(container_of(head, struct mmb_mvec, rcu));
+	kvfree(container_of(head, struct mmb_mvec, rcu));
 }
 
 /* Free the masks of @mv, a list of @rs that no reader can see. */
@@ -753,7 +753,7 @@ static void mmb_mvec_destroy(struct mmb_ruleset *rs, struct mmb_mvec *mv)
 
 	for (i = 0; mv && i < mv->n; i++)
 		mmb_mask_destroy(rs, mv->m[i]);
-	kfree(mv);
+	kvfree(mv);
 }
 
 /* Free every mask of @rs, which no reader can see. */
@@ -789,7 +789,8 @@ static struct mmb_mvec *mmb_masks_build(struct mmb_ruleset *rs, struct mmb_mask 
 	struct mmb_mask *m;
 	u32 *p;
 
-	mv = kzalloc(struct_size(mv, m, n + 1) + (n + 1) * sizeof(u32), GFP_KERNEL_ACCOUNT);
+	/* Past a few pages (thousands of tables), from vmalloc. */
+	mv = kvzalloc(struct_size(mv, m, n + 1) + (n + 1) * sizeof(u32), GFP_KERNEL_ACCOUNT);
 	if (!mv)
 		return NULL;
 	for (i = 0; i < n; i++)
@@ -1118,7 +1119,7 @@ out:
 	if (err && new_mask)
 		mmb_mask_destroy(rs, new_mask);		/* its table may hold the entry */
 	if (raised && err) {
-		kfree(raised);
+		kvfree(raised);
 	} else if (raised) {
 		mask->prio = rule->prio;
 		mmb_masks_publish(rs, raised);
