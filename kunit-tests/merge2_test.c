@@ -788,9 +788,9 @@ static bool m2_udp_dropped(struct kunit *test, struct mmb_rules *r, u16 dport)
 /*
  * A rule added in place to a table of lower priority (the table is raised
  * with a new list, built before the rule's sieve bits are set, published
- * after it is linked): the list's summary of the sieve (tables.h) has the
- * new bit, and the rule drops its packets. Then it goes, and its bit with
- * it: another port of the same sixteen is sieved again.
+ * after it is linked): the sieve has the new bit when the list is seen,
+ * and the rule drops its packets. Then it goes, and its bit with it:
+ * another port of the same sixteen is sieved again.
  */
 static void merge2_sieve_raise_test(struct kunit *test)
 {
@@ -819,7 +819,7 @@ static void merge2_sieve_raise_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, m2_udp_dropped(test, r, 5000));
 	KUNIT_EXPECT_EQ(test, m2_sieved, 1UL);
 
-	/* Same mask, a port of another sixteen and summary bit, a higher priority. */
+	/* Same mask, a port of another sixteen (sieve bit), a higher priority. */
 	s->m[1] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_EQ, 5000);
 	s->prio = 10;
 	b = mmb_rule_create(s, NULL, NULL);
