@@ -72,10 +72,26 @@ u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed)
 	return mmb_tuple_hashfn(t, MMB_TUPLE_LEN, seed);
 }
 
+/*
+ * Before a node's tuple is compared, the other lines of its connection that
+ * a packet found by it reads (struct mmb_conn) are asked for, so that in a
+ * large table they come in while the node's own line does, not each a miss
+ * after the last. An original node is its connection's first line, and the
+ * packet reads the third (rules, counters) and, NATed, the second (the
+ * mapped tuple); a reply node is the second, and the packet reads the first
+ * (status, timeout), the third and the fourth (@iif). Not knowing which it
+ * is until its line is in, it asks for the line before it and the two past
+ * it: one of them is not needed (another object's, or the fourth).
+ */
 static int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct mmb_conn_node *n = obj;
+	const size_t line = offsetof(struct mmb_conn, reply);
 
+	BUILD_BUG_ON(offsetof(struct mmb_conn, packets) != 2 * line);
+	prefetch((const u8 *)n - line);
+	prefetch((const u8 *)n + line);
+	prefetch((const u8 *)n + 2 * line);
 	return !mmb_tuple_equal(arg->key, &n->t);
 }
 
