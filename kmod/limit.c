@@ -410,8 +410,11 @@ static unsigned int mmb_meter_idle(struct mmb_meter_head *hd, struct mmb_meter_s
  */
 static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, bool peek)
 {
-	u32 h = hsiphash_4u32(lower_32_bits(key[0]), upper_32_bits(key[0]),
-			      lower_32_bits(key[1]), upper_32_bits(key[1]), &l->seed);
+	/* A key but an IPv6 address is of 32 bits at most: hashed as one word. */
+	u32 h = l->len == 16 ? hsiphash_4u32(lower_32_bits(key[0]), upper_32_bits(key[0]),
+					     lower_32_bits(key[1]), upper_32_bits(key[1]),
+					     &l->seed) :
+			       hsiphash_1u32(key[0], &l->seed);
 	u32 bi = reciprocal_scale(h, l->nbuckets);
 	struct mmb_meter_head *hd = &l->head[bi];
 	struct mmb_meter_slots *sl = &l->slots[bi];

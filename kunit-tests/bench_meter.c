@@ -73,7 +73,7 @@ static u64 bm_run(struct bm *b, enum bm_what what, struct mmb_limit *l,
 				sink += siphash_2u64(b->x, 0, &sk);
 				break;
 			case BM_HSIPHASH:
-				sink += hsiphash_2u32(b->x, 0, &hk);
+				sink += hsiphash_1u32(b->x, &hk);
 				break;
 			case BM_TAKE:
 				*yes += mmb_limit_take(l, &b->pkt, mmb_limit_now());
@@ -185,7 +185,7 @@ static void bench_meter_test(struct kunit *test)
 	dc = bm_run(b, BM_SIPHASH, NULL, NULL, &yes) - c;
 	bm_line(b, "+ siphash_2u64", dc, yes);
 	dc = bm_run(b, BM_HSIPHASH, NULL, NULL, &yes) - c;
-	bm_line(b, "+ hsiphash_2u32", dc, yes);
+	bm_line(b, "+ hsiphash_1u32", dc, yes);
 
 	l = bm_meter(b, 65535);
 	dc = bm_run(b, BM_TAKE, l, NULL, &yes) - c;
