@@ -81,17 +81,22 @@ u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed)
  * mapped tuple); a reply node is the second, and the packet reads the first
  * (status, timeout), the third and the fourth (@iif). Not knowing which it
  * is until its line is in, it asks for the line before it and the two past
- * it: one of them is not needed (another object's, or the fourth).
+ * it: one of them is not needed (another object's, or the fourth; with
+ * 128-byte lines, two are one).
  */
 static int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
 {
 	const struct mmb_conn_node *n = obj;
 	const size_t line = offsetof(struct mmb_conn, reply);
 
-	BUILD_BUG_ON(offsetof(struct mmb_conn, packets) != 2 * line);
-	prefetch((const u8 *)n - line);
-	prefetch((const u8 *)n + line);
-	prefetch((const u8 *)n + 2 * line);
+	/* The layout of four 64-byte lines is a 64-bit kernel's (mmb_conn_cache_init()). */
+	if (IS_ENABLED(CONFIG_64BIT)) {
+		BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
+			     offsetof(struct mmb_conn, packets) != 2 * line);
+		prefetch((const u8 *)n - line);
+		prefetch((const u8 *)n + line);
+		prefetch((const u8 *)n + 2 * line);
+	}
 	return !mmb_tuple_equal(arg->key, &n->t);
 }
 
