@@ -84,7 +84,8 @@ u32 mmb_conn_hash(const struct mmb_tuple *t, u32 seed)
  * it: one of them is not needed (another object's, or the fourth; with
  * 128-byte lines, two are one).
  */
-static int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg, const void *obj)
+static __always_inline int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg,
+					   const void *obj)
 {
 	const struct mmb_conn_node *n = obj;
 	const size_t line = offsetof(struct mmb_conn, reply);
