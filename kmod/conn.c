@@ -90,10 +90,8 @@ static __always_inline int mmb_tuple_cmpfn(struct rhashtable_compare_arg *arg,
 	const struct mmb_conn_node *n = obj;
 	const size_t line = offsetof(struct mmb_conn, reply);
 
-	/* The layout of four 64-byte lines is a 64-bit kernel's (mmb_conn_cache_init()). */
+	/* Four 64-byte lines on a 64-bit kernel, as mmb_conn_cache_init() checks. */
 	if (IS_ENABLED(CONFIG_64BIT)) {
-		BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
-			     offsetof(struct mmb_conn, packets) != 2 * line);
 		prefetch((const u8 *)n - line);
 		prefetch((const u8 *)n + line);
 		prefetch((const u8 *)n + 2 * line);
