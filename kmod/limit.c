@@ -24,6 +24,7 @@
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/percpu.h>
+#include <linux/prefetch.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -213,6 +214,22 @@ const char *mmb_limit_check(const struct mmb_limit_spec *ls, u8 family, u8 l4, b
 	return NULL;
 }
 
+/* The value of a meter's key of up to 4 bytes, as mmb_img_read() reads it. */
+static __always_inline u32 mmb_meter_read(const struct mmb_key *k, const struct mmb_limit *l)
+{
+	const u8 *p = &k->b[l->img];
+
+	switch (l->len) {
+	case 4:
+		return get_unaligned_be32(p);
+	case 2:
+		return get_unaligned_be16(p);
+	case 1:
+		return *p;
+	}
+	return mmb_img_read(k, l->img, l->len);
+}
+
 /* The meter's key of @pkt (false: it has none: another family, no such header). */
 static __always_inline bool mmb_meter_key(const struct mmb_limit *l, const struct mmb_pkt *pkt,
 					  u64 key[2])
@@ -228,7 +245,7 @@ static __always_inline bool mmb_meter_key(const struct mmb_limit *l, const struc
 		key[0] &= l->amask[0];
 		key[1] &= l->amask[1];
 	} else {
-		key[0] = ((mmb_img_read(k, l->img, l->len) & l->fmask) >> l->shift) & l->vmask;
+		key[0] = ((mmb_meter_read(k, l) & l->fmask) >> l->shift) & l->vmask;
 		key[1] = 0;
 	}
 	return true;
@@ -368,6 +385,22 @@ static unsigned int mmb_meter_find(struct mmb_meter_head *hd, struct mmb_meter_s
 }
 
 /*
+ * May a slot of bucket @hd hold a key of tag @tag? Its 8 tags are
+ * compared two words at a time: a lane of 16 bits equal to @tag is a lane
+ * of 0 once XORed with it, which the classic test finds. False: none
+ * does, or did as they were read (a claim racing with it is one that
+ * mmb_meter_find() may skip all the same).
+ */
+static __always_inline bool mmb_meter_tag_in(const struct mmb_meter_head *hd, u16 tag)
+{
+	const u64 ones = 0x0001000100010001ULL, tops = 0x8000800080008000ULL;
+	u64 x0 = READ_ONCE(hd->tags[0]) ^ (tag * ones);
+	u64 x1 = READ_ONCE(hd->tags[1]) ^ (tag * ones);
+
+	return (((x0 - ones) & ~x0) | ((x1 - ones) & ~x1)) & tops;
+}
+
+/*
  * The first idle slot of the first @n of bucket @hd, @sl at @now, with its
  * sequence in @seq, or MMB_METER_WAYS; if none and @bound, the bucket's
  * busy bound set anew.
@@ -425,6 +458,18 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 	u32 s;
 	int ret;
 
+	/*
+	 * A flood of new keys against a full table: no slot has the key's
+	 * tag, every one was used, and none is idle before @busy: the
+	 * bucket's head line, no loop. A slot is first given only once every
+	 * slot before it was (mmb_meter_find()'s @room): the last one used
+	 * says that all were.
+	 */
+	if (!mmb_meter_tag_in(hd, tag) && READ_ONCE(hd->seq[n - 1]) &&
+	    (s64)((u64)atomic64_read(&hd->busy) - now) > 0)
+		goto full;
+	/* The key's slot, or an idle one: its time is read next. */
+	prefetchw(sl->tat);
 	for (tries = 0; tries < 4; tries++) {
 		i = mmb_meter_find(hd, sl, n, key, tag, &s, &room);
 		if (i < MMB_METER_WAYS) {
@@ -448,6 +493,7 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 		if (mmb_meter_claim(l, hd, sl, room, s, key, tag, now))
 			return true;
 	}
+full:
 	if (!peek)
 		this_cpu_inc(l->pcpu->full);
 	return false;

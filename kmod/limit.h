@@ -51,7 +51,10 @@ struct mmb_limit_spec {
  */
 struct mmb_meter_head {
 	u32 seq[MMB_METER_WAYS];
-	u16 tag[MMB_METER_WAYS];
+	union {
+		u16 tag[MMB_METER_WAYS];
+		u64 tags[2];	/* the same, two words at a time (mmb_meter_tag_in()) */
+	};
 	atomic64_t busy;
 	u64 pad;
 };

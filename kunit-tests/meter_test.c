@@ -5,7 +5,8 @@
  * full writes a bound of its busy time that never keeps a new key from a
  * slot once one is idle, whether its keys took more tokens meanwhile or
  * not; a flood of 1M keys against a full table: every key found keeps its
- * bucket, and no new key gets one.
+ * bucket, and no new key gets one; a key held is found in a bucket that
+ * new keys find full.
  */
 #include "../kmod/mmb.h"
 #include "util.h"
@@ -139,10 +140,43 @@ static void mt_flood(struct kunit *test)
 	mmb_limit_free(l);
 }
 
+/*
+ * A bucket full of keys that still have tokens (10/second burst 4), its
+ * busy bound ahead: a new key reads the bucket's head alone and is beyond,
+ * but each key held is found there and takes its three tokens left, then
+ * is beyond.
+ */
+static void mt_held(struct kunit *test)
+{
+	struct mmb_limit *l = mt_meter(test, 10, 8);
+	u64 t1 = MT_T0 + 2 * MT_MS, evicted, full;
+	unsigned int i, k;
+
+	l->spec.burst = 4;
+	l->tau = 4 * l->cost;
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_TRUE(test, mt_take(l, 0x0a000000 + i, MT_T0));
+	KUNIT_EXPECT_FALSE(test, mt_take(l, 0x0b000000, MT_T0 + MT_MS));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&l->head[0].busy), MT_T0 + 100 * MT_MS);
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < 8; i++)
+			KUNIT_EXPECT_TRUE(test, mt_take(l, 0x0a000000 + i, t1));
+		KUNIT_EXPECT_FALSE(test, mt_take(l, 0x0b000001 + k, t1));
+	}
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_FALSE(test, mt_take(l, 0x0a000000 + i, t1));
+	mmb_limit_counts(l, &evicted, &full);
+	KUNIT_EXPECT_EQ(test, evicted, 0);
+	KUNIT_EXPECT_EQ(test, full, 4);
+	KUNIT_EXPECT_EQ(test, mt_keys(l), 8);
+	mmb_limit_free(l);
+}
+
 static struct kunit_case mt_cases[] = {
 	KUNIT_CASE(mt_size),
 	KUNIT_CASE(mt_bound),
 	KUNIT_CASE(mt_flood),
+	KUNIT_CASE(mt_held),
 	{}
 };
 
