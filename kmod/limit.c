@@ -468,8 +468,12 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 	if (!mmb_meter_tag_in(hd, tag) && READ_ONCE(hd->seq[n - 1]) &&
 	    (s64)((u64)atomic64_read(&hd->busy) - now) > 0)
 		goto full;
-	/* The key's slot, or an idle one: its time is read next. */
-	prefetchw(sl->tat);
+	/*
+	 * The key's slot, or an idle one: its time is read next (for reading:
+	 * a key held beyond its rate only reads it, and its line stays shared
+	 * by the CPUs its packets come in on).
+	 */
+	prefetch(sl->tat);
 	for (tries = 0; tries < 4; tries++) {
 		i = mmb_meter_find(hd, sl, n, key, tag, &s, &room);
 		if (i < MMB_METER_WAYS) {
@@ -565,6 +569,8 @@ struct mmb_limit *mmb_limit_new(const struct mmb_limit_spec *ls)
 		return l;
 	mmb_limit_layout(l);
 	get_random_bytes(&l->seed, sizeof(l->seed));
+	/* A head is one line (mmb_meter_tag_in() reads its tags as two words). */
+	BUILD_BUG_ON(sizeof(struct mmb_meter_head) != 64);
 	l->nbuckets = DIV_ROUND_UP(ls->size, MMB_METER_WAYS);
 	l->pcpu = alloc_percpu_gfp(struct mmb_limit_pcpu, GFP_KERNEL_ACCOUNT);
 	/* One allocation, the heads then the slots: 256 bytes a bucket. */

@@ -142,9 +142,9 @@ static void mt_flood(struct kunit *test)
 
 /*
  * A bucket full of keys that still have tokens (10/second burst 4), its
- * busy bound ahead: a new key reads the bucket's head alone and is beyond,
- * but each key held is found there and takes its three tokens left, then
- * is beyond.
+ * busy bound ahead: a new key is beyond (mmb_meter_within() reads the
+ * bucket's head alone for it), but each key held is still found there and
+ * takes its three tokens left, then is beyond.
  */
 static void mt_held(struct kunit *test)
 {
