@@ -148,13 +148,3 @@ const struct mmb_field_info *mmb_field(unsigned int id)
 {
 	return id < __MMB_FIELD_MAX ? &mmb_fields[id] : NULL;
 }
-
-/* A big-endian number of @len (1 to 4) bytes of the image. */
-u32 mmb_img_read(const struct mmb_key *key, unsigned int off, unsigned int len)
-{
-	u32 v = 0;
-
-	while (len--)
-		v = v << 8 | key->b[off++];
-	return v;
-}

@@ -214,22 +214,6 @@ const char *mmb_limit_check(const struct mmb_limit_spec *ls, u8 family, u8 l4, b
 	return NULL;
 }
 
-/* The value of a meter's key of up to 4 bytes, as mmb_img_read() reads it. */
-static __always_inline u32 mmb_meter_read(const struct mmb_key *k, const struct mmb_limit *l)
-{
-	const u8 *p = &k->b[l->img];
-
-	switch (l->len) {
-	case 4:
-		return get_unaligned_be32(p);
-	case 2:
-		return get_unaligned_be16(p);
-	case 1:
-		return *p;
-	}
-	return mmb_img_read(k, l->img, l->len);
-}
-
 /* The meter's key of @pkt (false: it has none: another family, no such header). */
 static __always_inline bool mmb_meter_key(const struct mmb_limit *l, const struct mmb_pkt *pkt,
 					  u64 key[2])
@@ -245,7 +229,7 @@ static __always_inline bool mmb_meter_key(const struct mmb_limit *l, const struc
 		key[0] &= l->amask[0];
 		key[1] &= l->amask[1];
 	} else {
-		key[0] = ((mmb_meter_read(k, l) & l->fmask) >> l->shift) & l->vmask;
+		key[0] = ((mmb_img_read(k, l->img, l->len) & l->fmask) >> l->shift) & l->vmask;
 		key[1] = 0;
 	}
 	return true;
@@ -384,6 +368,12 @@ static unsigned int mmb_meter_find(struct mmb_meter_head *hd, struct mmb_meter_s
 	return MMB_METER_WAYS;
 }
 
+/* Is no slot of bucket @hd idle before its bound @busy, still ahead at @now? */
+static __always_inline bool mmb_meter_busy(const struct mmb_meter_head *hd, u64 now)
+{
+	return (s64)((u64)atomic64_read(&hd->busy) - now) > 0;
+}
+
 /*
  * May a slot of bucket @hd hold a key of tag @tag? Its 8 tags are
  * compared two words at a time: a lane of 16 bits equal to @tag is a lane
@@ -465,8 +455,7 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 	 * slot before it was (mmb_meter_find()'s @room): the last one used
 	 * says that all were.
 	 */
-	if (!mmb_meter_tag_in(hd, tag) && READ_ONCE(hd->seq[n - 1]) &&
-	    (s64)((u64)atomic64_read(&hd->busy) - now) > 0)
+	if (!mmb_meter_tag_in(hd, tag) && READ_ONCE(hd->seq[n - 1]) && mmb_meter_busy(hd, now))
 		goto full;
 	/*
 	 * The key's slot, or an idle one: its time is read next (for reading:
@@ -486,7 +475,7 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 		}
 		/* A new key: no slot never used, and none idle before @busy? */
 		if (room == MMB_METER_WAYS) {
-			if ((s64)((u64)atomic64_read(&hd->busy) - now) > 0)
+			if (mmb_meter_busy(hd, now))
 				break;
 			room = mmb_meter_idle(hd, sl, n, now, &s, !peek);
 		}

@@ -134,6 +134,24 @@ static inline u8 mmb_prefix_mask(unsigned int plen, unsigned int i)
 
 void __init mmb_fields_init(void);
 const struct mmb_field_info *mmb_field(unsigned int id);
-u32 mmb_img_read(const struct mmb_key *key, unsigned int off, unsigned int len);
+
+/* A big-endian number of @len (1 to 4) bytes of the image. */
+static __always_inline u32 mmb_img_read(const struct mmb_key *key, unsigned int off,
+					unsigned int len)
+{
+	const u8 *p = &key->b[off];
+
+	switch (len) {
+	case 4:
+		return get_unaligned_be32(p);
+	case 3:
+		return (u32)get_unaligned_be16(p) << 8 | p[2];
+	case 2:
+		return get_unaligned_be16(p);
+	case 1:
+		return *p;
+	}
+	return 0;
+}
 
 #endif /* _MMB_PKT_H */
