@@ -326,7 +326,7 @@ static bool mmb_meter_claim(struct mmb_limit *l, struct mmb_meter_head *hd,
 	/* Pairs with the acquire in mmb_meter_find(): tag, key and bucket first. */
 	smp_store_release(&hd->seq[i], mmb_meter_next(seq));
 	if (seq)
-		this_cpu_inc(l->pcpu->evicted);
+		raw_cpu_inc(l->pcpu->evicted);
 	return true;
 }
 
@@ -488,7 +488,7 @@ static bool mmb_meter_within(struct mmb_limit *l, const u64 key[2], u64 now, boo
 	}
 full:
 	if (!peek)
-		this_cpu_inc(l->pcpu->full);
+		raw_cpu_inc(l->pcpu->full);
 	return false;
 }
 

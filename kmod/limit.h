@@ -64,6 +64,12 @@ struct mmb_meter_slots {
 	u64 key[MMB_METER_WAYS][2];
 };
 
+/*
+ * Counted by the packet path, with BH off: raw_cpu_inc(), which on a
+ * kernel whose per-CPU adds are not one instruction (UML) saves no
+ * interrupt state per packet; the packets of a flood of new keys are
+ * each counted here.
+ */
 struct mmb_limit_pcpu {
 	u64 evicted;		/* idle keys whose slot went to another */
 	u64 full;		/* keys that found no slot: beyond their rate */
