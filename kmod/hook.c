@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * mmb: the datapath. Runs in softirq under RCU for every frame received on
- * an enabled device, before the protocol handlers (ip_rcv, ipv6_rcv), and
- * for every packet that leaves by one (its netdev egress hook): parse,
- * classify, then drop, or rewrite and pass on.
+ * mmb: the datapath. Runs with BH off under RCU for every frame received
+ * on an enabled device (in softirq, before the protocol handlers: ip_rcv,
+ * ipv6_rcv), and for every packet that leaves by one (its netdev egress
+ * hook): parse, classify, then drop, or rewrite and pass on.
  */
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
@@ -188,6 +188,20 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 	return RX_HANDLER_PASS;
 }
 
+/* Judge a leaving packet whose network header is @nh bytes in; BH off. */
+static int mmb_hook_out_judge(struct mmb_dev *md, const struct mmb_ruleset *rs,
+			      struct sk_buff *skb, int nh)
+{
+	int why;
+
+	__skb_pull(skb, nh);
+	why = mmb_judge(md, rs, &skb, true, NULL);
+	__skb_push(skb, nh);
+	if (why >= 0)
+		mmb_counts_add(md->counts, why, skb);
+	return why;
+}
+
 /*
  * The netdev egress hook of every enabled device (dev.c): the packets
  * that leave by it, after routing, the host's own among them, before tc's
@@ -214,12 +228,20 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 	nh = skb_network_offset(skb);
 	if (unlikely(nh < 0 || nh > skb_headlen(skb)))
 		return NF_ACCEPT;
-	__skb_pull(skb, nh);
-	why = mmb_judge(md, rs, &skb, true, NULL);
-	__skb_push(skb, nh);
-	if (why >= 0) {
-		mmb_counts_add(md->counts, why, skb);
-		return NF_DROP;
+	/*
+	 * __dev_queue_xmit() runs the hook with BH off, as the datapath
+	 * expects (per-CPU counters and caches, connections' bit locks that
+	 * a softirq on this CPU may also take); a packet socket's qdisc
+	 * bypass (nf_hook_direct_egress()) runs it with BH on.
+	 */
+	if (likely(softirq_count())) {
+		why = mmb_hook_out_judge(md, rs, skb, nh);
+	} else {
+		local_bh_disable();
+		why = mmb_hook_out_judge(md, rs, skb, nh);
+		local_bh_enable();
 	}
+	if (why >= 0)
+		return NF_DROP;
 	return NF_ACCEPT;
 }

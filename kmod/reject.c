@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * mmb: reject, a drop that answers. Only packets a reject rule drops come
- * here (hook.c), in softirq under RCU, at either hook:
+ * here (hook.c), with BH off under RCU, at either hook:
  *
  *   mmb_reject_answer()  which answer, or none (never to an ICMP error, a
  *                        RST, a later fragment, a multicast or broadcast
@@ -21,8 +21,9 @@
  *
  * Nothing here is a netfilter module's: mmb needs neither nf_reject_ipv4
  * nor nf_tables nor nf_conntrack. Leaving packets (the egress hook, in
- * __dev_queue_xmit() before the qdisc, no lock held) are answered the
- * same way; an answer is never answered, so one cannot start a loop.
+ * __dev_queue_xmit() before the qdisc or a packet socket's qdisc bypass,
+ * no lock held) are answered the same way; an answer is never answered,
+ * so one cannot start a loop.
  */
 #include <linux/icmp.h>
 #include <linux/icmpv6.h>

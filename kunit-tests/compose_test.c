@@ -67,6 +67,7 @@ static void cmp_free(void *data)
 	mmb_test_points.bind = NULL;
 	mmb_test_points.found = NULL;
 	mmb_test_points.half_in = NULL;
+	mmb_test_points.probe = NULL;
 	cmp_flush(e);
 	e->mn->conns.rpf = true;
 	/* The device goes next (mmbt_capdev_new()), its routes with it. */
@@ -379,6 +380,51 @@ static void compose_drop_test(struct kunit *test)
 }
 
 /*
+ * A packet socket's qdisc bypass runs the egress hook with BH on (the
+ * kernel's nf_hook_direct_egress()): mmb judges with BH off all the same,
+ * as its per-CPU counters and caches and its connections' bit locks need.
+ * The probe of the classifier's tables sees which.
+ */
+static struct {
+	unsigned int probes, bh_on;
+} cmp_bh;
+
+static void cmp_bh_probe(unsigned int i)
+{
+	cmp_bh.probes++;
+	if (!softirq_count())
+		cmp_bh.bh_on++;
+}
+
+static void compose_bh_test(struct kunit *test)
+{
+	struct cmp *e = cmp_new(test);
+	struct mmbt_pkt_desc d;
+	struct sk_buff *skb;
+	struct mmb_dev *md;
+	int v6;
+
+	for (v6 = 0; v6 < 2; v6++) {
+		cmp_rules(e, v6);
+		d = cmp_pkt(v6, IPPROTO_UDP, v6 ? cmp_client6 : cmp_client4, 40000,
+			    v6 ? cmp_server6 : cmp_server4, 53);
+		skb = cmp_leaving(e, &d);
+		memset(&cmp_bh, 0, sizeof(cmp_bh));
+		WRITE_ONCE(mmb_test_points.probe, cmp_bh_probe);
+		KUNIT_EXPECT_EQ(test, softirq_count(), 0UL);
+		rcu_read_lock();
+		md = rcu_dereference(e->dev->rx_handler_data);
+		mmb_hook_out(md, skb, NULL);
+		rcu_read_unlock();
+		WRITE_ONCE(mmb_test_points.probe, NULL);
+		kfree_skb(skb);
+		KUNIT_EXPECT_GT(test, cmp_bh.probes, 0U);
+		KUNIT_EXPECT_EQ(test, cmp_bh.bh_on, 0U);
+		cmp_flush(e);
+	}
+}
+
+/*
  * Two CPUs leaving copies of the same first packet (a retransmitted SYN):
  * the second copy meets the connection while the first CPU holds its
  * leaving judgement (the test point runs it there). Exactly one decides
@@ -627,6 +673,7 @@ static struct kunit_case compose_cases[] = {
 	KUNIT_CASE(compose_early_reply_test),
 	KUNIT_CASE(compose_drop_test),
 	KUNIT_CASE(compose_race_test),
+	KUNIT_CASE(compose_bh_test),
 	KUNIT_CASE(compose_clash_test),
 	KUNIT_CASE(compose_related_test),
 	KUNIT_CASE(compose_pmtu_test),

@@ -81,6 +81,25 @@ check "...and is masqueraded to r1's address" \
 		jq '[.[] | select(.orig.src == "10.0.1.2" and .reply.dst == "10.0.2.1")] | length')" -ge 1
 in_r mmbctl flush
 
+# --- a packet socket that bypasses the qdisc ---------------------------------------
+# AF_PACKET's PACKET_QDISC_BYPASS runs the egress hook from the sender's
+# own context, BH on (the kernel's nf_hook_direct_egress()): out rules judge
+# its frames as any others (mmb turns BH off for the judgment).
+SMAC=$(mac_of "$S" s0)
+in_r mmbctl add out r1 udp-dport 7401 drop
+for fam in 4 6; do
+	if [ "$fam" = 4 ]; then src=10.0.2.1 dst=10.0.2.2; else src=fd00:2::1 dst=fd00:2::2; fi
+	start_server "$S" python3 "$TRAFFIC" udp-sink 7400 20 "$CEILING"
+	refused=$(in_r python3 "$TRAFFIC" raw-udp r1 "$SMAC" "$src" "$dst" 40000 7401 20)
+	in_r python3 "$TRAFFIC" raw-udp r1 "$SMAC" "$src" "$dst" 40000 7400 20 > /dev/null
+	server_done
+	check "v$fam: qdisc bypass: the 20 frames to a port no rule names arrive ($(received) of 20)" \
+		server_ok
+	check "v$fam: ...the out rule dropped the 20 to its port, each send refused ($refused)" \
+		test "$(rule_packets 'udp-dport 7401')" -eq $((fam == 4 ? 20 : 40)) -a "$refused" = 20
+done
+in_r mmbctl flush
+
 # --- out names a device: one made later is judged from its first packet --------
 check "out may name a device that does not exist yet" in_r mmbctl add out r1.60 udp-dport 7 drop
 check "list gives the name" \

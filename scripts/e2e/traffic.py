@@ -31,6 +31,12 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   HOW is whole, tiny (a first fragment of 16
                                   bytes of TCP header, the rest at offset 16)
                                   or overlap (8 bytes, the rest at offset 8)
+  raw-udp IFACE DSTMAC SRC DST SPORT DPORT COUNT
+                                  send COUNT UDP datagrams as Ethernet frames
+                                  from a packet socket that bypasses the
+                                  qdisc (PACKET_QDISC_BYPASS); print how
+                                  many sends failed (a frame dropped on its
+                                  way out fails its send: ENOBUFS)
   udp-echo PORT                   print "ready", then send every datagram back
   udp-ask HOST PORT SECONDS [SPORT]
                                   send one datagram from a connected socket
@@ -136,6 +142,41 @@ def receive(s, count, seconds, size=65536):
             yield s.recvfrom(size)
         except socket.timeout:
             return
+
+
+def raw_udp(iface, dstmac, src, dst, sport, dport, count):
+    """COUNT datagrams SRC:SPORT -> DST:DPORT by a packet socket with
+    PACKET_QDISC_BYPASS (the kernel's nf_hook_direct_egress() path)."""
+    v6 = ":" in dst
+    fam = socket.AF_INET6 if v6 else socket.AF_INET
+    saddr, daddr = socket.inet_pton(fam, src), socket.inet_pton(fam, dst)
+    data = b"mmb-raw-udp"
+    udp = bytearray(struct.pack("!HHHH", int(sport), int(dport), 8 + len(data), 0) + data)
+    if v6:
+        pseudo = saddr + daddr + struct.pack("!IxxxB", len(udp), 17)
+    else:
+        pseudo = saddr + daddr + struct.pack("!BBH", 0, 17, len(udp))
+    struct.pack_into("!H", udp, 6, (~csum(pseudo + bytes(udp)) & 0xFFFF) or 0xFFFF)
+    s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    s.setsockopt(263, 20, 1)    # SOL_PACKET, PACKET_QDISC_BYPASS
+    s.bind((iface, 0))
+    eth = bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4]
+    if v6:
+        hdr = struct.pack("!IHBB", 6 << 28, len(udp), 17, 64)
+        frame = eth + b"\x86\xdd" + hdr + saddr + daddr + bytes(udp)
+    else:
+        hdr = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0)
+                        + saddr + daddr)
+        struct.pack_into("!H", hdr, 10, ~csum(bytes(hdr)) & 0xFFFF)
+        frame = eth + b"\x08\x00" + bytes(hdr) + bytes(udp)
+    refused = 0
+    for _ in range(int(count)):
+        try:
+            s.send(frame)
+        except OSError:     # a frame the egress hook dropped: ENOBUFS
+            refused += 1
+    print(refused, flush=True)
+    return 0
 
 
 def udp_socket(port):
@@ -594,6 +635,7 @@ MODES = {
     "udp-flood": udp_flood,
     "capture": capture,
     "frag-syn": frag_syn,
+    "raw-udp": raw_udp,
     "link-set": link_set,
     "udp-echo": udp_echo,
     "udp-ask": udp_ask,
