@@ -31,12 +31,17 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   HOW is whole, tiny (a first fragment of 16
                                   bytes of TCP header, the rest at offset 16)
                                   or overlap (8 bytes, the rest at offset 8)
-  raw-udp IFACE DSTMAC SRC DST SPORT DPORT COUNT
+  raw-udp IFACE DSTMAC SRC DST SPORT DPORT COUNT [ask] [ring]
                                   send COUNT UDP datagrams as Ethernet frames
                                   from a packet socket that bypasses the
                                   qdisc (PACKET_QDISC_BYPASS); print how
                                   many sends failed (a frame dropped on its
-                                  way out fails its send: ENOBUFS)
+                                  way out fails its send: ENOBUFS); with
+                                  ask, then print what a UDP socket of that
+                                  tuple got: reply, an errno's name
+                                  (ECONNREFUSED) or timeout (5 s); with
+                                  ring, send from a PACKET_TX_RING (the IP
+                                  header in the ring's pages, not linear)
   udp-echo PORT                   print "ready", then send every datagram back
   udp-ask HOST PORT SECONDS [SPORT]
                                   send one datagram from a connected socket
@@ -69,7 +74,9 @@ soon as it came, and SECONDS only bounds how long it may take.
 
 Exit status 0 when the traffic went through as expected, 1 otherwise.
 """
+import errno
 import json
+import mmap
 import os
 import select
 import signal
@@ -144,38 +151,56 @@ def receive(s, count, seconds, size=65536):
             return
 
 
-def raw_udp(iface, dstmac, src, dst, sport, dport, count):
+def raw_udp(iface, dstmac, src, dst, sport, dport, count, *opts):
     """COUNT datagrams SRC:SPORT -> DST:DPORT by a packet socket with
-    PACKET_QDISC_BYPASS (the kernel's nf_hook_direct_egress() path)."""
-    v6 = ":" in dst
-    fam = socket.AF_INET6 if v6 else socket.AF_INET
-    saddr, daddr = socket.inet_pton(fam, src), socket.inet_pton(fam, dst)
+    PACKET_QDISC_BYPASS (the kernel's nf_hook_direct_egress() path); OPTS:
+    "ask", a UDP socket of that tuple hears what comes back; "ring", each
+    is sent from a TX ring (PACKET_TX_RING: the frame's IP header is not in
+    the packet's linear part, only the Ethernet header)."""
+    saddr, daddr = addr_bytes(src), addr_bytes(dst)
     data = b"mmb-raw-udp"
     udp = bytearray(struct.pack("!HHHH", int(sport), int(dport), 8 + len(data), 0) + data)
-    if v6:
-        pseudo = saddr + daddr + struct.pack("!IxxxB", len(udp), 17)
-    else:
-        pseudo = saddr + daddr + struct.pack("!BBH", 0, 17, len(udp))
-    struct.pack_into("!H", udp, 6, (~csum(pseudo + bytes(udp)) & 0xFFFF) or 0xFFFF)
+    struct.pack_into("!H", udp, 6, l4_csum(saddr, daddr, 17, udp) or 0xFFFF)
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.setsockopt(263, 20, 1)    # SOL_PACKET, PACKET_QDISC_BYPASS
     s.bind((iface, 0))
-    eth = bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4]
-    if v6:
-        hdr = struct.pack("!IHBB", 6 << 28, len(udp), 17, 64)
-        frame = eth + b"\x86\xdd" + hdr + saddr + daddr + bytes(udp)
-    else:
-        hdr = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(udp), 1, 0, 64, 17, 0)
-                        + saddr + daddr)
-        struct.pack_into("!H", hdr, 10, ~csum(bytes(hdr)) & 0xFFFF)
-        frame = eth + b"\x08\x00" + bytes(hdr) + bytes(udp)
+    frame = ip_frame(bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4],
+                     saddr, daddr, 17, bytes(udp))
+    ring = None
+    if "ring" in opts:
+        # TPACKET_V1, one block of two 2048-byte frames; a frame's data
+        # after its struct tpacket_hdr (32 bytes, TPACKET_ALIGN'ed)
+        s.setsockopt(263, 13, struct.pack("IIII", 4096, 1, 2048, 2))   # PACKET_TX_RING
+        ring = mmap.mmap(s.fileno(), 4096)
+    if "ask" in opts:
+        u = socket.socket(family(dst), socket.SOCK_DGRAM)
+        u.bind((src, int(sport)))
+        u.connect((dst, int(dport)))
     refused = 0
-    for _ in range(int(count)):
+    for i in range(int(count)):
         try:
-            s.send(frame)
+            if ring is None:
+                s.send(frame)
+                continue
+            off = i % 2 * 2048
+            for _ in range(1000):           # the frame's last send done
+                if struct.unpack_from("L", ring, off)[0] == 0:
+                    break
+                time.sleep(0.001)
+            ring[off + 32:off + 32 + len(frame)] = frame
+            struct.pack_into("II", ring, off + 8, len(frame), len(frame))
+            struct.pack_into("L", ring, off, 1)         # TP_STATUS_SEND_REQUEST
+            s.send(b"")
         except OSError:     # a frame the egress hook dropped: ENOBUFS
             refused += 1
     print(refused, flush=True)
+    if "ask" in opts:
+        u.settimeout(5)
+        try:
+            u.recv(2048)
+            print("reply", flush=True)
+        except OSError as e:
+            print(errno.errorcode.get(e.errno, "timeout"), flush=True)
     return 0
 
 
@@ -259,6 +284,36 @@ def csum(data):
     while total >> 16:
         total = (total & 0xFFFF) + (total >> 16)
     return total
+
+
+def addr_bytes(addr):
+    return socket.inet_pton(family(addr), addr)
+
+
+def l4_csum(saddr, daddr, proto, seg):
+    """The TCP/UDP checksum of SEG between addresses of 4 or 16 bytes."""
+    if len(saddr) == 16:
+        pseudo = saddr + daddr + struct.pack("!IxxxB", len(seg), proto)
+    else:
+        pseudo = saddr + daddr + struct.pack("!BBH", 0, proto, len(seg))
+    return ~csum(pseudo + bytes(seg)) & 0xFFFF
+
+
+def ip_frame(eth, saddr, daddr, proto, data, ident=1, frag=None):
+    """An Ethernet frame (ETH: the two addresses) carrying DATA of PROTO;
+    FRAG (offset in 8 bytes, more fragments) makes it a fragment."""
+    if len(saddr) == 16:
+        ext = b""
+        if frag is not None:
+            ext = struct.pack("!BBHI", proto, 0, frag[0] << 3 | frag[1], ident)
+            proto = 44
+        hdr = struct.pack("!IHBB", 6 << 28, len(ext) + len(data), proto, 64)
+        return eth + b"\x86\xdd" + hdr + saddr + daddr + ext + data
+    off = 0 if frag is None else frag[1] << 13 | frag[0]
+    hdr = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(data), ident, off, 64,
+                                proto, 0) + saddr + daddr)
+    struct.pack_into("!H", hdr, 10, ~csum(bytes(hdr)) & 0xFFFF)
+    return eth + b"\x08\x00" + bytes(hdr) + data
 
 
 def parse_ip(frame, inner=False):
@@ -375,16 +430,10 @@ def capture(iface, proto, count, seconds):
 
 def frag_syn(iface, dstmac, src, dst, sport, dport, how):
     """A SYN from SRC:SPORT to DST:DPORT, whole or in evil fragments."""
-    v6 = ":" in dst
-    fam = socket.AF_INET6 if v6 else socket.AF_INET
-    saddr, daddr = socket.inet_pton(fam, src), socket.inet_pton(fam, dst)
+    saddr, daddr = addr_bytes(src), addr_bytes(dst)
     tcp = bytearray(struct.pack("!HHIIBBHHH", int(sport), int(dport), 1000, 0,
                                 5 << 4, 0x02, 65535, 0, 0))
-    if v6:
-        pseudo = saddr + daddr + struct.pack("!IxxxB", len(tcp), 6)
-    else:
-        pseudo = saddr + daddr + struct.pack("!BBH", 0, 6, len(tcp))
-    struct.pack_into("!H", tcp, 16, ~csum(pseudo + bytes(tcp)) & 0xFFFF)
+    struct.pack_into("!H", tcp, 16, l4_csum(saddr, daddr, 6, tcp))
     tcp = bytes(tcp)
     cut = {"whole": None, "tiny": 16, "overlap": 8}[how]
     pieces = [(0, tcp, False)] if cut is None else \
@@ -394,20 +443,8 @@ def frag_syn(iface, dstmac, src, dst, sport, dport, how):
     eth = bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4]
     ident = int(sport)      # one datagram, one ID: no stale fragment joins it
     for off, data, more in pieces:
-        if v6:
-            frag = b""
-            nxt = 6
-            if cut is not None:
-                frag = struct.pack("!BBHI", 6, 0, off << 3 | more, ident)
-                nxt = 44
-            hdr = struct.pack("!IHBB", 6 << 28, len(frag) + len(data), nxt, 64)
-            frame = eth + b"\x86\xdd" + hdr + saddr + daddr + frag + data
-        else:
-            hdr = bytearray(struct.pack("!BBHHHBBH", 0x45, 0, 20 + len(data), ident,
-                                        (more << 13) | off, 64, 6, 0) + saddr + daddr)
-            struct.pack_into("!H", hdr, 10, ~csum(bytes(hdr)) & 0xFFFF)
-            frame = eth + b"\x08\x00" + bytes(hdr) + data
-        s.send(frame)
+        frag = None if cut is None else (off, more)
+        s.send(ip_frame(eth, saddr, daddr, 6, data, ident, frag))
     return 0
 
 
