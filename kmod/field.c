@@ -100,6 +100,7 @@ static const struct mmb_layout mmb_layout[__MMB_FIELD_MAX] __initconst = {
 	[MMB_FIELD_LEAVING]		= { META(MMB_IMG_FLAGS, 1, MMB_KF_OUT) },
 	/* Not in the image: matched after the probe (match.c). */
 	[MMB_FIELD_META_MARK]		= { .hdr = MMB_HDR_MARK },
+	[MMB_FIELD_L4_PROTO]		= { META(MMB_IMG_L4PROTO, 1, 0xff) },
 };
 
 /* Image offset of a header field's first byte. */

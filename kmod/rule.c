@@ -303,7 +303,8 @@ static bool mmb_spec_tcp(const struct mmb_rule_spec *spec, u8 l4)
 	if (l4 == IPPROTO_TCP)
 		return true;
 	for (i = 0; i < spec->nmatches; i++)
-		if (spec->m[i].field == MMB_FIELD_IP_PROTO && spec->m[i].op == MMB_OP_EQ &&
+		if ((spec->m[i].field == MMB_FIELD_IP_PROTO ||
+		     spec->m[i].field == MMB_FIELD_L4_PROTO) && spec->m[i].op == MMB_OP_EQ &&
 		    spec->m[i].vlen == 1 && spec->m[i].value[0] == IPPROTO_TCP)
 			return true;
 	return false;

@@ -93,6 +93,7 @@ static void parse_ipv6_exthdr_test(struct kunit *test)
 	struct mmbt_pkt_desc d = { .v6 = true, .proto = IPPROTO_UDP, .ttl = 9,
 				   .sport = 53, .dport = 5353, .l3_opt_len = 16,
 				   .payload_len = 4 };
+	struct mmb_match_spec m;
 	struct sk_buff *skb;
 	struct mmb_pkt pkt;
 
@@ -110,6 +111,15 @@ static void parse_ipv6_exthdr_test(struct kunit *test)
 	/* the first next-header field is the option header's */
 	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_IP6 + 6], NEXTHDR_DEST);
 	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_IP6 + 8], 0xfd);
+	/* l4-proto (nft's meta l4proto) is the protocol past them; ip6-next is not */
+	m = mt(MMB_FIELD_L4_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	KUNIT_EXPECT_TRUE(test, mmb_match_eval(&m, &pkt, skb));
+	m.op = MMB_OP_NE;
+	KUNIT_EXPECT_FALSE(test, mmb_match_eval(&m, &pkt, skb));
+	m = mt(MMB_FIELD_IP6_NEXT, MMB_OP_EQ, IPPROTO_UDP);
+	KUNIT_EXPECT_FALSE(test, mmb_match_eval(&m, &pkt, skb));
+	m = mt(MMB_FIELD_IP6_NEXT, MMB_OP_EQ, NEXTHDR_DEST);
+	KUNIT_EXPECT_TRUE(test, mmb_match_eval(&m, &pkt, skb));
 	kfree_skb(skb);
 }
 
@@ -213,6 +223,9 @@ static void match_eval_test(struct kunit *test)
 		{ MMB_FIELD_IP_SADDR, MMB_OP_LT, 0x0a000002, 0, true },
 		{ MMB_FIELD_IP_PROTO, MMB_OP_NE, IPPROTO_TCP, 0, false },
 		{ MMB_FIELD_IP_PROTO, MMB_OP_GE, IPPROTO_TCP, 0, true },
+		{ MMB_FIELD_L4_PROTO, MMB_OP_EQ, IPPROTO_TCP, 0, true },
+		{ MMB_FIELD_L4_PROTO, MMB_OP_NE, IPPROTO_TCP, 0, false },
+		{ MMB_FIELD_L4_PROTO, MMB_OP_EQ, IPPROTO_UDP, 0, false },
 		{ MMB_FIELD_NET_PROTO, MMB_OP_EQ, 0x0800, 0, true },
 		{ MMB_FIELD_NET_PROTO, MMB_OP_NE, 0x0800, 0, false },
 		{ MMB_FIELD_IP_DF, MMB_OP_EQ, 0, 0, true },
@@ -552,7 +565,7 @@ static void rule_compile_test(struct kunit *test)
 
 static const u16 rand_fields[] = {
 	MMB_FIELD_IP_SADDR, MMB_FIELD_IP_DADDR, MMB_FIELD_IP_PROTO, MMB_FIELD_IP_TTL,
-	MMB_FIELD_IP_DSCP, MMB_FIELD_IP6_SADDR, MMB_FIELD_IP6_NEXT,
+	MMB_FIELD_IP_DSCP, MMB_FIELD_IP6_SADDR, MMB_FIELD_IP6_NEXT, MMB_FIELD_L4_PROTO,
 	MMB_FIELD_IP6_HOP_LIMIT, MMB_FIELD_TCP_SPORT, MMB_FIELD_TCP_DPORT,
 	MMB_FIELD_TCP_SYN, MMB_FIELD_TCP_FLAGS, MMB_FIELD_UDP_SPORT,
 	MMB_FIELD_UDP_DPORT, MMB_FIELD_ICMP_TYPE, MMB_FIELD_IN, MMB_FIELD_UDP_PAYLOAD,
@@ -668,6 +681,7 @@ static void rand_match(struct rnd_state *rs, struct mmb_match_spec *m, int ifind
 		return;
 	case MMB_FIELD_IP_PROTO:
 	case MMB_FIELD_IP6_NEXT:
+	case MMB_FIELD_L4_PROTO:
 		*m = mt(field, op, protos[rnd(rs, 3)]);
 		return;
 	case MMB_FIELD_IP_TTL:

@@ -146,7 +146,7 @@ static const char *name_of(const void *tbl, size_t n, unsigned int v)
 
 static int is_proto_field(int f)
 {
-	return f == MMB_FIELD_IP_PROTO || f == MMB_FIELD_IP6_NEXT;
+	return f == MMB_FIELD_IP_PROTO || f == MMB_FIELD_IP6_NEXT || f == MMB_FIELD_L4_PROTO;
 }
 
 static int is_ecn_field(int f)

@@ -414,7 +414,8 @@ static int urule_check(const struct urule *r)
 		int family = mmb_field_names[m->field].family, l4 = mmb_field_names[m->field].l4;
 
 		/* IPv4's protocol is the L4 one (ip6-next may be an extension header's). */
-		if (m->field == MMB_FIELD_IP_PROTO && m->op == MMB_OP_EQ && m->plen == 8 &&
+		if ((m->field == MMB_FIELD_IP_PROTO || m->field == MMB_FIELD_L4_PROTO) &&
+		    m->op == MMB_OP_EQ && m->plen == 8 &&
 		    m->vlen == 1)
 			l4 = m->value[0];
 		if (m->field == MMB_FIELD_NET_PROTO && m->plen == 16 && m->vlen == 2 &&

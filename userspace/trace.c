@@ -85,7 +85,7 @@ static int pin(int *have, int *have_argi, int want, int argi, const char *what)
 	return 0;
 }
 
-/* The family net-proto, ip-proto or ip6-next name, or the protocol they do. */
+/* The family net-proto, ip-proto or ip6-next name, or the protocol they (and l4-proto) do. */
 static int parse_structural(int field, const uint8_t *value, int vlen, int argi,
 			    struct trace_req *t)
 {
@@ -96,7 +96,8 @@ static int parse_structural(int field, const uint8_t *value, int vlen, int argi,
 			return err_word(argi, "a traced packet is ip4 or ip6");
 		return pin(&t->family, &t->family_argi, v == 0x0800 ? 4 : 6, argi, "the family");
 	}
-	if (pin(&t->family, &t->family_argi, field == MMB_FIELD_IP_PROTO ? 4 : 6, argi,
+	if (field != MMB_FIELD_L4_PROTO &&
+	    pin(&t->family, &t->family_argi, field == MMB_FIELD_IP_PROTO ? 4 : 6, argi,
 		"the family"))
 		return EXIT_USAGE;
 	return pin(&t->proto, &t->proto_argi, v, argi, "the protocol");
@@ -145,7 +146,7 @@ static int parse_words(int argc, char **argv, struct mmb_req *req, struct trace_
 		if (plen != field_bits(field))
 			return err_word(AT(argv + i + 1), "a traced packet's address takes no prefix");
 		if (field == MMB_FIELD_NET_PROTO || field == MMB_FIELD_IP_PROTO ||
-		    field == MMB_FIELD_IP6_NEXT) {
+		    field == MMB_FIELD_IP6_NEXT || field == MMB_FIELD_L4_PROTO) {
 			ret = parse_structural(field, value, vlen, AT(argv + i + 1), t);
 			if (ret)
 				return ret;

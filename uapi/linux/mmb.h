@@ -643,6 +643,12 @@ enum mmb_field {
 	 * qdisc.
 	 */
 	MMB_FIELD_META_MARK,
+	/*
+	 * The L4 protocol of either family: IPv4's protocol, or the header
+	 * after IPv6's extension headers (MMB_FIELD_IP6_NEXT is the first
+	 * header's); nft's "meta l4proto".
+	 */
+	MMB_FIELD_L4_PROTO,
 	__MMB_FIELD_MAX
 };
 

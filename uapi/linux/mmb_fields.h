@@ -96,6 +96,7 @@ static const struct mmb_field_name mmb_field_names[__MMB_FIELD_MAX] = {
 	[MMB_FIELD_OUT]             = { "out", 0, 0, 32 },
 	[MMB_FIELD_LEAVING]         = { "leaving", 0, 0, 1, MMB_FIELD_F_NO_MOD },
 	[MMB_FIELD_META_MARK]       = { "meta-mark", 0, 0, 32 },
+	[MMB_FIELD_L4_PROTO]        = { "l4-proto", 0, 0, 8, MMB_FIELD_F_NO_MOD },
 };
 
 #endif /* _UAPI_LINUX_MMB_FIELDS_H */

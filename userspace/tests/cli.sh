@@ -171,7 +171,7 @@ t "-f: an error on stdin names it -" 2 "Error: unknown field \"frob\" (mmbctl he
 
 # help TOPIC: the words of one kind, one per line, each line's first word.
 n=$((n + 1))
-if [ "$("$MMBCTL" help fields | wc -l)" -eq 74 ] && "$MMBCTL" help fields | cut -d' ' -f1 | grep -qx tcp-opt-mss &&
+if [ "$("$MMBCTL" help fields | wc -l)" -eq 75 ] && "$MMBCTL" help fields | cut -d' ' -f1 | grep -qx tcp-opt-mss &&
 	[ "$("$MMBCTL" help targets | tr '\n' ' ')" = "drop accept mod strip add map shuffle masquerade count reject log " ] &&
 	"$MMBCTL" help states | grep -qx udp-unreplied; then
 	echo "ok $n - cli: help fields, targets, states list their words"
