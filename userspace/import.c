@@ -48,6 +48,7 @@ int do_import(int argc, char **argv)
 #define IMPORT_MAX_RULES	1000000
 #define IMPORT_MAX_ALTS		65536
 #define IMPORT_MAX_DEPTH	16	/* nft's own jump stack */
+#define IMPORT_MAX_STEPS	1000000	/* rules visited flattening, all chains */
 #define TERM_MAX		32	/* an mmb rule's matches */
 
 struct sbuf {
@@ -104,6 +105,11 @@ static int sb_printf(struct sbuf *s, const char *fmt, ...)
  * protocol a match asks for (meta nfproto, meta l4proto) is kept aside and
  * written only if no match names a field that implies it (tcp-dport
  * implies TCP, in IPv4 and IPv6 alike).
+ *
+ * In a netdev chain nft's matches may also hold of frames that are not IP
+ * (ARP, VLAN, LLDP: iif, meta mark, meta protocol !=), which mmb never
+ * judges: @nonip says so, and @noip that the matches hold of no IP packet
+ * (meta protocol != ip together with != ip6), which mmb cannot write.
  */
 struct conj {
 	char *text;		/* words, space-separated; malloc'ed */
@@ -112,6 +118,8 @@ struct conj {
 	bool fam_said;		/* a field of the family is among the words */
 	int l4;			/* 0 or the L4 protocol the matches allow */
 	bool l4_said;
+	bool nonip;		/* nft's matches hold of some non-IP frames too */
+	bool noip;		/* ... and of no IP packet */
 	char dev[16];		/* the device of a netdev chain, or "" */
 };
 
@@ -172,6 +180,8 @@ struct imp {
 	bool stateful;		/* after ct state established,related accept */
 	bool marked;		/* a meta mark set came before */
 	unsigned int est_group;	/* that rule's place */
+	bool at_policy;		/* what emit() writes is the policy's drop */
+	unsigned long steps;	/* rules visited by flatten(), all chains */
 	/* The rule being translated, for errors. */
 	struct chain *at_chain;
 	json_int_t at_handle;
@@ -321,12 +331,14 @@ static void field_implies(const char *word, int *fam, int *l4)
 /*
  * An alternative of one match: up to eight words-with-values ("ip-saddr
  * 10.0.0.0/8", "tcp-dport >= 1000"), and a family and L4 protocol it asks
- * for without saying them (0: none).
+ * for without saying them (0: none); @nonip: in nft it holds of some
+ * frames that are not IP too (struct conj).
  */
 struct alt {
 	char terms[8][112];
 	int nterms;
 	int fam, l4;
+	bool nonip, noip;
 };
 
 struct alts {
@@ -378,9 +390,15 @@ static bool conj_and(const struct conj *c, const struct alt *a, struct conj *out
 	bool skip[8];
 	int i, fam, l4, n = 0;
 
-	if (a->fam && r.fam && a->fam != r.fam)
-		return false;
-	if (a->l4 && r.l4 && a->l4 != r.l4)
+	r.nonip = c->nonip && a->nonip;
+	r.noip = c->noip || a->noip;
+	if (a->fam && r.fam && a->fam != r.fam) {
+		/* IPv4 and IPv6: some non-IP frames may still match in nft */
+		if (!r.nonip)
+			return false;
+		r.noip = true;
+	}
+	if ((a->l4 && r.l4 && a->l4 != r.l4) || (r.noip && !r.nonip))
 		return false;
 	if (a->fam)
 		r.fam = a->fam;
@@ -536,11 +554,24 @@ static const struct named_value icmp_types[] = {
 	{ "fin", 0x01 }, { "syn", 0x02 }, { "rst", 0x04 }, { "psh", 0x08 },
 	{ "ack", 0x10 }, { "urg", 0x20 }, { "ecn", 0x40 }, { "cwr", 0x80 },
 	{}
+}, icmp_codes[] = {
+	/* nft's names (icmp_code_type), as it prints them */
+	{ "net-unreachable", 0 }, { "host-unreachable", 1 }, { "prot-unreachable", 2 },
+	{ "port-unreachable", 3 }, { "frag-needed", 4 }, { "net-prohibited", 9 },
+	{ "host-prohibited", 10 }, { "admin-prohibited", 13 },
+	{}
+}, icmp6_codes[] = {
+	{ "no-route", 0 }, { "admin-prohibited", 1 }, { "addr-unreachable", 3 },
+	{ "port-unreachable", 4 }, { "policy-fail", 5 }, { "reject-route", 6 },
+	{}
 }, nfprotos[] = {
-	{ "ipv4", 4 }, { "ipv6", 6 },
+	/* meta nfproto: NFPROTO_IPV4, NFPROTO_IPV6 */
+	{ "ipv4", 2 }, { "ipv6", 10 },
 	{}
 }, ethertypes[] = {
-	{ "ip", 4 }, { "ip6", 6 },
+	/* meta protocol: the ethertypes nft names */
+	{ "ip", 0x0800 }, { "ip6", 0x86dd }, { "arp", 0x0806 }, { "vlan", 0x8100 },
+	{ "8021q", 0x8100 }, { "8021ad", 0x88a8 },
 	{}
 };
 
@@ -578,8 +609,10 @@ struct lhs {
 	enum kind kind;
 	const struct named_value *names;
 	int fam, l4;		/* what the field implies */
-	bool l4proto;		/* meta l4proto / ip protocol: per family */
+	bool l4proto;		/* meta l4proto / ip protocol: l4-proto, ip-proto */
+	bool protonames;	/* ip6 nexthdr: a number, or a name of protocol */
 	bool nfproto;		/* meta nfproto / protocol: net-proto */
+	bool ethertype;		/* meta protocol (nfproto: meta nfproto) */
 	bool flags;		/* tcp flags */
 	bool th;		/* th sport/dport: the L4 protocol's */
 	const char *th_field;	/* "sport" or "dport" */
@@ -622,10 +655,10 @@ static const struct {
 	{ "udp", "length", "udp-len", K_NUM, NULL },
 	{ "udp", "checksum", "udp-checksum", K_NUM, NULL },
 	{ "icmp", "type", "icmp-type", K_NUM, icmp_types },
-	{ "icmp", "code", "icmp-code", K_NUM, NULL },
+	{ "icmp", "code", "icmp-code", K_NUM, icmp_codes },
 	{ "icmp", "checksum", "icmp-checksum", K_NUM, NULL },
 	{ "icmpv6", "type", "icmp6-type", K_NUM, icmp6_types },
-	{ "icmpv6", "code", "icmp6-code", K_NUM, NULL },
+	{ "icmpv6", "code", "icmp6-code", K_NUM, icmp6_codes },
 	{ "icmpv6", "checksum", "icmp6-checksum", K_NUM, NULL },
 };
 
@@ -666,9 +699,13 @@ static int lhs_parse(struct imp *im, const json_t *expr, const json_t *left, str
 			l->bits = 16;
 			return 0;
 		}
-		if (!strcmp(proto, "ip6") && !strcmp(field, "nexthdr"))
-			return refuse(im, expr, "ip6 nexthdr is the first header's; mmb matches "
-				      "the L4 protocol after extension headers: say meta l4proto");
+		if (!strcmp(proto, "ip6") && !strcmp(field, "nexthdr")) {
+			/* the IPv6 header's own field: the first header after it */
+			lhs_field(l, "ip6-next");
+			l->kind = K_NUM;
+			l->protonames = true;
+			return 0;
+		}
 		for (i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
 			if (strcmp(payloads[i].proto, proto) || strcmp(payloads[i].field, field))
 				continue;
@@ -685,12 +722,17 @@ static int lhs_parse(struct imp *im, const json_t *expr, const json_t *left, str
 			return 0;
 		}
 		if (!strcmp(key, "nfproto")) {
+			if (!strcmp(im->base->family, "netdev"))
+				return refuse(im, expr, "meta nfproto in a netdev chain is netdev's, "
+					      "never ipv4 or ipv6 (nft refuses it there): say "
+					      "meta protocol ip or ip6");
 			l->nfproto = true;
 			l->names = nfprotos;
 			return 0;
 		}
 		if (!strcmp(key, "protocol")) {
 			l->nfproto = true;
+			l->ethertype = true;
 			l->names = ethertypes;
 			return 0;
 		}
@@ -768,7 +810,7 @@ static int value_num(const struct lhs *l, const json_t *v, unsigned long long *o
 		s = json_string_value(v);
 		if (l->names && !lookup_name(l->names, s, out))
 			return 0;
-		if (l->l4proto) {
+		if (l->l4proto || l->protonames) {
 			int p = name_number(s, false);
 
 			if (!strcmp(s, "icmpv6") || !strcmp(s, "ipv6-icmp"))
@@ -908,6 +950,22 @@ static int range_prefixes(struct imp *im, const json_t *expr, const struct lhs *
 }
 
 /*
+ * The family of a value of meta nfproto (NFPROTO_IPV4 2, NFPROTO_IPV6 10)
+ * or meta protocol (the ethertype: 0x0800, 0x86dd): 4, 6; 0 another
+ * ethertype (a frame that is not IP); -1 none of those.
+ */
+static int nf_family(const struct lhs *l, const json_t *v)
+{
+	unsigned long long n;
+
+	if (value_num(l, v, &n))
+		return -1;
+	if (l->ethertype)
+		return n == 0x0800 ? 4 : n == 0x86dd ? 6 : n <= 0xffff ? 0 : -1;
+	return n == 2 ? 4 : n == 10 ? 6 : -1;
+}
+
+/*
  * The alternatives of "LHS == V" for one value V of a set or the right
  * side: a value, a prefix, a range. @neg: LHS != V (a conjunction of
  * one term each, which the caller ANDs).
@@ -961,6 +1019,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 		if (!a)
 			return nomem();
 		alt_term(a, "in%s%s %s", neg ? " " : "", op, s);
+		a->nonip = true;
 		return 0;
 	}
 	if (!json_unpack((json_t *)v, "{s:[oo]}", "range", &r0, &r1)) {
@@ -975,12 +1034,14 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 				if (!a)
 					return nomem();
 				alt_term(a, "%s < %llu", l->field ?: "?", lo);
+				a->nonip = l->mark;
 			}
 			if (l->bits >= 64 || hi < (1ull << l->bits) - 1) {
 				a = alts_new(as);
 				if (!a)
 					return nomem();
 				alt_term(a, "%s > %llu", l->field ?: "?", hi);
+				a->nonip = l->mark;
 			}
 			return 0;
 		}
@@ -993,40 +1054,41 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			alt_term(a, "%s >= %llu", l->field, lo);
 			alt_term(a, "%s <= %llu", l->field, hi);
 		}
+		a->nonip = l->mark;
 		return 0;
 	}
 	if (json_is_object(v) && json_object_get(v, "prefix"))
 		return refuse(im, expr, "a prefix of a field that is no address");
-	if (value_num(l, v, &n))
-		return refuse(im, expr, "not a value of this field");
 	if (l->nfproto) {
+		int fam = nf_family(l, v);
+
+		if (fam < 0)
+			return refuse(im, expr, l->ethertype ?
+				      "not an ethertype (ip, ip6, arp, vlan ... or a 16-bit "
+				      "number)" :
+				      "meta nfproto of another family than ipv4 (2) and ipv6 (10)");
 		a = alts_new(as);
 		if (!a)
 			return nomem();
-		if (neg)
-			alt_term(a, "net-proto != ip%llu", n);
+		/* != and another ethertype's ==: also frames that are not IP */
+		a->nonip = neg || !fam;
+		if (!fam)
+			a->noip = !neg;	/* ==: no IP packet; !=: every one */
 		else
-			a->fam = n;
+			a->fam = neg ? (fam == 4 ? 6 : 4) : fam;
 		return 0;
 	}
+	if (value_num(l, v, &n))
+		return refuse(im, expr, "not a value of this field");
 	if (l->l4proto) {
 		proto_word(n, pw, sizeof(pw));
 		if (neg) {
-			/* "ip-proto != P" holds of IPv4 only: one per family. */
-			if (l->fam != 6) {
-				a = alts_new(as);
-				if (!a)
-					return nomem();
-				alt_term(a, "ip-proto != %s", pw);
-				a->fam = 4;
-			}
-			if (l->fam != 4) {
-				a = alts_new(as);
-				if (!a)
-					return nomem();
-				alt_term(a, "ip6-next != %s", pw);
-				a->fam = 6;
-			}
+			/* ip protocol: ip-proto (IPv4 only); meta l4proto: l4-proto */
+			a = alts_new(as);
+			if (!a)
+				return nomem();
+			alt_term(a, "%s != %s", l->fam == 4 ? "ip-proto" : "l4-proto", pw);
+			a->fam = l->fam;
 			return 0;
 		}
 		a = alts_new(as);
@@ -1041,7 +1103,39 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 	a = alts_new(as);
 	if (!a)
 		return nomem();
-	alt_term(a, "%s%s%s %llu", l->field, neg ? " " : "", op, n);
+	if (l->protonames) {
+		proto_word(n, pw, sizeof(pw));
+		alt_term(a, "%s%s%s %s", l->field, neg ? " " : "", op, pw);
+	} else {
+		alt_term(a, "%s%s%s %llu", l->field, neg ? " " : "", op, n);
+	}
+	a->nonip = l->mark;
+	return 0;
+}
+
+/*
+ * For "!= @set" of an empty set: what holds of every packet that has the
+ * field, so that the rule keeps its family and protocol (ip saddr != @none
+ * holds of IPv4 only, tcp dport != @none of TCP only). One alternative.
+ */
+static int field_any(const struct lhs *l, struct alts *as)
+{
+	struct alt *a = alts_new(as);
+
+	if (!a)
+		return nomem();
+	if (l->kind == K_ADDR4) {
+		alt_term(a, "%s 0.0.0.0/0", l->field);
+	} else if (l->kind == K_ADDR6) {
+		alt_term(a, "%s ::/0", l->field);
+	} else if (l->kind == K_IFACE || l->mark || l->nfproto) {
+		a->nonip = true;	/* every frame has them */
+	} else if (l->l4proto) {
+		alt_term(a, "%s >= 0", l->fam == 4 ? "ip-proto" : "l4-proto");
+		a->fam = l->fam;
+	} else {
+		alt_term(a, "%s >= 0", l->field);
+	}
 	return 0;
 }
 
@@ -1319,8 +1413,55 @@ static int mark_masked(struct imp *im, const json_t *expr, const char *op, const
 	if (!a)
 		return nomem();
 	alt_term(a, "meta-mark%s 0x%llx/0x%llx", strcmp(op, "!=") ? "" : " !=", v, m);
+	a->nonip = true;
 	ret = dnf_and(im, expr, d, &as);
 	free(as.a);
+	return ret;
+}
+
+/*
+ * @d AND (any of @as), where @as's words are of th-sport or th-dport: per
+ * conjunction, the port field of its L4 protocol (TCP or UDP).
+ */
+static int th_and(struct imp *im, const json_t *expr, struct dnf *d, const struct alts *as)
+{
+	struct dnf out = { 0 };
+	struct alts th = { 0 };
+	int i, ret = 0;
+
+	th.a = malloc(as->n * sizeof(*th.a));
+	th.n = th.cap = as->n;
+	if (!th.a && as->n)
+		ret = nomem();
+	for (i = 0; i < d->n && !ret; i++) {
+		struct dnf one = { 0 };
+		const char *pf = d->c[i].l4 == 6 ? "tcp" : "udp";
+		int j, t;
+
+		for (j = 0; j < as->n; j++) {
+			th.a[j] = as->a[j];
+			for (t = 0; t < as->a[j].nterms; t++)
+				snprintf(th.a[j].terms[t], sizeof(th.a[j].terms[t]), "%s%s", pf,
+					 as->a[j].terms[t] + 2);
+		}
+		if (dnf_push(&one, &d->c[i])) {
+			ret = nomem();
+			break;
+		}
+		d->c[i].text = NULL;
+		ret = dnf_and(im, expr, &one, &th);
+		for (j = 0; j < one.n && !ret; j++) {
+			if (dnf_push(&out, &one.c[j])) {
+				ret = nomem();
+				break;
+			}
+			one.c[j].text = NULL;
+		}
+		dnf_free(&one);
+	}
+	free(th.a);
+	dnf_free(d);
+	*d = out;
 	return ret;
 }
 
@@ -1392,6 +1533,12 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 					      ls[0].th_field);
 	}
 	if (ls[0].flags) {
+		if (json_is_object(right) && json_object_get(right, "set"))
+			return refuse(im, expr, "a set of TCP flag values has no mmb match: "
+				      "write a rule for each value");
+		if (json_is_string(right) && json_string_value(right)[0] == '@')
+			return refuse(im, expr, "a named set of TCP flag values has no mmb match: "
+				      "write a rule for each value");
 		ret = flags_alts(im, expr, &ls[0], op, mask, right, &as);
 		goto and;
 	}
@@ -1423,12 +1570,18 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 		if (!a)
 			return nomem();
 		alt_term(a, "%s %s %llu", ls[0].field, op, v);
+		a->nonip = ls[0].mark;
 		goto and;
 	}
 	if (strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "in"))
 		return refuse(im, expr, "operator %s has no mmb meaning", op);
 	if (single) {
 		ret = value_alts(im, expr, &ls[0], elems, neg, &as);
+		goto and;
+	}
+	if (neg && !json_array_size(elems)) {
+		/* not in an empty set: every packet that has the field */
+		ret = field_any(&ls[0], &as);
 		goto and;
 	}
 	json_array_foreach(elems, k, e) {
@@ -1439,10 +1592,10 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 			ret = value_alts(im, expr, &ls[0], e, true, &one);
 			if (!ret && one.n != 1)
 				ret = refuse(im, expr, "!= of a set of ranges has no mmb match");
-			if (!ret && one.a[0].nterms != 1)
+			if (!ret && one.a[0].nterms > 1)
 				ret = refuse(im, expr, "this != has no mmb match");
 			if (!ret)
-				ret = dnf_and(im, expr, d, &one);
+				ret = ls[0].th ? th_and(im, expr, d, &one) : dnf_and(im, expr, d, &one);
 			free(one.a);
 			if (ret)
 				break;
@@ -1457,49 +1610,8 @@ static int match_and(struct imp *im, const json_t *expr, struct dnf *d, enum ct_
 		return 0;
 	}
 and:
-	if (!ret) {
-		if (ls[0].th) {
-			/* per conjunction, the port field of its L4 protocol */
-			struct dnf out = { 0 };
-			struct alts th = { 0 };
-
-			th.a = malloc(as.n * sizeof(*th.a));
-			th.n = th.cap = as.n;
-			if (!th.a && as.n)
-				ret = nomem();
-			for (i = 0; i < d->n && !ret; i++) {
-				struct dnf one = { 0 };
-				const char *pf = d->c[i].l4 == 6 ? "tcp" : "udp";
-				int j, t;
-
-				for (j = 0; j < as.n; j++) {
-					th.a[j] = as.a[j];
-					for (t = 0; t < as.a[j].nterms; t++)
-						snprintf(th.a[j].terms[t], sizeof(th.a[j].terms[t]),
-							 "%s%s", pf, as.a[j].terms[t] + 2);
-				}
-				if (dnf_push(&one, &d->c[i])) {
-					ret = nomem();
-					break;
-				}
-				d->c[i].text = NULL;
-				ret = dnf_and(im, expr, &one, &th);
-				for (j = 0; j < one.n && !ret; j++) {
-					if (dnf_push(&out, &one.c[j])) {
-						ret = nomem();
-						break;
-					}
-					one.c[j].text = NULL;
-				}
-				dnf_free(&one);
-			}
-			free(th.a);
-			dnf_free(d);
-			*d = out;
-		} else {
-			ret = dnf_and(im, expr, d, &as);
-		}
-	}
+	if (!ret)
+		ret = ls[0].th ? th_and(im, expr, d, &as) : dnf_and(im, expr, d, &as);
 	free(as.a);
 	return ret;
 }
@@ -1681,75 +1793,99 @@ static struct chain *chain_find(struct imp *im, const char *family, const char *
 }
 
 /*
+ * A netdev chain's @verdict on what may be a frame that is not IP (ARP,
+ * VLAN, LLDP): nft drops it (rejects it, marks it), mmb passes it as it
+ * is. An accept or a count of such frames changes nothing (mmb counts
+ * only what it judges); anything else is refused.
+ */
+static int nonip_check(struct imp *im, const json_t *expr, const struct conj *c,
+		       const char *verdict)
+{
+	if (!c->nonip || !strncmp(verdict, "accept", 6) || !strncmp(verdict, "count", 5))
+		return 0;
+	if (im->at_policy)
+		return refuse(im, expr, "policy drop of a netdev chain drops frames that are "
+			      "not IP too (ARP, VLAN, LLDP ...); mmb judges IPv4 and IPv6 "
+			      "only and passes other frames untouched: say policy accept and "
+			      "end the chain with meta protocol { ip, ip6 } drop");
+	return refuse(im, expr, "in a netdev chain this %s frames that are not IP (ARP, "
+		      "VLAN, LLDP ...); mmb judges IPv4 and IPv6 only and passes other "
+		      "frames untouched: match meta protocol { ip, ip6 } in the rule",
+		      !strncmp(verdict, "mod", 3) ? "marks" :
+		      !strncmp(verdict, "reject", 6) ? "rejects" : "drops");
+}
+
+/*
  * Write the rules of @d with a verdict: each conjunction one mmb rule,
  * with the family and L4 protocol it asks for and no field says.
  */
 static int emit(struct imp *im, const json_t *expr, const struct dnf *d, const char *verdict,
 		bool stateful)
 {
-	int i, k;
+	int i, ret;
 
 	if (!im->lowest)
 		im->group++;	/* the policy's rules are 0, and take no place */
 	for (i = 0; i < d->n; i++) {
 		const struct conj *c = &d->c[i];
-		int fams[2] = { c->fam, 0 }, nf = 1;
+		struct out_rule *o;
+		size_t start = im->words.len;
+		char pw[16];
+		int extra = 0;
 
-		/* an L4 protocol no field implies: per family, ip-proto or ip6-next */
-		if (c->l4 && !c->l4_said && !c->fam) {
-			fams[0] = 4;
-			fams[1] = 6;
-			nf = 2;
+		ret = nonip_check(im, expr, c, verdict);
+		if (ret)
+			return ret;
+		if (c->noip)
+			continue;	/* no IP packet: nothing mmb judges */
+		if (im->nout == IMPORT_MAX_RULES)
+			return refuse(im, expr, "more than %d mmb rules", IMPORT_MAX_RULES);
+		if (im->nout == im->ocap) {
+			size_t cap = im->ocap * 2 + 1024;
+
+			o = realloc(im->out, cap * sizeof(*o));
+			if (!o)
+				return nomem();
+			im->out = o;
+			im->ocap = cap;
 		}
-		for (k = 0; k < nf; k++) {
-			struct out_rule *o;
-			size_t start = im->words.len;
-			char pw[16];
-			int extra = 0;
-
-			if (im->nout == IMPORT_MAX_RULES)
-				return refuse(im, expr, "more than %d mmb rules", IMPORT_MAX_RULES);
-			if (im->nout == im->ocap) {
-				size_t cap = im->ocap * 2 + 1024;
-
-				o = realloc(im->out, cap * sizeof(*o));
-				if (!o)
-					return nomem();
-				im->out = o;
-				im->ocap = cap;
-			}
-			if (fams[k] && !c->fam_said && !(c->l4 && !c->l4_said)) {
-				sb_printf(&im->words, "net-proto ip%d ", fams[k]);
+		if (c->l4 && !c->l4_said) {
+			/*
+			 * An L4 protocol no field implies: meta l4proto's
+			 * l4-proto; ip-proto where the rule is of IPv4 (it says
+			 * the family too).
+			 */
+			proto_word(c->l4, pw, sizeof(pw));
+			if (c->fam == 6 && !c->fam_said) {
+				sb_printf(&im->words, "net-proto ip6 ");
 				extra++;
 			}
-			if (c->l4 && !c->l4_said) {
-				proto_word(c->l4, pw, sizeof(pw));
-				sb_printf(&im->words, "%s %s ",
-					  fams[k] == 6 ? "ip6-next" : "ip-proto", pw);
-				extra++;
-			}
-			if (c->nterms + extra > TERM_MAX) {
-				im->words.len = start;
-				return refuse(im, expr, "more than %d matches in one mmb rule",
-					      TERM_MAX);
-			}
-			if (c->text && *c->text)
-				sb_printf(&im->words, "%s ", c->text);
-			else if (!extra)
-				sb_printf(&im->words, "all ");
-			if (sb_printf(&im->words, "%s", verdict) || sb_add(&im->words, "", 0))
-				return nomem();
-			im->words.len++;	/* keep the NUL: rules are C strings */
-			o = &im->out[im->nout++];
-			o->off = start;
-			o->from = origin_here(im);
-			if (o->from == (size_t)-1)
-				return nomem();
-			o->group = im->group;
-			o->stateful = stateful;
-			o->lowest = im->lowest;
-			o->conn_group = im->est_group;
+			sb_printf(&im->words, "%s %s ", c->fam == 4 ? "ip-proto" : "l4-proto", pw);
+			extra++;
+		} else if (c->fam && !c->fam_said) {
+			sb_printf(&im->words, "net-proto ip%d ", c->fam);
+			extra++;
 		}
+		if (c->nterms + extra > TERM_MAX) {
+			im->words.len = start;
+			return refuse(im, expr, "more than %d matches in one mmb rule", TERM_MAX);
+		}
+		if (c->text && *c->text)
+			sb_printf(&im->words, "%s ", c->text);
+		else if (!extra)
+			sb_printf(&im->words, "all ");
+		if (sb_printf(&im->words, "%s", verdict) || sb_add(&im->words, "", 0))
+			return nomem();
+		im->words.len++;	/* keep the NUL: rules are C strings */
+		o = &im->out[im->nout++];
+		o->off = start;
+		o->from = origin_here(im);
+		if (o->from == (size_t)-1)
+			return nomem();
+		o->group = im->group;
+		o->stateful = stateful;
+		o->lowest = im->lowest;
+		o->conn_group = im->est_group;
 	}
 	return 0;
 }
@@ -1785,6 +1921,29 @@ static bool uncond_ct_only(const json_t *exprs)
 }
 
 /*
+ * nft's established rule accepts the replies to every connection
+ * nf_conntrack tracks, the host's own (a resolver's, apt's) among them;
+ * mmb knows the connections its stateful rules start. A stateful rule of
+ * what leaves (every enabled device's egress) starts one for each of the
+ * host's own flows, its replies ranked where the established rule is
+ * (conn-priority), as the arriving rules' connections are: one rule, at
+ * the established rule's place, of the chain's family (@d: its prefix).
+ */
+static int emit_own(struct imp *im, const json_t *rule, struct dnf *d)
+{
+	struct alts as = { 0 };
+	struct alt *a = alts_new(&as);
+	int ret;
+
+	if (!a)
+		return nomem();
+	alt_term(a, "leaving");
+	ret = dnf_and(im, rule, d, &as);
+	free(as.a);
+	return ret ?: emit(im, rule, d, "accept", true);
+}
+
+/*
  * Where packets of @prefix go when the chain of @up's callee ends: the
  * rest of the calling chains, down to the base chain's policy.
  */
@@ -1797,7 +1956,10 @@ static int emit_cont(struct imp *im, const json_t *expr, const struct frame *up,
 	if (!up) {
 		if (!strcmp(im->policy, "accept") && !im->stateful)
 			return emit(im, expr, prefix, "accept", false);
-		return emit(im, expr, prefix, im->policy, false);
+		im->at_policy = true;
+		ret = emit(im, expr, prefix, im->policy, false);
+		im->at_policy = false;
+		return ret;
 	}
 	ret = flatten(im, up->chain, up->next, prefix, up->up, false, depth, &ended);
 	if (ret || ended)
@@ -1823,6 +1985,10 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 	if (depth > IMPORT_MAX_DEPTH)
 		return refuse(im, NULL, "jumps nested more than %d deep (or a loop)",
 			      IMPORT_MAX_DEPTH);
+	if (++im->steps > IMPORT_MAX_STEPS)
+		return refuse(im, NULL, "flattening the jumps visits more than %d rules "
+			      "(a chain is copied at every jump that reaches it)",
+			      IMPORT_MAX_STEPS);
 	for (i = start; i < ch->nrules && !ret && !*ended; i++) {
 		const json_t *rule, *exprs, *e, *verdict = NULL;
 		char mark[64] = "", rej[64] = "", cmt[2 * MMB_COMMENT_MAX + 16], vtext[400];
@@ -1841,6 +2007,13 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 		im->at_chain = ch;
 		im->at_handle = -1;
 		json_unpack((json_t *)rule, "{s:I}", "handle", &im->at_handle);
+		/* Each jump copies its chain: a tree of jumps grows as width^depth. */
+		if (++im->steps > IMPORT_MAX_STEPS) {
+			ret = refuse(im, NULL, "flattening the jumps visits more than %d rules "
+				     "(a chain is copied at every jump that reaches it)",
+				     IMPORT_MAX_STEPS);
+			break;
+		}
 		exprs = json_object_get(rule, "expr");
 		if (!json_is_array(exprs)) {
 			ret = refuse(im, rule, "a rule without expressions");
@@ -1918,8 +2091,14 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 			else
 				im->stateful = true;
 			/* its place: the priority of the connections' packets */
-			im->est_group = ++im->group;
+			im->est_group = im->group + 1;
+			if (!ret && im->stateful)
+				ret = emit_own(im, rule, &d);
+			else
+				im->group++;
 			dnf_free(&d);
+			if (ret)
+				break;
 			continue;
 		}
 		if (ct == CT_NEW && !im->stateful) {
@@ -2339,6 +2518,12 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 			return refuse(im, NULL, "\"dev\" is a name or an array of names");
 	} else if (!strcmp(c->family, "ip") || !strcmp(c->family, "ip6") ||
 		   !strcmp(c->family, "inet")) {
+		if (!strcmp(hook, "ingress"))
+			return refuse(im, NULL, "an inet ingress chain: mmb translates netdev "
+				      "ingress chains; write its rules in a table netdev chain of "
+				      "its device, meta nfproto ipv4 and ipv6 as meta protocol ip "
+				      "and ip6, and its policy drop as a last rule meta protocol "
+				      "{ ip, ip6 } drop (an inet ingress chain sees IP only)");
 		if (strcmp(hook, "prerouting"))
 			return refuse(im, NULL, "hook %s: mmb classifies what devices receive, "
 				      "before routing (prerouting, netdev ingress)", hook);
@@ -2381,6 +2566,7 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 			sprintf(cj.text, "in %s", sc[i].dev);
 			snprintf(cj.dev, sizeof(cj.dev), "%s", sc[i].dev);
 			cj.nterms = 1;
+			cj.nonip = true;	/* a netdev chain sees every frame */
 		}
 		cj.fam = sc[i].fam;
 		if (dnf_push(&prefix, &cj)) {
@@ -2398,7 +2584,9 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 	im->at_handle = -1;
 	if (!ret && !ended && !strcmp(policy, "drop")) {
 		im->lowest = true;
+		im->at_policy = true;
 		ret = emit(im, NULL, &prefix, "drop", false);
+		im->at_policy = false;
 		im->lowest = false;
 	}
 	dnf_free(&prefix);

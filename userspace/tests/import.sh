@@ -78,8 +78,6 @@ refused() {
 
 M='{"match":{"op":"==","left":'
 refused "meta length" "$M"'{"meta":{"key":"length"}},"right":5}}' "meta length has no mmb field"
-refused "ip6 nexthdr" "$M"'{"payload":{"protocol":"ip6","field":"nexthdr"}},"right":"tcp"}}' \
-	"ip6 nexthdr is the first header's; mmb matches the L4 protocol after extension headers: say meta l4proto"
 refused "ip frag-off" "$M"'{"payload":{"protocol":"ip","field":"frag-off"}},"right":0}}' \
 	"ip frag-off has no mmb field"
 refused "sctp" "$M"'{"payload":{"protocol":"sctp","field":"dport"}},"right":5}}' \
@@ -113,6 +111,10 @@ refused "a named counter" '{"counter":"c1"}' \
 	"a named counter has no mmb meaning (each mmb rule counts its own packets)"
 refused "an iptables-nft xt match" '{"xt":{"type":"match","name":"conntrack"}}' \
 	"an iptables-nft xt match or target has no mmb meaning (translate it with iptables-restore-translate)"
+refused "meta nfproto in a netdev chain" "$M"'{"meta":{"key":"nfproto"}},"right":"ipv4"}}' \
+	"meta nfproto in a netdev chain is netdev's, never ipv4 or ipv6 (nft refuses it there): say meta protocol ip or ip6"
+refused "meta protocol of no ethertype" "$M"'{"meta":{"key":"protocol"}},"right":"x"}}' \
+	"not an ethertype (ip, ip6, arp, vlan ... or a 16-bit number)"
 refused "a vmap" '{"vmap":{"key":{"payload":{"protocol":"ip","field":"saddr"}},"data":"@m"}}' \
 	'the statement "vmap" has no mmb meaning'
 t "refused: a statement after the verdict, named" 2 \
@@ -223,6 +225,174 @@ flush
 add priority 1 in lo ip-daddr 0.0.0.0/0 drop
 enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$RANGE" '{"drop":null}')")"
 
+# meta l4proto is the L4 protocol after IPv6's extension headers
+# (l4-proto), ip6 nexthdr the first header after the IPv6 header
+# (ip6-next), ip protocol IPv4's (ip-proto). In an ip6 table, l4-proto
+# with net-proto ip6; != as one term.
+PREA='"type":"filter","hook":"prerouting","prio":0,"policy":"accept"'
+N='{"match":{"op":"!=","left":'
+L4='{"meta":{"key":"l4proto"}}'
+NH='{"payload":{"protocol":"ip6","field":"nexthdr"}}'
+l4rules() {	# l4rules FAMILY
+	printf '%s' "$(rule "$1" 2 "$M$L4"',"right":"udp"}}' '{"drop":null}'),$(
+		rule "$1" 3 "$N$L4"',"right":"tcp"}}' '{"counter":null}'),$(
+		rule "$1" 4 "$M$NH"',"right":{"set":["tcp","ip","ipv6-frag",60]}}}' '{"accept":null}'),$(
+		rule "$1" 5 "$N$NH"',"right":"udp"}}' '{"drop":null}'),$(
+		rule "$1" 6 "$M$L4"',"right":"ipv6-icmp"}}' \
+			"$M"'{"payload":{"protocol":"ip6","field":"saddr"}},"right":"fe80::1"}}' '{"accept":null}')"
+}
+t "meta l4proto as l4-proto, ip6 nexthdr as ip6-next (inet)" 0 '# mmbctl import of -: 8 rules, first match as priorities
+flush
+add priority 5 l4-proto udp drop
+add priority 4 l4-proto != tcp count
+add priority 3 ip6-next tcp accept
+add priority 3 ip6-next 0 accept
+add priority 3 ip6-next 44 accept
+add priority 3 ip6-next 60 accept
+add priority 2 ip6-next != udp drop
+add priority 1 l4-proto icmp6 ip6-saddr fe80::1 accept' "$(ruleset inet "$PREA" "$(l4rules inet)")"
+t "meta l4proto in an ip6 table: l4-proto of IPv6" 0 '# mmbctl import of -: 8 rules, first match as priorities
+flush
+add priority 5 net-proto ip6 l4-proto udp drop
+add priority 4 net-proto ip6 l4-proto != tcp count
+add priority 3 ip6-next tcp accept
+add priority 3 ip6-next 0 accept
+add priority 3 ip6-next 44 accept
+add priority 3 ip6-next 60 accept
+add priority 2 ip6-next != udp drop
+add priority 1 l4-proto icmp6 ip6-saddr fe80::1 accept' "$(ruleset ip6 "$PREA" "$(l4rules ip6)")"
+t "meta l4proto and ip protocol in an ip table: ip-proto" 0 '# mmbctl import of -: 4 rules, first match as priorities
+flush
+add priority 4 ip-proto udp drop
+add priority 3 net-proto ip4 l4-proto != tcp count
+add priority 2 ip-proto != tcp drop
+add priority 1 ip-proto icmp accept' "$(ruleset ip "$PREA" "$(rule ip 2 "$M$L4"',"right":"udp"}}' '{"drop":null}'),$(
+	rule ip 3 "$N$L4"',"right":"tcp"}}' '{"counter":null}'),$(
+	rule ip 4 "$N"'{"payload":{"protocol":"ip","field":"protocol"}},"right":"tcp"}}' '{"drop":null}'),$(
+	rule ip 5 "$M"'{"payload":{"protocol":"ip","field":"protocol"}},"right":"icmp"}}' '{"accept":null}')")"
+
+# != of an empty named set: still the field's family and protocol.
+ES='{"set":{"family":"inet","table":"t","name":"e4","type":"ipv4_addr","handle":2}},{"set":{"family":"inet","table":"t","name":"e6","type":"ipv6_addr","handle":3}},{"set":{"family":"inet","table":"t","name":"p","type":"inet_service","handle":4}},{"set":{"family":"inet","table":"t","name":"pr","type":"inet_proto","handle":5}},{"set":{"family":"inet","table":"t","name":"i","type":"ifname","handle":6}}'
+t "!= of an empty set keeps the field's family and protocol" 0 '# mmbctl import of -: 8 rules, first match as priorities
+flush
+add priority 7 tcp-dport >= 0 accept
+add priority 6 ip-saddr 0.0.0.0/0 drop
+add priority 5 ip6-daddr ::/0 drop
+add priority 4 ip-proto >= 0 drop
+add priority 3 l4-proto >= 0 drop
+add priority 2 tcp-dport >= 0 drop
+add priority 2 udp-dport >= 0 drop
+add priority 1 all drop' "$(ruleset inet "$PREA" "$(
+	rule inet 2 "$N"'{"payload":{"protocol":"tcp","field":"dport"}},"right":"@p"}}' '{"accept":null}'),$(
+	rule inet 3 "$N"'{"payload":{"protocol":"ip","field":"saddr"}},"right":"@e4"}}' '{"drop":null}'),$(
+	rule inet 4 "$N"'{"payload":{"protocol":"ip6","field":"daddr"}},"right":"@e6"}}' '{"drop":null}'),$(
+	rule inet 5 "$N"'{"payload":{"protocol":"ip","field":"protocol"}},"right":"@pr"}}' '{"drop":null}'),$(
+	rule inet 6 "$N$L4"',"right":"@pr"}}' '{"drop":null}'),$(
+	rule inet 7 "$M$L4"',"right":{"set":["tcp","udp"]}}}' \
+		"$N"'{"payload":{"protocol":"th","field":"dport"}},"right":"@p"}}' '{"drop":null}'),$(
+	rule inet 8 "$N"'{"meta":{"key":"iifname"}},"right":"@i"}}' '{"drop":null}')" "$ES")"
+
+# th dport != { ... }: the port field of each protocol.
+t "th dport != a set, per protocol" 0 '# mmbctl import of -: 4 rules, first match as priorities
+flush
+add priority 2 tcp-dport != 22 tcp-dport != 80 drop
+add priority 2 udp-dport != 22 udp-dport != 80 drop
+add priority 1 tcp-dport != 53 drop
+add priority 1 udp-dport != 53 drop' "$(ruleset inet "$PREA" "$(
+	rule inet 2 "$M$L4"',"right":{"set":["tcp","udp"]}}}' \
+		"$N"'{"payload":{"protocol":"th","field":"dport"}},"right":{"set":[22,80]}}}' '{"drop":null}'),$(
+	rule inet 3 "$M$L4"',"right":{"set":["tcp","udp"]}}}' \
+		"$N"'{"payload":{"protocol":"th","field":"dport"}},"right":53}}' '{"drop":null}')")"
+
+# ct state established,related accept: the host's own connections too,
+# through a stateful rule of what leaves, at the established rule's place.
+EST='{"match":{"op":"in","left":{"ct":{"key":"state"}},"right":["established","related"]}}'
+t "established,related: the host's own connections (ip table)" 0 '# mmbctl import of -: 3 rules, first match as priorities
+flush
+add-stateful priority 2 conn-priority 2 net-proto ip4 leaving accept
+add-stateful priority 1 conn-priority 2 net-proto ip4 tcp-dport 23 accept
+add priority 0 net-proto ip4 drop' "$(ruleset ip "$PRE" "$(rule ip 2 "$EST" '{"accept":null}'),$(
+	rule ip 3 "$TCP23" '{"accept":null}')")"
+
+# Netdev chains see frames that are not IP, which mmb passes untouched:
+# a drop, reject or mark of them is refused; an accept of them is nothing.
+NDROP='"type":"filter","hook":"ingress","prio":0,"dev":"lo","policy":"drop"'
+P='{"meta":{"key":"protocol"}}'
+NONIP="frames that are not IP (ARP, VLAN, LLDP ...); mmb judges IPv4 and IPv6 only and passes other frames untouched: match meta protocol { ip, ip6 } in the rule"
+t "refused: a netdev chain's policy drop" 2 \
+	'Error: table netdev t, chain c: policy drop of a netdev chain drops frames that are not IP too (ARP, VLAN, LLDP ...); mmb judges IPv4 and IPv6 only and passes other frames untouched: say policy accept and end the chain with meta protocol { ip, ip6 } drop' \
+	"$(ruleset netdev "$NDROP" "$(rule netdev 7 "$M$P"',"right":"ip6"}}' '{"accept":null}')")"
+t "refused: a netdev drop of every frame" 2 \
+	"Error: table netdev t, chain c, rule handle 7: {\"drop\":null}: in a netdev chain this drops $NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 '{"drop":null}')")"
+t "refused: a netdev drop of meta protocol != ip6" 2 \
+	"Error: table netdev t, chain c, rule handle 7: {\"drop\":null}: in a netdev chain this drops $NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$N$P"',"right":"ip6"}}' '{"drop":null}')")"
+t "refused: a netdev reject by device" 2 \
+	"Error: table netdev t, chain c, rule handle 7: {\"reject\":null}: in a netdev chain this rejects $NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"meta":{"key":"iifname"}},"right":"lo"}}' '{"reject":null}')")"
+t "refused: a netdev mark set of every frame of a mark" 2 \
+	'Error: table netdev t, chain c, rule handle 7: {"family":"netdev","table":"t","chain":"c","handle":7,"expr":[{"match":{"op":"==","left":{"meta":{"key":"mark"}},"right":5}},{"mangle":{"key":{"meta":{"key":"mark"}},"value":7}}]}: in a netdev chain this marks '"$NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"meta":{"key":"mark"}},"right":5}}' "$MARKSET"'7}}')")"
+t "refused: a netdev drop of meta protocol arp" 2 \
+	"Error: table netdev t, chain c, rule handle 7: {\"drop\":null}: in a netdev chain this drops $NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M$P"',"right":"arp"}}' '{"drop":null}')")"
+# meta protocol is the ethertype: 0x0800 and 0x86dd are IP; 4 is not.
+t "netdev: meta protocol numbers, accepts of frames that are not IP" 0 '# mmbctl import of -: 4 rules, first match as priorities
+flush
+add priority 7 net-proto ip4 in lo drop
+add priority 6 net-proto ip6 in lo drop
+add priority 2 net-proto ip4 in lo accept
+add priority 1 in lo accept
+enable lo' "$(ruleset netdev "$NETDEV" "$(rule netdev 2 "$M$P"',"right":2048}}' '{"drop":null}'),$(
+	rule netdev 3 "$M$P"',"right":34525}}' '{"drop":null}'),$(
+	rule netdev 4 "$M$P"',"right":4}}' '{"accept":null}'),$(
+	rule netdev 5 "$M$P"',"right":"arp"}}' '{"accept":null}'),$(
+	rule netdev 6 "$N$P"',"right":{"set":["ip","ip6"]}}}' '{"accept":null}'),$(
+	rule netdev 7 "$N$P"',"right":"ip6"}}' '{"accept":null}'),$(
+	rule netdev 8 "$N$P"',"right":"arp"}}' '{"accept":null}')")"
+t "refused: meta protocol 4 dropped (ethertype 4 is not IP)" 2 \
+	"Error: table netdev t, chain c, rule handle 7: {\"drop\":null}: in a netdev chain this drops $NONIP" \
+	"$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M$P"',"right":4}}' '{"drop":null}')")"
+# meta nfproto: NFPROTO_IPV4 2, NFPROTO_IPV6 10.
+t "meta nfproto numbers" 0 '# mmbctl import of -: 2 rules, first match as priorities
+flush
+add priority 2 net-proto ip6 drop
+add priority 1 net-proto ip6 drop' "$(ruleset inet "$PREA" "$(
+	rule inet 2 "$M"'{"meta":{"key":"nfproto"}},"right":10}}' '{"drop":null}'),$(
+	rule inet 3 "$N"'{"meta":{"key":"nfproto"}},"right":2}}' '{"drop":null}')")"
+t "refused: meta nfproto 4" 2 \
+	'Error: table inet t, chain c, rule handle 2: {"match":{"op":"==","left":{"meta":{"key":"nfproto"}},"right":4}}: meta nfproto of another family than ipv4 (2) and ipv6 (10)' \
+	"$(ruleset inet "$PREA" "$(rule inet 2 "$M"'{"meta":{"key":"nfproto"}},"right":4}}' '{"drop":null}')")"
+
+# ICMP and ICMPv6 codes by nft's names.
+t "icmp and icmpv6 codes by name" 0 '# mmbctl import of -: 14 rules, first match as priorities
+flush
+add priority 4 icmp-code 3 drop
+add priority 3 icmp6-code 0 drop
+add priority 3 icmp6-code 3 drop
+add priority 3 icmp6-code 6 drop
+add priority 2 icmp-code 2 count
+add priority 2 icmp-code 4 count
+add priority 2 icmp-code 9 count
+add priority 2 icmp-code 10 count
+add priority 2 icmp-code 13 count
+add priority 2 icmp-code 0 count
+add priority 2 icmp-code 1 count
+add priority 1 icmp6-code 1 count
+add priority 1 icmp6-code 4 count
+add priority 1 icmp6-code 5 count' "$(ruleset inet "$PREA" "$(
+	rule inet 2 "$M"'{"payload":{"protocol":"icmp","field":"code"}},"right":"port-unreachable"}}' '{"drop":null}'),$(
+	rule inet 3 "$M"'{"payload":{"protocol":"icmpv6","field":"code"}},"right":{"set":["no-route","addr-unreachable","reject-route"]}}}' '{"drop":null}'),$(
+	rule inet 4 "$M"'{"payload":{"protocol":"icmp","field":"code"}},"right":{"set":["prot-unreachable","frag-needed","net-prohibited","host-prohibited","admin-prohibited","net-unreachable","host-unreachable"]}}}' '{"counter":null}'),$(
+	rule inet 5 "$M"'{"payload":{"protocol":"icmpv6","field":"code"}},"right":{"set":["admin-prohibited","port-unreachable","policy-fail"]}}}' '{"counter":null}')")"
+t "refused: a set of TCP flag values" 2 \
+	'Error: table inet t, chain c, rule handle 2: {"match":{"op":"==","left":{"payload":{"protocol":"tcp","field":"flags"}},"right":{"set":[{"|":["syn","ack"]},"syn"]}}}: a set of TCP flag values has no mmb match: write a rule for each value' \
+	"$(ruleset inet "$PREA" "$(rule inet 2 "$M"'{"payload":{"protocol":"tcp","field":"flags"}},"right":{"set":[{"|":["syn","ack"]},"syn"]}}}' '{"accept":null}')")"
+t "refused: an inet ingress chain, with what to write instead" 2 \
+	'Error: table inet t, chain c: an inet ingress chain: mmb translates netdev ingress chains; write its rules in a table netdev chain of its device, meta nfproto ipv4 and ipv6 as meta protocol ip and ip6, and its policy drop as a last rule meta protocol { ip, ip6 } drop (an inet ingress chain sees IP only)' \
+	"$(ruleset inet '"type":"filter","hook":"ingress","prio":0,"dev":"lo","policy":"drop"')"
+
 # Malformed and wrong inputs.
 t "not JSON" 2 "Error: -:1:10: not JSON: ']' expected near end of file" '{"a": [1, '
 t "JSON but not nft's" 2 'Error: not nft -j output: no "nftables" array' '{"a": 1}'
@@ -271,6 +441,27 @@ out=$("$MMBCTL" import -n "$TMP/many.json" 2>&1)
 status=$?
 [ "$status" -eq 2 ] && [ "$out" = "Error: more than 200000 rules" ]
 result $? "more than 200000 nft rules are refused" "exit $status: $out"
+# A tree of jumps 10 wide and 7 deep (10^7 rules to visit): refused at
+# the bound, in seconds.
+python3 - > "$TMP/tree.json" <<'PY'
+import json
+r = [{"metainfo": {"json_schema_version": 1}}]
+r += [{"chain": {"family": "inet", "table": "t", "name": "c%d" % d, "handle": d + 1}}
+      for d in range(8)]
+r[1]["chain"].update({"type": "filter", "hook": "prerouting", "prio": 0, "policy": "accept"})
+h = 100
+for d in range(7):
+    for _ in range(10):
+        h += 1
+        r.append({"rule": {"family": "inet", "table": "t", "chain": "c%d" % d,
+                           "handle": h, "expr": [{"jump": {"target": "c%d" % (d + 1)}}]}})
+print(json.dumps({"nftables": r}))
+PY
+out=$(timeout 60 "$MMBCTL" import -n "$TMP/tree.json" 2>&1)
+status=$?
+[ "$status" -eq 2 ] &&
+	[[ "$out" == *": flattening the jumps visits more than 1000000 rules (a chain is copied at every jump that reaches it)" ]]
+result $? "a tree of jumps that multiplies past the bound is refused" "exit $status: $out"
 out=$("$MMBCTL" import -n 2>&1)
 status=$?
 [ "$status" -eq 2 ] && [ "$out" = 'Usage: mmbctl import [ -n ] [ -c ] FILE

@@ -4,7 +4,7 @@ cat > /tmp/r.nft <<'NFT'
 table netdev nd {
   set bad { type ipv4_addr; flags interval; elements = { 192.0.2.0/24, 198.51.100.7, 203.0.113.1-203.0.113.9 } }
   set svc { type inet_service . ipv4_addr; elements = { 22 . 10.0.0.1, 80 . 10.0.0.2 } }
-  chain in0 { type filter hook ingress device d0 priority 0; policy drop;
+  chain in0 { type filter hook ingress device d0 priority 0; policy accept;
     ip saddr @bad counter drop
     ip saddr 10.1.0.0/16 ip daddr != 10.2.0.1 tcp dport { 22, 80, 1000-2000 } accept
     ip6 saddr 2001:db8::/32 udp sport 53 accept
@@ -24,6 +24,7 @@ table netdev nd {
     ip saddr 10.4.0.0/16 goto sub
     ip saddr . ip daddr { 10.5.0.1 . 10.6.0.1, 10.5.0.2 . 10.6.0.0/24 } accept
     meta mark 5 accept
+    meta protocol { ip, ip6 } drop
   }
   chain sub { ip daddr 10.9.0.1 return; tcp dport 8080 accept; udp dport 9 drop; }
 }
