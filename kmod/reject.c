@@ -17,7 +17,9 @@
  *   ICMP                 __icmp_send() / icmp6_send(): the kernel's own,
  *                        with its quote, source choice and rate limits; an
  *                        arriving IPv4 packet gets the input route ip_rcv()
- *                        would give it first (icmp_send() needs one)
+ *                        would give it first (icmp_send() needs one), a
+ *                        packet socket's leaving one (from the host's own
+ *                        address only) its output route
  *
  * Nothing here is a netfilter module's: mmb needs neither nf_reject_ipv4
  * nor nf_tables nor nf_conntrack. Leaving packets (the egress hook, in
@@ -294,6 +296,11 @@ static void mmb_reject_send_rst4(struct net *net, struct sk_buff *nskb)
 		return;
 	}
 	skb_dst_set(nskb, &rt->dst);
+	/* Never to a (subnet) broadcast source. */
+	if (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)) {
+		kfree_skb(nskb);
+		return;
+	}
 	iph->ttl = ip4_dst_hoplimit(&rt->dst);
 	ip_local_out(net, NULL, nskb);
 }
@@ -333,6 +340,35 @@ static const u8 mmb_reject_icmp[MMB_REJECT_MAX + 1][2] = {
 };
 
 /*
+ * A leaving frame without a route is a packet socket's (or one nft's
+ * netdev fwd or dup sent): answered only if it comes from one of the
+ * host's own addresses, an IPv4 one given the output route the host would
+ * choose for it first.
+ */
+static bool mmb_reject_unrouted(struct sk_buff *skb, bool v4)
+{
+	struct net *net = dev_net(skb->dev);
+	const struct iphdr *iph;
+	struct flowi4 fl4 = {};
+	struct rtable *rt;
+
+	if (!v4)
+		return ipv6_chk_addr(net, &ipv6_hdr(skb)->saddr, NULL, 0);
+	iph = ip_hdr(skb);
+	if (inet_addr_type_dev_table(net, skb->dev, iph->saddr) != RTN_LOCAL)
+		return false;
+	fl4.daddr = iph->daddr;
+	fl4.saddr = iph->saddr;
+	fl4.flowi4_oif = skb->dev->ifindex;
+	fl4.flowi4_mark = skb->mark;
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt))
+		return false;
+	skb_dst_set(skb, &rt->dst);
+	return true;
+}
+
+/*
  * Send @answer about @skb, our own (not shared): an arriving IPv4 packet
  * first gets the route ip_rcv() would find (icmp_send() needs one), which
  * also says whether its destination is a broadcast and whether its source
@@ -346,8 +382,11 @@ static void mmb_reject_send(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 a
 	struct sk_buff *nskb;
 	struct rtable *rt;
 
-	/* From a driver, the IP header may not all be in the linear part yet. */
-	if (!out && !pskb_may_pull(skb, v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)))
+	/*
+	 * From a driver or a packet socket's ring, the IP header may not all
+	 * be in the linear part yet (icmp_send() wants it there).
+	 */
+	if (!pskb_may_pull(skb, v4 ? sizeof(struct iphdr) : sizeof(struct ipv6hdr)))
 		return;
 	/* From the wire with one of the host's own addresses as its source: forged. */
 	if (!v4 && !out && ipv6_chk_addr(dev_net(skb->dev), &ipv6_hdr(skb)->saddr, NULL, 0))
@@ -360,6 +399,8 @@ static void mmb_reject_send(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 a
 		if (ip_route_input_noref(skb, iph->daddr, iph->saddr, iph->tos, skb->dev))
 			return;
 	}
+	if (out && !skb_dst(skb) && !mmb_reject_unrouted(skb, v4))
+		return;
 	if (v4) {
 		rt = skb_rtable(skb);
 		if (!rt || (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)))

@@ -98,6 +98,26 @@ for fam in 4 6; do
 	check "v$fam: ...the out rule dropped the 20 to its port, each send refused ($refused)" \
 		test "$(rule_packets 'udp-dport 7401')" -eq $((fam == 4 ? 20 : 40)) -a "$refused" = 20
 done
+# A frame a leaving reject rule drops is answered to the router's own
+# socket; also one from a TX ring, whose IP header is in the ring's pages.
+in_r mmbctl add out r1 udp-dport 7402 reject
+for fam in 4 6; do
+	if [ "$fam" = 4 ]; then src=10.0.2.1 dst=10.0.2.2; else src=fd00:2::1 dst=fd00:2::2; fi
+	got=$(in_r python3 "$TRAFFIC" raw-udp r1 "$SMAC" "$src" "$dst" 40001 7402 1 ask | tr '\n' ' ')
+	check "v$fam: qdisc bypass: a rejected frame is refused, its socket hears port unreachable ($got)" \
+		test "$got" = "1 ECONNREFUSED "
+	got=$(in_r python3 "$TRAFFIC" raw-udp r1 "$SMAC" "$src" "$dst" 40002 7402 1 ask ring |
+		tail -1)
+	check "v$fam: ...and one sent from a TX ring ($got)" test "$got" = ECONNREFUSED
+done
+# Not one whose source is not the router's (here the server's own address):
+# such a frame is dropped unanswered, as a forged one would be.
+capture_on "$S" s0 1 1
+in_r python3 "$TRAFFIC" raw-udp r1 "$SMAC" 10.0.2.2 10.0.2.3 40003 7402 1 > /dev/null
+check "v4: a rejected frame from another's address is dropped" \
+	test "$(rule_packets 'udp-dport 7402')" -eq 5
+sleep 1
+check "...and not answered" test -z "$(capture_stop s0)"
 in_r mmbctl flush
 
 # --- out names a device: one made later is judged from its first packet --------
