@@ -8,19 +8,38 @@
 #define _MMB_BUCKET_H
 
 #include <linux/atomic.h>
+#include <linux/jiffies.h>
 
 /*
- * @credit tokens, refilled by whoever moves @stamp (the jiffies of the
- * last refill) with a cmpxchg, taken with atomic_dec_if_positive().
+ * @credit tokens, refilled by whoever moves @at with a cmpxchg, taken with
+ * atomic_dec_if_positive(). @at: the jiffies of the last refill (low 32
+ * bits) and the part of a token earned by then, in 1/(HZ * per) (high 32).
  */
 struct mmb_tokens {
 	atomic_t credit;
-	u32 stamp;
+	atomic64_t at;
 };
 
 void mmb_tokens_init(struct mmb_tokens *b, unsigned int burst);
-bool mmb_tokens_take_per(struct mmb_tokens *b, unsigned int rate, unsigned int per,
-			 unsigned int burst);
+bool mmb_tokens_take_at(struct mmb_tokens *b, unsigned int rate, unsigned int per,
+			unsigned int burst, u32 now);
+
+/* The jiffies of @b's last refill; set, a refill then with no fraction kept. */
+static inline u32 mmb_tokens_stamp(const struct mmb_tokens *b)
+{
+	return (u32)atomic64_read(&b->at);
+}
+
+static inline void mmb_tokens_set_stamp(struct mmb_tokens *b, u32 stamp)
+{
+	atomic64_set(&b->at, stamp);
+}
+
+static inline bool mmb_tokens_take_per(struct mmb_tokens *b, unsigned int rate,
+				       unsigned int per, unsigned int burst)
+{
+	return mmb_tokens_take_at(b, rate, per, burst, (u32)jiffies);
+}
 
 /* @rate tokens a second. */
 static inline bool mmb_tokens_take(struct mmb_tokens *b, unsigned int rate, unsigned int burst)

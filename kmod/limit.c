@@ -553,6 +553,7 @@ struct mmb_limit *mmb_limit_new(const struct mmb_limit_spec *ls)
 	l->spec = *ls;
 	l->cost = div_u64((u64)ls->unit * NSEC_PER_SEC, ls->rate);
 	l->tau = l->cost * ls->burst;
+	l->precise = l->tau < 2 * TICK_NSEC;
 	atomic64_set(&l->tat, 0);	/* long past: full */
 	if (!ls->meter)
 		return l;

@@ -10,6 +10,7 @@
 #include <linux/atomic.h>
 #include <linux/cache.h>
 #include <linux/siphash.h>
+#include <linux/timekeeping.h>
 #include <net/netlink.h>
 
 #include "pkt.h"
@@ -88,6 +89,7 @@ struct mmb_limit {
 	u64 tau;		/* ns of burst: burst * cost */
 	/* a meter's key: where it is in the image */
 	u8 img, len, shift, family, l4;
+	bool precise;		/* a burst shorter than two ticks: mmb_limit_now() */
 	u32 fmask, vmask;	/* of a key of up to 32 bits */
 	u64 amask[2];		/* of an IPv6 address, as its bytes lie */
 	hsiphash_key_t seed;	/* the rule's own: collisions cannot be aimed */
@@ -115,10 +117,17 @@ void mmb_limit_reset(struct mmb_limit *l);
 bool mmb_limit_same(const struct mmb_limit *a, const struct mmb_limit *b);
 u32 mmb_limit_hash(const struct mmb_limit *l, u32 h);
 
-/* The datapath's clock: the monotonic time at the last tick, ns. */
-static inline u64 mmb_limit_now(void)
+/*
+ * The datapath's clock for @l, ns: the monotonic time at the last tick
+ * (cheaper than reading the clock source), unless @l's burst lasts less
+ * than two ticks. With that clock, the packets of a tick all see one time
+ * and the bucket gives at most its burst per tick: a rate above burst x HZ
+ * would not be reached (10000/second burst 5 would give 1250 a second at
+ * HZ=250).
+ */
+static inline u64 mmb_limit_now(const struct mmb_limit *l)
 {
-	return ktime_get_coarse_ns();
+	return l->precise ? ktime_get_ns() : ktime_get_coarse_ns();
 }
 
 bool mmb_limit_take(struct mmb_limit *l, const struct mmb_pkt *pkt, u64 now);
@@ -132,7 +141,7 @@ void mmb_limit_counts(const struct mmb_limit *l, u64 *evicted, u64 *full);
  */
 static inline bool mmb_limit_applies(struct mmb_limit *l, const struct mmb_pkt *pkt)
 {
-	return mmb_limit_take(l, pkt, mmb_limit_now());
+	return mmb_limit_take(l, pkt, mmb_limit_now(l));
 }
 
 #endif /* _MMB_LIMIT_H */

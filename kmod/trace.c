@@ -144,7 +144,7 @@ static void mmb_trace_rule(void *arg, const struct mmb_rule *rule)
 		}
 	}
 	/* Would its limit let it apply? No token taken, no key given a slot. */
-	if (rule->limit && !mmb_limit_peek(rule->limit, t->pkt, mmb_limit_now())) {
+	if (rule->limit && !mmb_limit_peek(rule->limit, t->pkt, mmb_limit_now(rule->limit))) {
 		mmb_trace_note(t, rule, MMB_TRACE_LIMITED);
 		return;
 	}

@@ -36,12 +36,12 @@ static void atk40_budget_quiet(struct kunit *test)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
 	/* The last refill 2^31 + a second ago. */
-	l.b.stamp = (u32)jiffies - 0x80000000u - HZ;
+	mmb_tokens_set_stamp(&l.b, (u32)jiffies - 0x80000000u - HZ);
 	for (i = 0, n = 0; i < 10; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
 	/* Almost 2^32 ago: as good as a second ahead, nothing back yet. */
-	l.b.stamp = (u32)jiffies + HZ / 2;
+	mmb_tokens_set_stamp(&l.b, (u32)jiffies + HZ / 2);
 	for (i = 0, n = 0; i < 10; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 0);

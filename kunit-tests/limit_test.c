@@ -11,6 +11,7 @@
 #include <net/tcp.h>
 
 #include "../kmod/mmb.h"
+#include "../kmod/bucket.h"
 #include "nlt.h"
 #include "util.h"
 
@@ -87,6 +88,85 @@ static void lm_bucket(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, l->cost, 1);
 	KUNIT_EXPECT_EQ(test, lm_take(l, NULL, LM_T0, 10), 10);
 	mmb_limit_free(l);
+}
+
+/*
+ * A flood over one second, a packet every 2 us, each seeing the clock the
+ * datapath gives the limit (mmb_limit_now()): the time at the last tick,
+ * or, for a burst shorter than two ticks, the time itself. Whatever the
+ * rate and the tick, the rule applies to the rate's packets and the
+ * burst, no fewer (with the tick's time alone, a burst per tick).
+ */
+static void lm_tick(struct kunit *test)
+{
+	static const u32 specs[][2] = {		/* rate/second, burst */
+		{ 10, 5 }, { 100, 1 }, { 300, 5 }, { 1000, 2 }, { 10000, 5 },
+		{ 50000, 20 }, { 100000, 1 }, { 100000, 1000 },
+	};
+	unsigned int i, yes;
+	u64 t, now;
+
+	for (i = 0; i < ARRAY_SIZE(specs); i++) {
+		struct mmb_limit *l = lm_new(test, specs[i][0], 1, specs[i][1], false);
+
+		yes = 0;
+		for (t = 0; t < LM_SEC; t += 2 * NSEC_PER_USEC) {
+			now = LM_T0 + (l->precise ? t : rounddown(t, TICK_NSEC));
+			yes += mmb_limit_take(l, NULL, now);
+		}
+		KUNIT_EXPECT_GE_MSG(test, yes, specs[i][0] - specs[i][0] / 100,
+				    "%u/second burst %u, HZ %u", specs[i][0], specs[i][1], HZ);
+		KUNIT_EXPECT_LE_MSG(test, yes, specs[i][0] + specs[i][1],
+				    "%u/second burst %u, HZ %u", specs[i][0], specs[i][1], HZ);
+		mmb_limit_free(l);
+	}
+}
+
+/*
+ * The log's and reject's bucket: a rate that is no whole number of
+ * tokens a jiffy (HZ * 3 / 2 a second) keeps its fractions; a flood of
+ * ten takes a jiffy for ten seconds gets the burst and ten seconds of
+ * the rate, not a token a jiffy. 3 a minute: 29 in ten minutes from an
+ * empty bucket (at 20 s, 40 s, ... 580 s).
+ */
+static void lm_tokens(struct kunit *test)
+{
+	unsigned int rate = HZ * 3 / 2, burst = 5, yes = 0, i, k;
+	struct mmb_tokens b;
+	u32 now = 1000;
+
+	atomic_set(&b.credit, burst);
+	atomic64_set(&b.at, now);
+	for (i = 0; i < 10 * HZ; i++) {
+		now++;
+		for (k = 0; k < 10; k++)
+			yes += mmb_tokens_take_at(&b, rate, 1, burst, now);
+	}
+	/* less the first jiffy's 1.5, earned while the bucket was full */
+	KUNIT_EXPECT_GE(test, yes, 10 * rate + burst - 2);
+	KUNIT_EXPECT_LE(test, yes, 10 * rate + burst);
+	/* Idle for a minute: the burst again, no more. */
+	now += 60 * HZ;
+	for (k = 0, yes = 0; k < 100; k++)
+		yes += mmb_tokens_take_at(&b, rate, 1, burst, now);
+	KUNIT_EXPECT_EQ(test, yes, burst);
+	/* 3 a minute (per 60): a token each 20 s, fractions kept across takes. */
+	atomic_set(&b.credit, 0);
+	atomic64_set(&b.at, now);
+	for (i = 0, yes = 0; i < 600 * HZ; i += HZ / 2)
+		yes += mmb_tokens_take_at(&b, 3, 60, 1, now + i);
+	KUNIT_EXPECT_EQ(test, yes, 29);
+	/*
+	 * 1 a day, burst 1, full and idle: its token, then none for a day
+	 * (time while full earns nothing), then one.
+	 */
+	now += 700 * HZ;
+	atomic_set(&b.credit, 1);
+	atomic64_set(&b.at, now - 5000 * HZ);
+	KUNIT_EXPECT_TRUE(test, mmb_tokens_take_at(&b, 1, 86400, 1, now));
+	KUNIT_EXPECT_FALSE(test, mmb_tokens_take_at(&b, 1, 86400, 1, now + HZ));
+	KUNIT_EXPECT_FALSE(test, mmb_tokens_take_at(&b, 1, 86400, 1, now + 86400 * HZ - 1));
+	KUNIT_EXPECT_TRUE(test, mmb_tokens_take_at(&b, 1, 86400, 1, now + 86400 * HZ));
 }
 
 /* over: the packets beyond the rate; a trace's peek takes nothing. */
@@ -579,6 +659,8 @@ static void lm_netlink(struct kunit *test)
 static struct kunit_case mmb_limit_cases[] = {
 	KUNIT_CASE(lm_bucket),
 	KUNIT_CASE(lm_over),
+	KUNIT_CASE(lm_tick),
+	KUNIT_CASE(lm_tokens),
 	KUNIT_CASE(lm_threads),
 	KUNIT_CASE(lm_meter_keys),
 	KUNIT_CASE(lm_meter_prefix),

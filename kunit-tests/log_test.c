@@ -240,19 +240,19 @@ static void lg_limit(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 10);
 	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 10000 - n);
 	/* Two seconds later: two more, still counted exactly. */
-	l->bucket.stamp -= 2 * HZ;
+	mmb_tokens_set_stamp(&l->bucket, mmb_tokens_stamp(&l->bucket) - 2 * HZ);
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 2);
 	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 20000 - 12);
 	/* A minute idle: the whole burst again, no more. */
-	l->bucket.stamp -= 60 * HZ;
+	mmb_tokens_set_stamp(&l->bucket, mmb_tokens_stamp(&l->bucket) - 60 * HZ);
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 10);
 	KUNIT_EXPECT_EQ(test, mmb_log_suppressed(&ln), 30000 - 22);
 	/* A burst lowered while the bucket holds more: no more than it at once. */
-	l->bucket.stamp -= 60 * HZ;
+	mmb_tokens_set_stamp(&l->bucket, mmb_tokens_stamp(&l->bucket) - 60 * HZ);
 	KUNIT_EXPECT_TRUE(test, mmb_log_admit(l, &ln));	/* full again: 9 left */
 	mmb_log_burst = 2;
 	for (i = 0, n = 0; i < 100; i++)
@@ -275,11 +275,13 @@ static void lg_limit(struct kunit *test)
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 3);
-	l->bucket.stamp -= 30 * HZ;	/* half a minute: one */
+	/* half a minute: one */
+	mmb_tokens_set_stamp(&l->bucket, mmb_tokens_stamp(&l->bucket) - 30 * HZ);
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 1);
-	l->bucket.stamp -= 3600 * HZ;	/* an hour: the burst, no more */
+	/* an hour: the burst, no more */
+	mmb_tokens_set_stamp(&l->bucket, mmb_tokens_stamp(&l->bucket) - 3600 * HZ);
 	for (i = 0, n = 0; i < 10000; i++)
 		n += mmb_log_admit(l, &ln);
 	KUNIT_EXPECT_EQ(test, n, 3);

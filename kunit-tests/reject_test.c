@@ -321,12 +321,12 @@ static void rj_limit(struct kunit *test)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
 	/* A second later, the rate's share comes back; ten later, never over the burst. */
-	l.b.stamp -= HZ;
+	mmb_tokens_set_stamp(&l.b, mmb_tokens_stamp(&l.b) - HZ);
 	mmb_reject_rate = 3;
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 3);
-	l.b.stamp -= 10 * HZ;
+	mmb_tokens_set_stamp(&l.b, mmb_tokens_stamp(&l.b) - 10 * HZ);
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 5);
@@ -336,7 +336,7 @@ static void rj_limit(struct kunit *test)
 	 * per race under a flood on many CPUs).
 	 */
 	mmb_reject_rate = 1000;
-	l.b.stamp = (u32)jiffies + 3;
+	mmb_tokens_set_stamp(&l.b, (u32)jiffies + 3);
 	for (i = 0, n = 0; i < 100; i++)
 		n += mmb_reject_allow(&l);
 	KUNIT_EXPECT_EQ(test, n, 0);
