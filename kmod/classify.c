@@ -94,13 +94,39 @@ void mmb_verdict_settle(struct mmb_verdict *v)
 }
 
 /*
+ * Does stateful rule @k, kept by a connection, cut off @e (of the same
+ * packet)? Its accept or drop, of a higher priority, applies whenever the
+ * connection is made, and mmb_conn_start() then leaves out every rule it
+ * cut off: @e would not have been kept anyway. A first-match chain's
+ * accepts, each stateful (mmbctl import), are such rules.
+ */
+static bool mmb_sf_covers(const struct mmb_rule *k, const struct mmb_rule *e)
+{
+	return (k->accept || (k->drop && k->drop_rate >= MMB_RATE_ALWAYS)) && !k->limit &&
+	       !k->cc && k->prio > e->prio;
+}
+
+/* Is @e, left out of a full @v (with @rule, kept if not @e), covered by one kept? */
+static bool mmb_sf_covered(const struct mmb_verdict *v, const struct mmb_rule *rule,
+			   const struct mmb_rule *e)
+{
+	unsigned int i;
+
+	for (i = 0; i < v->nsf; i++)
+		if (mmb_sf_covers(v->sf[i], e))
+			return true;
+	return rule != e && mmb_sf_covers(rule, e);
+}
+
+/*
  * A stateful rule @pkt matches: ignored for a packet of a known
  * connection (but the first of one judged leaving now, @v->bind), or if
  * a verdict cut it off; for another, among those its
  * connection will keep, the first by descending priority, then handle.
  * The accept and drop of those wait for mmb_conn_verdict(): a packet that
  * may not start a connection does not get them. A rule not kept is judged
- * at once; one a verdict has cut off since is just left out.
+ * at once; one a verdict has cut off since, or a kept one covers
+ * (mmb_sf_covers()), is just left out.
  */
 static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *rule)
 {
@@ -115,7 +141,7 @@ static bool mmb_verdict_stateful(struct mmb_verdict *v, const struct mmb_rule *r
 			last = rule;
 		else
 			v->nsf--;
-		if (!mmb_verdict_cut(v, last->prio)) {
+		if (!mmb_verdict_cut(v, last->prio) && !mmb_sf_covered(v, rule, last)) {
 			/* One is left out: no connection is made (mmb_conn_create()). */
 			v->sf_lost = true;
 			mmb_verdict_judge(v, last);

@@ -531,6 +531,70 @@ static void conn_life_many_rules_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 0);
 }
 
+/* add-stateful priority @prio [conn-priority @cprio] all @target, inserted. */
+static struct mmb_rule *cl_prio_rule(struct cl *l, u8 target, u32 prio, u32 cprio)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(l->test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(l->test, s);
+	s->m[0] = mmbt_match(MMB_FIELD_ALL, MMB_OP_EQ, 0);
+	s->nmatches = 1;
+	s->ntargets = 1;
+	s->t[0].type = target;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->stateful = true;
+	s->prio = prio;
+	s->conn_prio = cprio;
+	rule = mmb_rule_create(s, NULL, NULL);
+	KUNIT_ASSERT_FALSE(l->test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(l->test, mmbt_insert(l->r, rule, NULL), 0);
+	return rule;
+}
+
+/*
+ * A first-match chain's accepts, each stateful (as mmbctl import writes
+ * them): six match a SYN, at falling priorities. The connection keeps
+ * four; the others are cut off by the first's accept, and a connection
+ * keeps no rule its first packet's verdict cut off: leaving them out
+ * changes nothing, the connection is made, the SYN passes; also with a
+ * drop below them (the chain's policy), whatever its connection priority.
+ * Five at one priority (all apply) are still too many.
+ */
+static void conn_life_many_ordered_test(struct kunit *test)
+{
+	struct mmbt_pkt_desc d = cl_pkt(false, IPPROTO_TCP, 1, 5000, 200, 80);
+	struct cl *l = cl_new(test);
+	unsigned int i;
+
+	for (i = 0; i < 6; i++)
+		cl_prio_rule(l, MMB_TARGET_ACCEPT, 10 - i, 1000);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 0);
+	/* a drop below the accepts, the chain's policy: cut off too */
+	l = cl_new(test);
+	for (i = 0; i < 5; i++)
+		cl_prio_rule(l, MMB_TARGET_ACCEPT, 10 - i, 10 - i);
+	cl_prio_rule(l, MMB_TARGET_DROP, 0, 0);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 1);
+	l = cl_new(test);
+	for (i = 0; i < 4; i++)
+		cl_prio_rule(l, MMB_TARGET_ACCEPT, 10 - i, 1000);
+	cl_prio_rule(l, MMB_TARGET_DROP, 1, 2000);
+	KUNIT_EXPECT_EQ(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_CREATED), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 0);
+	/* one priority: all apply */
+	l = cl_new(test);
+	for (i = 0; i < 5; i++)
+		cl_prio_rule(l, MMB_TARGET_ACCEPT, 5, 5);
+	KUNIT_EXPECT_NE(test, cl_send(l, &d), 1);
+	KUNIT_EXPECT_EQ(test, cl_stat(&l->mc, MMB_CSTAT_MANY_RULES), 1);
+}
+
 /* --- the module's cap -------------------------------------------------------------- */
 
 /* @d's flow, and its reply: assured, it cannot be evicted. */
@@ -751,6 +815,7 @@ static struct kunit_case mmb_conn_life_cases[] = {
 	KUNIT_CASE(conn_life_race_nat_test),
 	KUNIT_CASE(conn_life_race_nat6_test),
 	KUNIT_CASE(conn_life_many_rules_test),
+	KUNIT_CASE(conn_life_many_ordered_test),
 	KUNIT_CASE(conn_life_cap_test),
 	KUNIT_CASE(conn_life_cap_evict_test),
 	KUNIT_CASE(conn_life_cap_default_test),
