@@ -889,7 +889,7 @@ static struct mmb_conn *mmb_conn_alloc(struct mmb_conns *mc, const struct mmb_tu
 		atomic64_set(&c->packets[i], 0);
 		atomic64_set(&c->bytes[i], 0);
 	}
-	memset(c->win, 0, sizeof(c->win));
+	memset(&c->tcp, 0, sizeof(c->tcp));
 	c->iif = 0;
 	/* A rule being deleted may be down to no reference: it ends anyway. */
 	for (c->nrules = 0; c->nrules < v->nsf; c->nrules++) {
@@ -1223,7 +1223,7 @@ static struct mmb_conn *mmb_conn_copy(struct mmb_conns *mc, struct mmb_conn *c,
 	n->timeout = c->timeout;
 	n->state = c->state;
 	n->fin = c->fin;
-	memcpy(n->win, c->win, sizeof(n->win));
+	n->tcp = c->tcp;
 	bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
 	for (i = 0; i < 2; i++) {
 		atomic64_set(&n->packets[i], atomic64_read(&c->packets[i]));
@@ -1835,7 +1835,7 @@ int __init mmb_conn_cache_init(void)
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) &&
 		     (offsetof(struct mmb_conn, reply) != 64 ||
 		      offsetof(struct mmb_conn, packets) != 128 ||
-		      offsetof(struct mmb_conn, win) != 192 || sizeof(struct mmb_conn) > 256));
+		      offsetof(struct mmb_conn, tcp) != 192 || sizeof(struct mmb_conn) > 256));
 	/* The offloaded connection's routes within the extension's slab object. */
 	BUILD_BUG_ON(IS_ENABLED(CONFIG_64BIT) && sizeof(struct mmb_conn_ext) > 320);
 	mmb_conn_cache = kmem_cache_create("mmb_conn", sizeof(struct mmb_conn), 0,

@@ -124,14 +124,20 @@ struct mmb_tcp_win {
 	u32 end;		/* the highest seq + len this direction sent */
 	u32 maxend;		/* the highest ack + window the other way allows */
 	u32 maxwin;		/* the largest window this direction advertised */
-	u8 wscale;		/* its window scale, from its SYN */
-	u8 flags;		/* MMB_WIN_* */
-	u16 pad;
+	u32 maxack;		/* the highest ack this direction sent */
 };
 
-/* Bits of mmb_tcp_win.flags. */
+/* Both directions of a TCP connection; by direction, what fits in bytes. */
+struct mmb_tcp_track {
+	struct mmb_tcp_win win[2];
+	u8 wscale[2];		/* its window scale, from its SYN */
+	u8 flags[2];		/* MMB_WIN_* */
+};
+
+/* Bits of mmb_tcp_track.flags. */
 #define MMB_WIN_SEEN	0x01	/* end and maxend are known */
 #define MMB_WIN_WSCALE	0x02	/* its SYN offered a window scale */
+#define MMB_WIN_MAXACK	0x04	/* maxack is known */
 
 /*
  * Four cache lines: a packet of the original direction reads the first
@@ -157,7 +163,7 @@ struct mmb_conn {
 	struct mmb_rule *rules[MMB_CONN_RULES];	/* references held */
 
 	/* The fourth line: what only some packets read. */
-	struct mmb_tcp_win win[2];	/* TCP: each direction's sequence window */
+	struct mmb_tcp_track tcp;	/* TCP: each direction's sequence window */
 	/*
 	 * The device the original direction came in on, where replies may not
 	 * come in (mmb_conn_iif()); 0 if they may: the route to the reply's

@@ -218,6 +218,14 @@ void mmb_conn_count(struct mmb_conn *c, u8 dir, const struct sk_buff *skb)
 
 /* --- the TCP window ------------------------------------------------------- */
 
+/* What a TCP segment may do to its connection. */
+enum mmb_tcp_verdict {
+	MMB_TCP_IGNORE,		/* nothing: not the connection's, as far as can be told */
+	MMB_TCP_KEEP,		/* keep its state, its timeout tcp-unacked at most */
+	MMB_TCP_KEEP_SHORT,	/* keep its state, its timeout close's at most */
+	MMB_TCP_MOVE,		/* move its state on, refresh its timeout */
+};
+
 /*
  * A segment as the window sees it, in the sequence numbers the two ends
  * chose themselves: its own as its sender wrote them, its acknowledgment
@@ -251,18 +259,19 @@ static void mmb_tcp_seg(const struct mmb_conn *c, u8 dir, const struct mmb_pkt *
 }
 
 /* A direction's window from its SYN (or SYN-ACK), as tcp_init_sender(). */
-static void mmb_tcp_win_syn(struct mmb_tcp_win *s, struct mmb_tcp_win *r, u8 dir,
-			    const struct mmb_tcp_seg *g)
+static void mmb_tcp_win_syn(struct mmb_tcp_track *tk, u8 dir, const struct mmb_tcp_seg *g)
 {
+	struct mmb_tcp_win *s = &tk->win[dir];
+
 	WRITE_ONCE(s->end, g->end);
 	WRITE_ONCE(s->maxend, g->end);
 	WRITE_ONCE(s->maxwin, max(g->win, 1U));
-	s->wscale = g->has_wscale ? g->wscale : 0;
-	s->flags = MMB_WIN_SEEN | (g->has_wscale ? MMB_WIN_WSCALE : 0);
+	tk->wscale[dir] = g->has_wscale ? g->wscale : 0;
+	WRITE_ONCE(tk->flags[dir], MMB_WIN_SEEN | (g->has_wscale ? MMB_WIN_WSCALE : 0));
 	/* Scaling only if both ends offered it (RFC 7323). */
-	if (dir == MMB_DIR_REPLY && !(s->flags & r->flags & MMB_WIN_WSCALE)) {
-		s->wscale = 0;
-		r->wscale = 0;
+	if (dir == MMB_DIR_REPLY && !(tk->flags[dir] & tk->flags[!dir] & MMB_WIN_WSCALE)) {
+		tk->wscale[dir] = 0;
+		tk->wscale[!dir] = 0;
 	}
 }
 
@@ -270,19 +279,19 @@ static void mmb_tcp_win_syn(struct mmb_tcp_win *s, struct mmb_tcp_win *r, u8 dir
  * A direction first seen mid-stream: its window from this segment, and
  * the other's end from what it acknowledges, until that one is seen.
  */
-static void mmb_tcp_win_pickup(struct mmb_tcp_win *s, struct mmb_tcp_win *r,
-			       const struct mmb_tcp_seg *g)
+static void mmb_tcp_win_pickup(struct mmb_tcp_track *tk, u8 dir, const struct mmb_tcp_seg *g)
 {
-	u32 win = max(g->win << s->wscale, 1U);
+	struct mmb_tcp_win *s = &tk->win[dir], *r = &tk->win[!dir];
+	u32 win = max(g->win << tk->wscale[dir], 1U);
 
 	WRITE_ONCE(s->end, g->end);
 	WRITE_ONCE(s->maxwin, win);
 	WRITE_ONCE(s->maxend, g->end + win);
-	s->flags |= MMB_WIN_SEEN;
+	WRITE_ONCE(tk->flags[dir], READ_ONCE(tk->flags[dir]) | MMB_WIN_SEEN);
 	if (!READ_ONCE(r->maxwin) && (g->flags & TCPHDR_ACK)) {
 		WRITE_ONCE(r->end, g->ack);
 		WRITE_ONCE(r->maxend, g->ack);
-		r->flags |= MMB_WIN_SEEN;
+		WRITE_ONCE(tk->flags[!dir], READ_ONCE(tk->flags[!dir]) | MMB_WIN_SEEN);
 	}
 }
 
@@ -292,20 +301,55 @@ static u32 mmb_tcp_win_low(const struct mmb_tcp_win *s, const struct mmb_tcp_win
 	return READ_ONCE(s->end) - (READ_ONCE(r->maxwin) ?: MMB_TCP_WIN_DEFAULT) - 1;
 }
 
-/*
- * May RST @g from @dir end the connection? Only if its sequence number
- * is in the window the other end takes (RFC 5961; nf_conntrack ignores
- * others). A RST from a direction not seen yet (the answer to a SYN) must
- * acknowledge exactly what the other end sent.
- */
-static bool mmb_tcp_rst_ok(const struct mmb_conn *c, u8 dir, const struct mmb_tcp_seg *g)
+/* Is a connection in @state synchronized (RFC 793): both ends past the handshake? */
+static bool mmb_tcp_synced(u8 state)
 {
-	const struct mmb_tcp_win *s = &c->win[dir], *r = &c->win[!dir];
+	return state == MMB_CONN_TCP_ESTABLISHED || state == MMB_CONN_TCP_FIN_WAIT ||
+	       state == MMB_CONN_TCP_CLOSE_WAIT || state == MMB_CONN_TCP_LAST_ACK;
+}
 
-	if (!(READ_ONCE(s->flags) & MMB_WIN_SEEN))
-		return (g->flags & TCPHDR_ACK) && (READ_ONCE(r->flags) & MMB_WIN_SEEN) &&
-		       g->ack == READ_ONCE(r->end);
-	return !after(g->seq, READ_ONCE(s->maxend)) && after(g->end, mmb_tcp_win_low(s, r));
+/*
+ * What a RST @g from @dir does: nothing if its sequence number is outside
+ * the window the other end takes, or below what that end acknowledged
+ * (RFC 5961; nf_conntrack ignores those). In the window, once the
+ * connection is synchronized, it ends it only at exactly the sequence
+ * number the receiver expects: the highest it acknowledged (or, after a
+ * FIN of this end, that FIN's own, as tcp_reset_check()). Any other the
+ * receiver answers with a challenge ACK and otherwise ignores (RFC 5961
+ * 3.2): the connection stays, its timeout tcp-unacked at most, as
+ * nf_conntrack keeps it (a live one's next segment gives it back its
+ * timeout); one right after this end's own data, which the receiver may
+ * well have taken, the close state's timeout at most (unless ct count
+ * counts the connection: that data may never have reached the receiver,
+ * and the RST would give the place back early). A RST from a
+ * direction not seen yet (the answer to a SYN) must acknowledge exactly
+ * what the other end sent.
+ */
+static enum mmb_tcp_verdict mmb_tcp_rst(const struct mmb_conn *c, u8 dir,
+					const struct mmb_tcp_seg *g)
+{
+	const struct mmb_tcp_track *tk = &c->tcp;
+	const struct mmb_tcp_win *s = &tk->win[dir], *r = &tk->win[!dir];
+	/* With MMB_WIN_MAXACK, r->maxack written (mmb_tcp_win_update()). */
+	u8 rflags = smp_load_acquire(&tk->flags[!dir]);
+	u32 maxack;
+
+	if (!(READ_ONCE(tk->flags[dir]) & MMB_WIN_SEEN))
+		return (g->flags & TCPHDR_ACK) && (rflags & MMB_WIN_SEEN) &&
+		       g->ack == READ_ONCE(r->end) ? MMB_TCP_MOVE : MMB_TCP_IGNORE;
+	if (after(g->seq, READ_ONCE(s->maxend)) || !after(g->end, mmb_tcp_win_low(s, r)))
+		return MMB_TCP_IGNORE;
+	if (!(rflags & MMB_WIN_MAXACK) || !mmb_tcp_synced(READ_ONCE(c->state)))
+		return MMB_TCP_MOVE;
+	maxack = READ_ONCE(r->maxack);
+	if (g->seq == maxack ||
+	    (g->seq == maxack - 1 && (READ_ONCE(c->fin) & BIT(dir)) && maxack == READ_ONCE(s->end)))
+		return MMB_TCP_MOVE;
+	if (before(g->seq, maxack))
+		return MMB_TCP_IGNORE;
+	/* Not for a counted one: its sender's own data need not have been sent on. */
+	return g->seq == READ_ONCE(s->end) && !READ_ONCE(c->cc[0]) ? MMB_TCP_KEEP_SHORT :
+								    MMB_TCP_KEEP;
 }
 
 /*
@@ -317,27 +361,39 @@ static bool mmb_tcp_rst_ok(const struct mmb_conn *c, u8 dir, const struct mmb_tc
  */
 static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_tcp_seg *g)
 {
-	struct mmb_tcp_win *s = &c->win[dir], *r = &c->win[!dir];
+	struct mmb_tcp_track *tk = &c->tcp;
+	struct mmb_tcp_win *s = &tk->win[dir], *r = &tk->win[!dir];
 	u32 maxwin, rend, win, swin, maxack;
+	bool acks;
 
 	if (!READ_ONCE(s->maxwin)) {
 		if (g->flags & TCPHDR_RST)
 			return true;		/* no window from a RST */
 		if (g->flags & TCPHDR_SYN) {
-			mmb_tcp_win_syn(s, r, dir, g);
+			mmb_tcp_win_syn(tk, dir, g);
 			if (!(g->flags & TCPHDR_ACK))
 				return true;
 		} else {
-			mmb_tcp_win_pickup(s, r, g);
+			mmb_tcp_win_pickup(tk, dir, g);
 		}
 	} else if ((g->flags & TCPHDR_SYN) && after(g->end, READ_ONCE(s->end)) &&
 		   (state == MMB_CONN_TCP_SYN_SENT || state == MMB_CONN_TCP_SYN_RECV)) {
 		/* a new SYN: its sender started again */
-		mmb_tcp_win_syn(s, r, dir, g);
+		mmb_tcp_win_syn(tk, dir, g);
 		if (dir == MMB_DIR_REPLY && !(g->flags & TCPHDR_ACK))
 			return true;
+	} else if ((g->flags & (TCPHDR_SYN | TCPHDR_ACK)) == TCPHDR_SYN && dir == MMB_DIR_ORIG &&
+		   (state == MMB_CONN_TCP_TIME_WAIT || state == MMB_CONN_TCP_CLOSE)) {
+		/*
+		 * The tuple used again (mmb_tcp_step() starts the connection
+		 * again): both windows anew, at whatever number its SYN chose.
+		 */
+		memset(tk, 0, sizeof(*tk));
+		mmb_tcp_win_syn(tk, dir, g);
+		return true;
 	}
 	rend = READ_ONCE(r->end);
+	acks = (g->flags & (TCPHDR_ACK | TCPHDR_RST)) == TCPHDR_ACK;
 	if (!(g->flags & TCPHDR_ACK) || ((g->flags & TCPHDR_RST) && !g->ack))
 		g->ack = rend;
 	maxwin = READ_ONCE(s->maxwin);
@@ -348,7 +404,7 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		return false;
 	win = g->win;
 	if (!(g->flags & TCPHDR_SYN))
-		win <<= s->wscale;
+		win <<= tk->wscale[dir];
 	swin = win;
 	if (maxwin < swin)
 		WRITE_ONCE(s->maxwin, swin);
@@ -358,6 +414,18 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		WRITE_ONCE(r->maxwin, READ_ONCE(r->maxwin) + g->end - READ_ONCE(s->maxend));
 	if (after(g->ack + win, READ_ONCE(r->maxend) - 1))
 		WRITE_ONCE(r->maxend, g->ack + win + !win);
+	/* What the other end must send next: where its RST is taken. */
+	if (acks) {
+		u8 f = READ_ONCE(tk->flags[dir]);
+
+		if (!(f & MMB_WIN_MAXACK)) {
+			WRITE_ONCE(s->maxack, g->ack);
+			/* maxack before the flag: see mmb_tcp_rst() */
+			smp_store_release(&tk->flags[dir], f | MMB_WIN_MAXACK);
+		} else if (after(g->ack, READ_ONCE(s->maxack))) {
+			WRITE_ONCE(s->maxack, g->ack);
+		}
+	}
 	return true;
 }
 
@@ -394,21 +462,26 @@ static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt
 
 /*
  * May TCP segment @pkt of @c, going @dir, change its state and refresh
- * its timeout? Not with a wrong checksum, nor a RST outside the window.
- * The window moves on with it.
+ * its timeout? Not with a wrong checksum, nor a RST outside the window;
+ * a RST in it but not where the receiver takes it keeps the state. The
+ * window moves on with the segment, not with a RST (a RST kept would
+ * otherwise set the sender's end where the next one, at the same number,
+ * would be taken).
  */
-static bool mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
-			  const struct sk_buff *skb)
+static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
+					  const struct sk_buff *skb)
 {
 	struct mmb_tcp_seg g;
 
 	mmb_tcp_seg(c, dir, pkt, &g);
 	if ((g.flags & (TCPHDR_SYN | TCPHDR_FIN | TCPHDR_RST)) && !mmb_tcp_csum_ok(skb, pkt))
-		return false;
-	if ((g.flags & TCPHDR_RST) && !mmb_tcp_rst_ok(c, dir, &g))
-		return false;
+		return MMB_TCP_IGNORE;
+	if (g.flags & TCPHDR_RST)
+		return mmb_tcp_rst(c, dir, &g);
 	/* An ACK or data out of the window refreshes; a FIN out of it changes nothing. */
-	return mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) || !(g.flags & TCPHDR_FIN);
+	if (!mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) && (g.flags & TCPHDR_FIN))
+		return MMB_TCP_IGNORE;
+	return MMB_TCP_MOVE;
 }
 
 /*
@@ -513,14 +586,15 @@ static u8 mmb_conn_next(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 }
 
 /*
- * Without the lock: the timeout of @state, read before, from now. Written
- * only when a jiffy went by. A CPU that changed the state meanwhile set
- * the timeout of its state after the state: if this write came last, the
- * state read again tells, and the timeout is set again, under the lock.
+ * Without the lock: the timeout of @state, read before (@cap jiffies at
+ * most), from now. Written only when a jiffy went by. A CPU that changed
+ * the state meanwhile set the timeout of its state after the state: if
+ * this write came last, the state read again tells, and the timeout is
+ * set again, under the lock.
  */
-static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
+static void mmb_conn_refresh_cap(struct mmb_conns *mc, struct mmb_conn *c, u8 state, u32 cap)
 {
-	u32 now = mmb_conn_now(), to = now + mmb_conn_timeout(mc, c, state);
+	u32 now = mmb_conn_now(), to = now + min(mmb_conn_timeout(mc, c, state), cap);
 
 	if (READ_ONCE(c->timeout) == to)
 		return;
@@ -532,6 +606,11 @@ static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
 	bit_spin_lock(MMB_CONN_LOCKED, &c->status);
 	WRITE_ONCE(c->timeout, now + mmb_conn_timeout(mc, c, c->state));
 	bit_spin_unlock(MMB_CONN_LOCKED, &c->status);
+}
+
+static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
+{
+	mmb_conn_refresh_cap(mc, c, state, U32_MAX);
 }
 
 /*
@@ -549,8 +628,21 @@ void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 	u8 state;
 
 	mmb_conn_count(c, dir, skb);
-	if (c->orig.t.proto == IPPROTO_TCP && !mmb_tcp_track(c, dir, pkt, skb))
-		return;
+	if (c->orig.t.proto == IPPROTO_TCP) {
+		switch (mmb_tcp_track(c, dir, pkt, skb)) {
+		case MMB_TCP_IGNORE:
+			return;
+		case MMB_TCP_KEEP:
+			mmb_conn_refresh_cap(mc, c, READ_ONCE(c->state), READ_ONCE(mc->tcp_unack));
+			return;
+		case MMB_TCP_KEEP_SHORT:
+			mmb_conn_refresh_cap(mc, c, READ_ONCE(c->state),
+					     READ_ONCE(mc->timeouts[MMB_CONN_TCP_CLOSE]));
+			return;
+		case MMB_TCP_MOVE:
+			break;
+		}
+	}
 	if (dir == MMB_DIR_REPLY && !test_bit(MMB_CONN_SEEN_REPLY, &c->status))
 		set_bit(MMB_CONN_SEEN_REPLY, &c->status);
 	state = mmb_conn_next(mc, c, dir, pkt, &changed, &locked);

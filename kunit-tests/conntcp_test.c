@@ -232,8 +232,10 @@ static int tt_rst(struct tt *t, u8 dir, u32 seq, bool bad)
 
 /*
  * Blind resets: a RST far from the window, from either end, above or
- * below, leaves the connection established; one in the window ends it.
- * IPv4 and IPv6.
+ * below, leaves the connection established; one in the window but not at
+ * the sequence number the receiver expects gets a challenge ACK from it
+ * (RFC 5961) and leaves the connection established too, its timeout
+ * refreshed; one exactly there ends it. IPv4 and IPv6.
  */
 static void conntcp_rst_window_test(struct kunit *test)
 {
@@ -253,10 +255,122 @@ static void conntcp_rst_window_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
 		tt_rst(t, 1, cack + 70000, false);	/* beyond the 64k the client allows */
 		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
-		/* in the window, not at its start: it ends the connection */
+		/* in the window, not at its start: the client would answer it */
 		tt_rst(t, 1, cack + 1000, false);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+		tt_rst(t, 0, sack + 1, false);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+		/* at its start: it ends the connection */
+		tt_rst(t, 1, cack, false);
 		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
 	}
+}
+
+/*
+ * A RST in the window but not at its start leaves an established
+ * connection established, its ct count charge kept (a client that sent
+ * one after each connection it opened would otherwise never reach its
+ * cap), its timeout tcp-unacked at most: the receiver answers it with a
+ * challenge ACK. The same RST again changes nothing more; the RST that a
+ * challenge ACK draws, at exactly what it acknowledges, ends it. A RST
+ * right after its sender's own data (which may not have been taken) is
+ * kept for the close state's time at most. After a FIN, the FIN's own
+ * number is taken too; a hole before the FIN does not open the window.
+ * Before the connection is established, any RST in the window ends it.
+ */
+static void conntcp_rst_challenge_test(struct kunit *test)
+{
+	struct tt *t = tt_new(test, false);
+	u32 s = TT_SSEQ + 1, c = TT_CSEQ + 1;
+	s32 left;
+
+	tt_reflexive(t);
+	tt_handshake(t);
+	/* the client's data, not yet acknowledged: the server expects c */
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c, s, 65535, 1000), 1);
+	tt_wait(100);
+	tt_rst(t, 0, c + 1000 + 1, false);		/* past the client's own data */
+	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, left, t->mc.tcp_unack);
+	tt_rst(t, 0, c + 1000 + 1, false);		/* the same again */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_rst(t, 0, c - 1, false);			/* below what the server acked */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	/* right after the client's data: maybe taken, kept a short while */
+	tt_rst(t, 0, c + 1000, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_CLOSE]);
+	tt_rst(t, 0, c + 1000, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	/* the next segment gives the connection its timeout back */
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s, c + 500, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_ESTABLISHED]);
+	/* that was the server's challenge ACK: the client's RST at exactly it */
+	tt_rst(t, 0, c + 501, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_rst(t, 0, c + 500, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
+
+	/* a FIN past a hole: the connection closes, the window as before */
+	t = tt_new(test, true);
+	tt_reflexive(t);
+	tt_handshake(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c + 30000, s, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_FIN_WAIT);
+	tt_rst(t, 0, c + 20000, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_FIN_WAIT);
+	/* a FIN the server took (acked): a RST at the FIN's own number ends it */
+	t = tt_new(test, true);
+	tt_reflexive(t);
+	tt_handshake(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c, s, 65535, 0), 1);
+	tt_rst(t, 0, c - 1, false);		/* not before it is acked */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_FIN_WAIT);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s, c + 1, 65535, 0), 1);
+	tt_rst(t, 0, c, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
+
+	/* not yet established: any RST in the window */
+	t = tt_new(test, false);
+	tt_reflexive(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_SYN | TCPHDR_ACK, TT_SSEQ, c, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_SYN_RECV);
+	tt_rst(t, 0, c + 100, false);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
+}
+
+/*
+ * A tuple used again after a close, from an initial sequence number far
+ * below the last one's: the windows start anew with the new SYN, so the
+ * new connection's FINs and exact RST count (with the old windows, every
+ * segment lay outside them and a RST at the exact number was "below
+ * what the server acknowledged").
+ */
+static void conntcp_reuse_test(struct kunit *test)
+{
+	u32 c = TT_CSEQ + 1, s = TT_SSEQ + 1, c2 = TT_CSEQ - 1000000, s2 = TT_SSEQ - 2000000;
+	struct tt *t = tt_new(test, false);
+
+	tt_reflexive(t);
+	tt_handshake(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c, s, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, s, c + 1, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c + 1, s + 1, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_TIME_WAIT);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, c2, 0, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_SYN_SENT);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_SYN | TCPHDR_ACK, s2, c2 + 1, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c2 + 1, s2 + 1, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	/* its data moves its window */
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c2 + 1, s2 + 1, 65535, 100), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s2 + 1, c2 + 101, 65535, 0), 1);
+	tt_rst(t, 1, s2 + 2, false);			/* not exact: kept */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_rst(t, 1, s2 + 1, false);			/* what the client acked */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
 }
 
 /* The window moves with the data: a RST in the old one only is blind. */
@@ -277,7 +391,9 @@ static void conntcp_rst_data_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
 	tt_rst(t, 1, s + 65535 + 1, false);	/* just past what the client allows */
 	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
-	tt_rst(t, 1, s + 65535, false);		/* the window's last byte */
+	tt_rst(t, 1, s + 65535, false);		/* the window's last byte: challenged */
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_rst(t, 1, s, false);			/* what the client acknowledged */
 	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_CLOSE);
 }
 
@@ -615,6 +731,8 @@ static void conntcp_blind_fin_test(struct kunit *test)
 static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_blind_fin_test),
 	KUNIT_CASE(conntcp_rst_window_test),
+	KUNIT_CASE(conntcp_rst_challenge_test),
+	KUNIT_CASE(conntcp_reuse_test),
 	KUNIT_CASE(conntcp_rst_data_test),
 	KUNIT_CASE(conntcp_csum_test),
 	KUNIT_CASE(conntcp_csum_new_test),
