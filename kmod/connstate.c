@@ -357,18 +357,17 @@ static enum mmb_tcp_verdict mmb_tcp_rst(const struct mmb_conn *c, u8 dir,
  * tcp_in_window() of nf_conntrack: below the highest end the receiver
  * allows, not older than its largest window, acknowledging nothing not
  * sent yet). Lock-free: a segment that races another of its connection
- * may leave a bound a segment behind, which the next one moves on.
+ * may leave a bound a segment behind, which the next one moves on. Never
+ * a RST: mmb_tcp_track() judges those without moving the window, and
+ * none starts a connection (mmb_conn_first_state()).
  */
 static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_tcp_seg *g)
 {
 	struct mmb_tcp_track *tk = &c->tcp;
 	struct mmb_tcp_win *s = &tk->win[dir], *r = &tk->win[!dir];
 	u32 maxwin, rend, win, swin, maxack;
-	bool acks;
 
 	if (!READ_ONCE(s->maxwin)) {
-		if (g->flags & TCPHDR_RST)
-			return true;		/* no window from a RST */
 		if (g->flags & TCPHDR_SYN) {
 			mmb_tcp_win_syn(tk, dir, g);
 			if (!(g->flags & TCPHDR_ACK))
@@ -393,8 +392,7 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		return true;
 	}
 	rend = READ_ONCE(r->end);
-	acks = (g->flags & (TCPHDR_ACK | TCPHDR_RST)) == TCPHDR_ACK;
-	if (!(g->flags & TCPHDR_ACK) || ((g->flags & TCPHDR_RST) && !g->ack))
+	if (!(g->flags & TCPHDR_ACK))
 		g->ack = rend;
 	maxwin = READ_ONCE(s->maxwin);
 	maxack = max(maxwin, MMB_TCP_ACK_WIN);
@@ -415,7 +413,7 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 	if (after(g->ack + win, READ_ONCE(r->maxend) - 1))
 		WRITE_ONCE(r->maxend, g->ack + win + !win);
 	/* What the other end must send next: where its RST is taken. */
-	if (acks) {
+	if (g->flags & TCPHDR_ACK) {
 		u8 f = READ_ONCE(tk->flags[dir]);
 
 		if (!(f & MMB_WIN_MAXACK)) {
