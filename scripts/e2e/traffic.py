@@ -39,7 +39,7 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   way out fails its send: ENOBUFS); with
                                   ask, then print what a UDP socket of that
                                   tuple got: reply, an errno's name
-                                  (ECONNREFUSED) or timeout (5 s); with
+                                  (ECONNREFUSED) or timeout (20 s); with
                                   ring, send from a PACKET_TX_RING (the IP
                                   header in the ring's pages, not linear)
   udp-echo PORT                   print "ready", then send every datagram back
@@ -195,7 +195,7 @@ def raw_udp(iface, dstmac, src, dst, sport, dport, count, *opts):
             refused += 1
     print(refused, flush=True)
     if "ask" in opts:
-        u.settimeout(5)
+        u.settimeout(20)
         try:
             u.recv(2048)
             print("reply", flush=True)
