@@ -117,9 +117,11 @@ check "udp: a connection of a rule without offload: none of its packets offloade
 	test "$(offl)" = "$b0 $b1"
 cs=$(conns)
 check_jq "udp: show connections says offloaded" \
-	'map(select(.orig.sport == 41000)) | length == 1 and .[0].offloaded' "$cs"
+	'map(select(.proto == "udp" and .orig.sport == 41000)) | length == 1 and .[0].offloaded' \
+	"$cs"
 check_jq "udp: not for a connection of a rule without offload" \
-	'map(select(.orig.dport == 9002)) | length == 1 and (.[0].offloaded | not)' "$cs"
+	'map(select(.proto == "udp" and .orig.dport == 9002)) | length == 1 and
+	 (.[0].offloaded | not)' "$cs"
 capture_on "$S" s0 17 20
 flow 10.0.2.2 9000 41000 20 > /dev/null
 cap=$(capture_wait s0)
