@@ -301,6 +301,19 @@ static u32 mmb_tcp_win_low(const struct mmb_tcp_win *s, const struct mmb_tcp_win
 	return READ_ONCE(s->end) - (READ_ONCE(r->maxwin) ?: MMB_TCP_WIN_DEFAULT) - 1;
 }
 
+/*
+ * Was @tk's connection picked up mid-stream (tcp-loose)? Then the window
+ * scales were in SYNs mmb did not see, and the windows it reckons are
+ * the unscaled ones: a scaled connection's segments soon lie beyond them
+ * and move them no more. Its FINs and RSTs are then taken more liberally
+ * (mmb_tcp_track(), mmb_tcp_rst()), as nf_conntrack's
+ * IP_CT_TCP_FLAG_BE_LIBERAL for a pickup.
+ */
+static bool mmb_tcp_loose(const struct mmb_tcp_track *tk)
+{
+	return READ_ONCE(tk->flags[MMB_DIR_ORIG]) & MMB_WIN_LOOSE;
+}
+
 /* Is a connection in @state synchronized (RFC 793): both ends past the handshake? */
 static bool mmb_tcp_synced(u8 state)
 {
@@ -323,7 +336,9 @@ static bool mmb_tcp_synced(u8 state)
  * counts the connection: that data may never have reached the receiver,
  * and the RST would give the place back early). A RST from a
  * direction not seen yet (the answer to a SYN) must acknowledge exactly
- * what the other end sent.
+ * what the other end sent. Of a connection picked up mid-stream, a RST
+ * outside the window is kept with the timeout tcp-unacked at most: that
+ * window may be one its segments left long ago.
  */
 static enum mmb_tcp_verdict mmb_tcp_rst(const struct mmb_conn *c, u8 dir,
 					const struct mmb_tcp_seg *g)
@@ -338,7 +353,7 @@ static enum mmb_tcp_verdict mmb_tcp_rst(const struct mmb_conn *c, u8 dir,
 		return (g->flags & TCPHDR_ACK) && (rflags & MMB_WIN_SEEN) &&
 		       g->ack == READ_ONCE(r->end) ? MMB_TCP_MOVE : MMB_TCP_IGNORE;
 	if (after(g->seq, READ_ONCE(s->maxend)) || !after(g->end, mmb_tcp_win_low(s, r)))
-		return MMB_TCP_IGNORE;
+		return mmb_tcp_loose(tk) ? MMB_TCP_KEEP : MMB_TCP_IGNORE;
 	if (!(rflags & MMB_WIN_MAXACK) || !mmb_tcp_synced(READ_ONCE(c->state)))
 		return MMB_TCP_MOVE;
 	maxack = READ_ONCE(r->maxack);
@@ -464,7 +479,8 @@ static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt
  * a RST in it but not where the receiver takes it keeps the state. The
  * window moves on with the segment, not with a RST (a RST kept would
  * otherwise set the sender's end where the next one, at the same number,
- * would be taken).
+ * would be taken). A FIN outside the window of a connection picked up
+ * mid-stream closes it all the same (mmb_tcp_loose()).
  */
 static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 					  const struct sk_buff *skb)
@@ -477,7 +493,8 @@ static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const stru
 	if (g.flags & TCPHDR_RST)
 		return mmb_tcp_rst(c, dir, &g);
 	/* An ACK or data out of the window refreshes; a FIN out of it changes nothing. */
-	if (!mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) && (g.flags & TCPHDR_FIN))
+	if (!mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) && (g.flags & TCPHDR_FIN) &&
+	    !mmb_tcp_loose(&c->tcp))
 		return MMB_TCP_IGNORE;
 	return MMB_TCP_MOVE;
 }
@@ -493,13 +510,18 @@ bool mmb_conn_csum_ok(const struct mmb_pkt *pkt, const struct sk_buff *skb)
 	       mmb_tcp_csum_ok(skb, pkt);
 }
 
-/* The window of a connection's first segment, before the connection is seen. */
+/*
+ * The window of a connection's first segment, before the connection is
+ * seen; whether it starts mid-stream, without the SYN.
+ */
 static void mmb_tcp_start(struct mmb_conn *c, const struct mmb_pkt *pkt)
 {
 	struct mmb_tcp_seg g;
 
 	mmb_tcp_seg(c, MMB_DIR_ORIG, pkt, &g);
 	mmb_tcp_win_update(c, MMB_DIR_ORIG, c->state, &g);
+	if ((g.flags & (TCPHDR_SYN | TCPHDR_ACK)) != TCPHDR_SYN)
+		c->tcp.flags[MMB_DIR_ORIG] |= MMB_WIN_LOOSE;
 }
 
 /* --- state and timeout ---------------------------------------------------- */

@@ -519,6 +519,78 @@ static void conntcp_pickup_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, left, 60 * HZ);
 }
 
+/*
+ * Bulk data from the server of a connection picked up mid-stream: the
+ * client's window is 502 scaled by 7 (64256 bytes), its scale unknown to
+ * mmb (it was in the SYNs, not seen), so the window mmb reckons is 502
+ * bytes and the server's data soon lies beyond it. Returns the server's
+ * next sequence number.
+ */
+static u32 tt_pickup_bulk(struct tt *t, u32 c, u32 s)
+{
+	unsigned int i, j;
+
+	KUNIT_ASSERT_EQ(t->test, tt_send(t, 0, TCPHDR_ACK, c, s, 502, 0), 1);
+	for (i = 0; i < 8; i++) {
+		for (j = 0; j < 40; j++, s += 1000)
+			KUNIT_ASSERT_EQ(t->test, tt_send(t, 1, TCPHDR_ACK, s, c, 502, 1000), 1);
+		KUNIT_ASSERT_EQ(t->test, tt_send(t, 0, TCPHDR_ACK, c, s, 502, 0), 1);
+	}
+	return s;
+}
+
+/*
+ * A connection picked up mid-stream, its window scale unknown: its FINs
+ * close it wherever they lie (as nf_conntrack's liberal tracking of a
+ * pickup), so that it ends in time-wait, not 5 days established; a RST
+ * outside the window mmb reckons keeps it for tcp-unacked at most (it
+ * may be the connection's last segment), and its next segment gives the
+ * full timeout back. A connection whose SYNs were seen keeps ignoring a
+ * FIN outside its window (conntcp_blind_fin_test). IPv4 and IPv6.
+ */
+static void conntcp_pickup_scaled_test(struct kunit *test)
+{
+	u32 c = TT_CSEQ + 1, s = TT_SSEQ + 1;
+	unsigned int fam;
+	s32 left;
+
+	for (fam = 0; fam < 2; fam++) {
+		struct tt *t = tt_new(test, fam);
+
+		tt_reflexive(t);
+		s = tt_pickup_bulk(t, c, TT_SSEQ + 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, s, c, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_FIN_WAIT);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c, s + 1, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_LAST_ACK);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s + 1, c + 1, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_TIME_WAIT);
+		KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_TIME_WAIT]);
+	}
+
+	/* the server's RST where it stands, past the window mmb reckons */
+	{
+		struct tt *t = tt_new(test, false);
+
+		tt_reflexive(t);
+		s = tt_pickup_bulk(t, c, TT_SSEQ + 1);
+		tt_wait(100);
+		tt_rst(t, 1, s, false);
+		KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+		KUNIT_EXPECT_EQ(test, left, t->mc.tcp_unack);
+		/* one far from anything: the same, and the next segment restores */
+		tt_rst(t, 1, s + (1U << 30), false);
+		KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+		KUNIT_EXPECT_EQ(test, left, t->mc.tcp_unack);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s, c, 502, 1000), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_ESTABLISHED);
+		KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_ESTABLISHED]);
+		tt_wait(301);
+		KUNIT_EXPECT_EQ(test, tt_stat(t, MMB_CSTAT_EXPIRED), 0);
+	}
+}
+
 /* A SYN sent again before any reply does not renew the connection's timeout. */
 static void conntcp_syn_again_test(struct kunit *test)
 {
@@ -739,6 +811,7 @@ static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_rst_syn_test),
 	KUNIT_CASE(conntcp_rst_shuffled_test),
 	KUNIT_CASE(conntcp_pickup_test),
+	KUNIT_CASE(conntcp_pickup_scaled_test),
 	KUNIT_CASE(conntcp_syn_again_test),
 	KUNIT_CASE(conntcp_pick_reap_test),
 	KUNIT_CASE(conntcp_refresh_race_test),
