@@ -405,6 +405,14 @@ static void mmb_reject_send(struct sk_buff *skb, const struct mmb_pkt *pkt, u8 a
 		rt = skb_rtable(skb);
 		if (!rt || (rt->rt_flags & (RTCF_BROADCAST | RTCF_MULTICAST)))
 			return;
+		/*
+		 * Nor from a subnet's broadcast address, which neither the
+		 * route nor icmp_send() refuses: the answer would go to every
+		 * host of the subnet (RFC 1812 4.3.2.7).
+		 */
+		if (inet_addr_type_dev_table(dev_net(skb->dev), skb->dev,
+					     ip_hdr(skb)->saddr) == RTN_BROADCAST)
+			return;
 	}
 	if (answer == MMB_REJECT_TCP_RESET) {
 		nskb = mmb_reject_rst(skb, pkt);

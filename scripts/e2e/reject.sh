@@ -8,7 +8,8 @@
 # answer reaches the client as its ICMP or ICMPv6 code, sent from the
 # router; IPv4 and IPv6; the same from a leaving rule, to a forwarded
 # client and to the router's own; trace says what would be sent; a flood
-# gets no more answers than the budget; and where the kernel has nft's
+# gets no more answers than the budget; a subnet's broadcast source gets
+# none; and where the kernel has nft's
 # reject, nft on the same traffic gives the same answers. Prints TAP.
 set -u
 
@@ -179,6 +180,24 @@ else
 fi
 echo "$rate0" > /sys/module/mmb/parameters/reject_rate
 echo "$burst0" > /sys/module/mmb/parameters/reject_burst
+in_r mmbctl flush
+
+# --- never to a broadcast source ----------------------------------------------------
+# A datagram "from" the broadcast address of the client's subnet, the one
+# of r0 (10.0.1.255), to a rejected port is dropped unanswered: the answer
+# would go to every host of that subnet (RFC 1812 4.3.2.7). The same
+# datagram from the client's own address is answered, to it.
+in_r mmbctl add udp-dport 7003 reject
+rmac=$(mac_of "$R" r0)
+for src in 10.0.1.2 10.0.1.255; do
+	capture_on "$C" c0 1 1 2
+	in_c python3 "$TRAFFIC" raw-udp c0 "$rmac" "$src" 10.0.2.2 40000 7003 1 > /dev/null
+	eval "icmp_${src##*.}=\$(capture_stop c0 | jq -r .dst)"
+done
+check "a rejected datagram from the client is answered to it ($icmp_2)" test "$icmp_2" = 10.0.1.2
+check "one from its subnet's broadcast address is not answered ($icmp_255)" test -z "$icmp_255"
+check "...though the rule dropped both" test "$(in_r mmbctl -j list |
+	jq '.[] | select(.rule | contains("udp-dport 7003")) | .stats.packets')" -eq 2
 in_r mmbctl flush
 
 # --- nft's reject on the same traffic: the oracle, where the kernel has it ---------
