@@ -1324,6 +1324,8 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	struct mmb_tuple t __uninitialized;
 	struct mmb_conn *c = v->conn, *n;
 	bool had = test_bit(MMB_CONN_EXT, &c->status);
+	/* @c's offsets left to this hook (nat.c, mmb_nat_manip()), not yet applied. */
+	bool left = had && mmb_nat_later(c, v->dir);
 	unsigned int i;
 	int err, nat = 0;
 	u32 gen = 0;
@@ -1418,10 +1420,11 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		return -ENOSPC;
 	v->conn = n;
 	/*
-	 * This packet's destination (and @c's offsets) were mapped as it
-	 * arrived; its source is mapped now, and new offsets are applied.
+	 * This packet's destination was mapped as it arrived, and @c's
+	 * offsets unless left to this hook; its source is mapped now, and
+	 * the offsets not yet applied (@c's left, or new ones) are.
 	 */
-	v->manip = MMB_MANIP_SRC | (!had && test_bit(MMB_CONN_EXT, &n->status) ?
+	v->manip = MMB_MANIP_SRC | ((!had || left) && test_bit(MMB_CONN_EXT, &n->status) ?
 				    MMB_MANIP_DST : 0);
 	v->bound = true;
 	return 0;

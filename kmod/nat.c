@@ -315,33 +315,41 @@ static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
 }
 
 /*
- * What a packet of @c going @dir gets at this hook: the egress hook if
- * @out, where @seen says that mmb saw it arrive. As it arrives, its
- * destination and offsets; its source too unless it leaves by an enabled
- * device whose egress hook will map it (MMB_CONN_SNAT_ORIG, _REPLY: known
- * when the connection started) and its destination stays (the egress hook
- * finds it by the tuple it then has). As it leaves, what was left; all of
- * it for a packet mmb did not see arrive (the host's own). An ICMP error
- * about @c is translated whole where mmb first meets it.
+ * Are the source and the offsets of @c's packets going @dir left to the
+ * egress hook? Yes if they leave by an enabled device, whose egress hook
+ * then maps them (MMB_CONN_SNAT_ORIG, _REPLY: known when the connection
+ * started), and their destination stays (the egress hook finds them by
+ * the tuple they then have).
  */
-u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen)
+bool mmb_nat_later(const struct mmb_conn *c, u8 dir)
 {
 	const struct mmb_tuple *cur = dir == MMB_DIR_ORIG ? &c->orig.t : &c->reply.t;
 	const struct mmb_tuple *o = dir == MMB_DIR_ORIG ? &c->reply.t : &c->orig.t;
-	bool later;
 
+	return test_bit(dir == MMB_DIR_ORIG ? MMB_CONN_SNAT_ORIG : MMB_CONN_SNAT_REPLY,
+			&c->status) && mmb_nat_dst_kept(cur, o);
+}
+
+/*
+ * What a packet of @c going @dir gets at this hook: the egress hook if
+ * @out, where @seen says that mmb saw it arrive. As it arrives, all of
+ * it, but what mmb_nat_later() leaves to the egress hook: its source and
+ * its offsets, so that what the router itself says about the packet
+ * before it leaves (fragmentation needed, time exceeded) quotes it as its
+ * sender wrote it, sequence number included. As it leaves, what was
+ * left; all of it for a packet mmb did not see arrive (the host's own).
+ * An ICMP error about @c is translated whole where mmb first meets it.
+ */
+u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen)
+{
 	if (out && !seen)
 		return MMB_MANIP_ALL;
 	if (related)
 		return out ? 0 : MMB_MANIP_ALL;
-	later = test_bit(dir == MMB_DIR_ORIG ? MMB_CONN_SNAT_ORIG : MMB_CONN_SNAT_REPLY,
-			 &c->status) && mmb_nat_dst_kept(cur, o);
-	if (out)
-		return later ? MMB_MANIP_SRC : 0;
-	if (!later)
-		return MMB_MANIP_ALL;
-	/* Its destination stays: only the offsets are left to do here, if any. */
-	return test_bit(MMB_CONN_EXT, &c->status) ? MMB_MANIP_DST : 0;
+	/* Leaving, the destination stays: MMB_MANIP_DST is the offsets alone. */
+	if (mmb_nat_later(c, dir))
+		return out ? MMB_MANIP_ALL : 0;
+	return out ? 0 : MMB_MANIP_ALL;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */

@@ -70,6 +70,7 @@ void mmb_nat_ext_init(struct mmb_conn_ext *x, u8 what);
 int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_plan *p);
 int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
 		   u8 dir, u8 manip);
+bool mmb_nat_later(const struct mmb_conn *c, u8 dir);
 u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen);
 int mmb_nat_icmp(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
 		 u8 dir);

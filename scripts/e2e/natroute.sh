@@ -66,6 +66,26 @@ out=$(in_c ping -6 -c 1 -W 5 -t 1 fd00:2::2 2>&1)
 check "snat v6: hop limit 1 gets time exceeded from the router" \
 	grep -qi "From fd00:1::1 .*Time exceeded" <<< "$out"
 in_r mmbctl flush
+# With shuffled sequence numbers too: the offsets go with the source, as
+# the packet leaves, so the router's "fragmentation needed" quotes the
+# client's own sequence number, which its TCP checks.
+in_r mmbctl add-stateful in r0 ip-saddr 10.0.1.0/24 tcp-syn mod ip-saddr 10.0.2.1 \
+	shuffle tcp-seq-num
+in_r mmbctl add-stateful in r0 ip6-saddr fd00:1::/64 tcp-syn mod ip6-saddr fd00:2::1 \
+	shuffle tcp-seq-num
+# New addresses of the server: the path MTU the client learnt above is not theirs.
+in_s ip addr add 10.0.2.3/24 dev s0
+in_s ip addr add fd00:2::3/64 dev s0 nodad
+for dst in 10.0.2.3 fd00:2::3; do
+	check "snat, shuffle tcp-seq-num ($dst): 1 MB through TCP, path MTU discovery works" \
+		in_c timeout 30 python3 "$TRAFFIC" tcp-client "$dst" 8000 1000000
+done
+check "...the connections of both rules" test "$(in_r mmbctl -j list |
+	jq '[.[] | select(.rule | contains("shuffle tcp-seq-num")) | .stats.packets > 0] | all')" = true
+in_r mmbctl flush
+# Gone again: the server's datagrams answer from fd00:2::2 alone below.
+in_s ip addr del 10.0.2.3/24 dev s0
+in_s ip addr del fd00:2::3/64 dev s0
 
 # --- destination NAT ---------------------------------------------------------------
 in_r mmbctl add-stateful in r0 ip-daddr "$PUB4" icmp-type 8 map ip-daddr 10.0.2.2
