@@ -122,6 +122,13 @@ static int mmb_parse_ipv4(const struct sk_buff *skb, struct mmb_pkt *pkt)
 			/* Bytes 8-15 of a TCP header: its flags (RFC 1858). */
 			return offset == 1 && iph->protocol == IPPROTO_TCP ? -EBADMSG : 0;
 		}
+		/*
+		 * The stack keeps a multiple of 8 bytes of a fragment before
+		 * the last (ip_frag_queue()): the first is judged on those, or
+		 * the bytes past them would be judged, and the next fragment's
+		 * there reassembled (TCP options out of a rule's sight).
+		 */
+		pkt->end = hlen + ((pkt->end - hlen) & ~7U);
 		mmb_parse_l4(skb, pkt, iph->protocol);
 		return mmb_first_fragment(pkt, iph->protocol);
 	}

@@ -79,6 +79,18 @@ static void parse_evil_fragments4_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 24, &pkt), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 8, &pkt), -EBADMSG);
 	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 4, &pkt), -EBADMSG);
+	/*
+	 * The stack keeps a multiple of 8 bytes of a fragment before the
+	 * last: a 20-byte TCP header alone keeps 16, one with 4 bytes more
+	 * all of it; the 36 bytes of a 32-byte header's fragment, 32.
+	 */
+	tcp.tcp_opt_len = 0;
+	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 20, &pkt), -EBADMSG);
+	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 24, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.end, 20 + 24);
+	tcp.tcp_opt_len = 12;
+	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, IP_MF, 20 + 36, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.end, 20 + 32);
 	/* The same cuts of a whole packet are the stack's to judge (it drops them). */
 	KUNIT_EXPECT_EQ(test, parse_frag4(test, tcp, 0, 20 + 8, &pkt), 0);
 	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], 0);
