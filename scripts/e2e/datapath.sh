@@ -6,8 +6,8 @@
 # 7112) are dropped, not passed unjudged; BIG TCP packets that GRO builds
 # over 64 KiB are rewritten; tunnel packets whose inner checksum is left
 # to offload keep every checksum valid through outer rewrites; every
-# segment of a fraglist GRO packet is rewritten; VLAN devices, VRF
-# devices, and listings that race transactions. Topology in lib.sh.
+# segment of a fraglist GRO packet is rewritten; VLAN devices, frames of
+# two VLAN 0 tags, VRF devices, and listings that race transactions. Topology in lib.sh.
 # Prints TAP.
 set -u
 
@@ -250,6 +250,21 @@ check "enable r0.10" in_r mmbctl enable r0.10
 in_c python3 "$TRAFFIC" udp-send 10.0.10.1 6200 5 40
 wait_for "$CEILING" stat_reached r0.10 dropped 5
 check "mmb on r0.10 drops VLAN 10's UDP (5 dropped)" test "$(dev_stat r0.10 dropped)" -eq 5
+in_r mmbctl flush
+# Two tags of VLAN 0 (priority only, 802.1ad outside, 802.1Q inside): the
+# stack strips both and takes the packet as r0's. mmb judges it too: a
+# datagram to a port no rule names reaches the server, one to a dropped
+# port does not (the core strips the inner tag after mmb's handler).
+in_r mmbctl add in r0 udp-dport 6301 drop
+start_server "$S" python3 "$TRAFFIC" udp-sink 6300 1 "$CEILING"
+in_c python3 "$TRAFFIC" raw-udp c0 "$RMAC" 10.0.1.2 10.0.2.2 40000 6300 1 vlan00 > /dev/null
+server_done
+check "two VLAN 0 tags: the stack takes the frame, the datagram is forwarded" server_ok
+start_server "$S" python3 "$TRAFFIC" udp-sink 6301 1 2
+in_c python3 "$TRAFFIC" raw-udp c0 "$RMAC" 10.0.1.2 10.0.2.2 40000 6301 1 vlan00 > /dev/null
+server_done
+check "...and mmb on r0 drops one to a dropped port ($(received) arrived)" \
+	test "$(received)" = 0 -a "$(in_r mmbctl -j list | jq '.[0].stats.packets')" = 1
 in_r mmbctl flush
 in_r ip link add vrf0 type vrf table 10
 refused "a VRF device is refused" 1 "VRF device receives no packets" in_r mmbctl enable vrf0

@@ -31,7 +31,7 @@ soon as it came, and SECONDS only bounds how long it may take.
                                   HOW is whole, tiny (a first fragment of 16
                                   bytes of TCP header, the rest at offset 16)
                                   or overlap (8 bytes, the rest at offset 8)
-  raw-udp IFACE DSTMAC SRC DST SPORT DPORT COUNT [ask] [ring]
+  raw-udp IFACE DSTMAC SRC DST SPORT DPORT COUNT [ask] [ring] [vlan00]
                                   send COUNT UDP datagrams as Ethernet frames
                                   from a packet socket that bypasses the
                                   qdisc (PACKET_QDISC_BYPASS); print how
@@ -156,7 +156,9 @@ def raw_udp(iface, dstmac, src, dst, sport, dport, count, *opts):
     PACKET_QDISC_BYPASS (the kernel's nf_hook_direct_egress() path); OPTS:
     "ask", a UDP socket of that tuple hears what comes back; "ring", each
     is sent from a TX ring (PACKET_TX_RING: the frame's IP header is not in
-    the packet's linear part, only the Ethernet header)."""
+    the packet's linear part, only the Ethernet header); "vlan00", the
+    frame carries two VLAN tags of VLAN 0 (priority only), 802.1ad's outer
+    one and an 802.1Q inner one."""
     saddr, daddr = addr_bytes(src), addr_bytes(dst)
     data = b"mmb-raw-udp"
     udp = bytearray(struct.pack("!HHHH", int(sport), int(dport), 8 + len(data), 0) + data)
@@ -166,6 +168,8 @@ def raw_udp(iface, dstmac, src, dst, sport, dport, count, *opts):
     s.bind((iface, 0))
     frame = ip_frame(bytes.fromhex(dstmac.replace(":", "")) + s.getsockname()[4],
                      saddr, daddr, 17, bytes(udp))
+    if "vlan00" in opts:
+        frame = frame[:12] + b"\x88\xa8\x00\x00\x81\x00\x00\x00" + frame[12:]
     ring = None
     if "ring" in opts:
         # TPACKET_V1, one block of two 2048-byte frames; a frame's data
