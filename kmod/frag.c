@@ -52,9 +52,22 @@ static unsigned int mmb_frag_slot(const struct mmb_frags *mf, const struct mmb_f
 	return siphash(k, sizeof(*k), &mf->key) & mf->mask;
 }
 
+/*
+ * Is @e a datagram's at @now: it ends within MMB_FRAG_TIMEOUT? (Not "ends
+ * after now" alone: an entry left alone 2^31 jiffies, 25 days at 1000 Hz,
+ * would seem to end in the future again.)
+ */
 static bool mmb_frag_live(const struct mmb_frag_entry *e, u32 now)
 {
-	return READ_ONCE(e->key.family) && (s32)(READ_ONCE(e->expires) - now) > 0;
+	return READ_ONCE(e->key.family) &&
+	       READ_ONCE(e->expires) - now - 1 < MMB_FRAG_TIMEOUT;
+}
+
+/* Is @e the live entry of the datagram of @k? */
+static bool mmb_frag_mine(const struct mmb_frag_entry *e, const struct mmb_frag_key *k,
+			  u32 now)
+{
+	return !memcmp(&e->key, k, sizeof(*k)) && mmb_frag_live(e, now);
 }
 
 /*
@@ -93,7 +106,7 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 	struct mmb_frag_entry *e, *a, *b;
 	struct mmb_frag_key k;
 	u32 now = mmb_conn_now(), seq;
-	unsigned int h;
+	unsigned int h, tries;
 	u8 what;
 
 	if (v->related)
@@ -102,23 +115,37 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 	h = mmb_frag_slot(mf, &k);
 	a = &mf->e[h];
 	b = &mf->e[h ^ 1];
-	/* The datagram's own entry (a retransmission), a free one, or the older. */
-	if (!memcmp(&a->key, &k, sizeof(k)) || !mmb_frag_live(a, now))
-		e = a;
-	else if (!memcmp(&b->key, &k, sizeof(k)) || !mmb_frag_live(b, now))
-		e = b;
-	else
-		e = (s32)(READ_ONCE(a->expires) - READ_ONCE(b->expires)) <= 0 ? a : b;
-	seq = READ_ONCE(e->seq);
-	/* Another CPU writes it: that datagram keeps it, this one is not mapped. */
-	if ((seq & 1) || cmpxchg(&e->seq, seq, seq + 1) != seq)
-		return;
 	what = MMB_FRAG_UNTRACKED;
 	if (v->conn) {
 		what = MMB_FRAG_CONN;
 		t = v->dir == MMB_DIR_ORIG ? &v->conn->orig.t : &v->conn->reply.t;
 	}
-	if (!memcmp(&e->key, &k, sizeof(k)) && mmb_frag_live(e, now)) {
+	/*
+	 * The datagram's own entry (a retransmission), in either slot; else
+	 * a free one, or the older. Another CPU writing it: that datagram
+	 * keeps it, this one is not mapped; unless it may be this one's,
+	 * which is looked at again once written (a first fragment that
+	 * differs from it must find it, and leave it in conflict).
+	 */
+	for (tries = 0; ; tries++) {
+		if (mmb_frag_mine(a, &k, now))
+			e = a;
+		else if (mmb_frag_mine(b, &k, now))
+			e = b;
+		else if (!mmb_frag_live(a, now))
+			e = a;
+		else if (!mmb_frag_live(b, now))
+			e = b;
+		else
+			e = (s32)(READ_ONCE(a->expires) - READ_ONCE(b->expires)) <= 0 ? a : b;
+		seq = READ_ONCE(e->seq);
+		if (!(seq & 1) && cmpxchg(&e->seq, seq, seq + 1) == seq)
+			break;
+		if (tries == 3 || memcmp(&e->key, &k, sizeof(k)))
+			return;
+		cpu_relax();
+	}
+	if (mmb_frag_mine(e, &k, now)) {
 		/* Seen before: the same again, or a conflict for good. */
 		if (e->what != what || (t && !mmb_tuple_equal(&e->t, t)))
 			WRITE_ONCE(e->what, MMB_FRAG_CONFLICT);

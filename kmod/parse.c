@@ -163,7 +163,11 @@ static int mmb_parse_exthdrs(const struct sk_buff *skb, struct mmb_pkt *pkt, u8 
 			*next = NEXTHDR_NONE;	/* truncated chain */
 			return 0;
 		}
-		if (*next == NEXTHDR_FRAGMENT) {
+		if (*next == NEXTHDR_FRAGMENT &&
+		    !(get_unaligned_be16(eh + 2) & (IP6_OFFSET | IP6_MF))) {
+			/* An atomic fragment (RFC 6946): a whole packet to the stack. */
+			len = 8;
+		} else if (*next == NEXTHDR_FRAGMENT) {
 			unsigned int offset = get_unaligned_be16(eh + 2) & IP6_OFFSET;
 
 			pkt->key.b[MMB_IMG_FLAGS] |= MMB_KF_FRAG;

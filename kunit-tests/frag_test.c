@@ -240,6 +240,34 @@ static void frag_untracked_test(struct kunit *test)
 	kfree_skb(skb);
 }
 
+/*
+ * An entry left alone for 2^31 jiffies and more (25 days at 1000 Hz) is
+ * as expired as at 31 s: a later fragment of its key is dropped (not
+ * passed as its datagram of no connection was), and a new datagram of that
+ * key, a connection's, is no conflict with it.
+ */
+static void frag_wrap_test(struct kunit *test)
+{
+	struct mmb_match_spec m = mmbt_match(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 5001);
+	struct ft *f = ft_new(test);
+	struct sk_buff *skb;
+
+	mmbt_rule_add(test, f->r, true, MMB_TARGET_ACCEPT, &m, 1);
+	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
+	kfree_skb(skb);
+	ft_wait((1U << 31) / HZ + 100);
+	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), -ENOENT);
+	kfree_skb(skb);
+	skb = ft_pkt(f, ft_client, 5001, ft_server, 53, 0x1234, IP_MF);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
+	kfree_skb(skb);
+	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
+	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
+	kfree_skb(skb);
+}
+
 /* NOP, MSS 1460 (data at TCP offset 2..3 of the option, 23..24 of the header), NOPs */
 static const u8 ft_opts[8] = { 1, 2, 4, 0x05, 0xb4, 1, 1, 1 };
 
@@ -412,6 +440,7 @@ static struct kunit_case mmb_frag_cases[] = {
 	KUNIT_CASE(frag_poison_reply_test),
 	KUNIT_CASE(frag_snat_test),
 	KUNIT_CASE(frag_untracked_test),
+	KUNIT_CASE(frag_wrap_test),
 	KUNIT_CASE(frag_fraglist_clone_test),
 	{}
 };

@@ -149,6 +149,14 @@ static void parse_evil_fragments6_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, parse_frag6(test, tcp, 16, false, 0, &pkt), 0);
 	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_FRAG | MMB_KF_LATER);
 	KUNIT_EXPECT_EQ(test, parse_frag6(test, udp, 8, false, 0, &pkt), 0);
+	/*
+	 * An atomic fragment (offset 0, no more: RFC 6946) is a whole packet
+	 * to the stack, and to mmb: no fragment to note, its L4 header read.
+	 */
+	KUNIT_EXPECT_EQ(test, parse_frag6(test, tcp, 0, false, 0, &pkt), 0);
+	KUNIT_EXPECT_EQ(test, pkt.key.b[MMB_IMG_FLAGS], MMB_KF_L4);
+	KUNIT_EXPECT_EQ(test, mmb_img_read(&pkt.key, MMB_IMG_L4_LO + 2, 2), 22);
+	KUNIT_EXPECT_EQ(test, pkt.l4off, 48);
 }
 
 /*
