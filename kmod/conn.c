@@ -1184,7 +1184,8 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
  * replaces it; counted too (its charges go with it, mmb_cc_move()), or a
  * SYN reopening it once closed would not be counted (mmb_cc_reborn()).
  */
-#define MMB_CONN_KEPT	(BIT(MMB_CONN_ASSURED) | BIT(MMB_CONN_MASQ) | BIT(MMB_CONN_COUNTED))
+#define MMB_CONN_KEPT	(BIT(MMB_CONN_ASSURED) | BIT(MMB_CONN_MASQ) | BIT(MMB_CONN_COUNTED) | \
+			 BIT(MMB_CONN_LOOSE))
 
 /*
  * The connection that replaces @c once its first packet was judged

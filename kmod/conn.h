@@ -107,6 +107,7 @@ enum {
 	MMB_CONN_OFFLOAD,	/* an offload rule's: a struct mmb_conn_ext, whose
 				 * routes the fast path caches (offload.c)
 				 */
+	MMB_CONN_LOOSE,		/* TCP picked up mid-stream: window scales unknown */
 };
 
 /*
@@ -138,7 +139,6 @@ struct mmb_tcp_track {
 #define MMB_WIN_SEEN	0x01	/* end and maxend are known */
 #define MMB_WIN_WSCALE	0x02	/* its SYN offered a window scale */
 #define MMB_WIN_MAXACK	0x04	/* maxack is known */
-#define MMB_WIN_LOOSE	0x08	/* (original direction) picked up mid-stream: scales unknown */
 
 /*
  * Four cache lines: a packet of the original direction reads the first

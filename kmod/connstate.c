@@ -302,16 +302,16 @@ static u32 mmb_tcp_win_low(const struct mmb_tcp_win *s, const struct mmb_tcp_win
 }
 
 /*
- * Was @tk's connection picked up mid-stream (tcp-loose)? Then the window
+ * Was @c picked up mid-stream (tcp-loose)? Then the window
  * scales were in SYNs mmb did not see, and the windows it reckons are
  * the unscaled ones: a scaled connection's segments soon lie beyond them
  * and move them no more. Its FINs and RSTs are then taken more liberally
  * (mmb_tcp_track(), mmb_tcp_rst()), as nf_conntrack's
  * IP_CT_TCP_FLAG_BE_LIBERAL for a pickup.
  */
-static bool mmb_tcp_loose(const struct mmb_tcp_track *tk)
+static bool mmb_tcp_loose(const struct mmb_conn *c)
 {
-	return READ_ONCE(tk->flags[MMB_DIR_ORIG]) & MMB_WIN_LOOSE;
+	return test_bit(MMB_CONN_LOOSE, &c->status);
 }
 
 /* Is a connection in @state synchronized (RFC 793): both ends past the handshake? */
@@ -353,7 +353,7 @@ static enum mmb_tcp_verdict mmb_tcp_rst(const struct mmb_conn *c, u8 dir,
 		return (g->flags & TCPHDR_ACK) && (rflags & MMB_WIN_SEEN) &&
 		       g->ack == READ_ONCE(r->end) ? MMB_TCP_MOVE : MMB_TCP_IGNORE;
 	if (after(g->seq, READ_ONCE(s->maxend)) || !after(g->end, mmb_tcp_win_low(s, r)))
-		return mmb_tcp_loose(tk) ? MMB_TCP_KEEP : MMB_TCP_IGNORE;
+		return mmb_tcp_loose(c) ? MMB_TCP_KEEP : MMB_TCP_IGNORE;
 	if (!(rflags & MMB_WIN_MAXACK) || !mmb_tcp_synced(READ_ONCE(c->state)))
 		return MMB_TCP_MOVE;
 	maxack = READ_ONCE(r->maxack);
@@ -404,6 +404,8 @@ static bool mmb_tcp_win_update(struct mmb_conn *c, u8 dir, u8 state, struct mmb_
 		 */
 		memset(tk, 0, sizeof(*tk));
 		mmb_tcp_win_syn(tk, dir, g);
+		if (test_bit(MMB_CONN_LOOSE, &c->status))
+			clear_bit(MMB_CONN_LOOSE, &c->status);
 		return true;
 	}
 	rend = READ_ONCE(r->end);
@@ -494,7 +496,7 @@ static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const stru
 		return mmb_tcp_rst(c, dir, &g);
 	/* An ACK or data out of the window refreshes; a FIN out of it changes nothing. */
 	if (!mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) && (g.flags & TCPHDR_FIN) &&
-	    !mmb_tcp_loose(&c->tcp))
+	    !mmb_tcp_loose(c))
 		return MMB_TCP_IGNORE;
 	return MMB_TCP_MOVE;
 }
@@ -521,7 +523,7 @@ static void mmb_tcp_start(struct mmb_conn *c, const struct mmb_pkt *pkt)
 	mmb_tcp_seg(c, MMB_DIR_ORIG, pkt, &g);
 	mmb_tcp_win_update(c, MMB_DIR_ORIG, c->state, &g);
 	if ((g.flags & (TCPHDR_SYN | TCPHDR_ACK)) != TCPHDR_SYN)
-		c->tcp.flags[MMB_DIR_ORIG] |= MMB_WIN_LOOSE;
+		__set_bit(MMB_CONN_LOOSE, &c->status);
 }
 
 /* --- state and timeout ---------------------------------------------------- */

@@ -545,7 +545,8 @@ static u32 tt_pickup_bulk(struct tt *t, u32 c, u32 s)
  * pickup), so that it ends in time-wait, not 5 days established; a RST
  * outside the window mmb reckons keeps it for tcp-unacked at most (it
  * may be the connection's last segment), and its next segment gives the
- * full timeout back. A connection whose SYNs were seen keeps ignoring a
+ * full timeout back; one picked up from a SYN-ACK stays a pickup when that
+ * end starts again. A connection whose SYNs were seen keeps ignoring a
  * FIN outside its window (conntcp_blind_fin_test). IPv4 and IPv6.
  */
 static void conntcp_pickup_scaled_test(struct kunit *test)
@@ -588,6 +589,26 @@ static void conntcp_pickup_scaled_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_ESTABLISHED]);
 		tt_wait(301);
 		KUNIT_EXPECT_EQ(test, tt_stat(t, MMB_CSTAT_EXPIRED), 0);
+	}
+
+	/*
+	 * Picked up from a SYN-ACK, whose sender sends another, further on
+	 * (its windows start again): still a pickup, the other end's scale
+	 * unknown, and a FIN outside the window still closes it.
+	 */
+	{
+		struct tt *t = tt_new(test, false);
+
+		tt_reflexive(t);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN | TCPHDR_ACK, c, s, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_SYN_RECV);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN | TCPHDR_ACK, c + 100, s, 502, 0),
+				1);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_ACK, s, c + 101, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+		KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, s + (1U << 30),
+					      c + 101, 502, 0), 1);
+		KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_FIN_WAIT);
 	}
 }
 
