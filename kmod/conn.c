@@ -1087,8 +1087,10 @@ static int mmb_conn_create(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		err = mmb_conn_map(mc, c, &plan);
 		if (err)
 			return err;
-		if (test_bit(MMB_CONN_MAPPED, &c->status))
+		if (test_bit(MMB_CONN_MAPPED, &c->status)) {
 			mmb_conn_snat_where(c, skb, v->out);
+			mmb_nat_offsets_where(c);
+		}
 		if (plan.masq)
 			__set_bit(MMB_CONN_MASQ, &c->status);
 	}
@@ -1185,7 +1187,7 @@ static int mmb_conn_start(struct mmb_conns *mc, const struct mmb_pkt *pkt,
  * SYN reopening it once closed would not be counted (mmb_cc_reborn()).
  */
 #define MMB_CONN_KEPT	(BIT(MMB_CONN_ASSURED) | BIT(MMB_CONN_MASQ) | BIT(MMB_CONN_COUNTED) | \
-			 BIT(MMB_CONN_LOOSE))
+			 BIT(MMB_CONN_LOOSE) | BIT(MMB_CONN_OFFS_ORIG) | BIT(MMB_CONN_OFFS_REPLY))
 
 /*
  * The connection that replaces @c once its first packet was judged
@@ -1326,7 +1328,7 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 	struct mmb_conn *c = v->conn, *n;
 	bool had = test_bit(MMB_CONN_EXT, &c->status);
 	/* @c's offsets left to this hook (nat.c, mmb_nat_manip()), not yet applied. */
-	bool left = had && mmb_nat_later(c, v->dir);
+	bool left = had && mmb_nat_offsets_out(c, v->dir);
 	unsigned int i;
 	int err, nat = 0;
 	u32 gen = 0;
@@ -1397,6 +1399,9 @@ static int mmb_conn_bind(struct mmb_conns *mc, const struct mmb_pkt *pkt,
 		__set_bit(MMB_CONN_MAPPED, &n->status);
 		/* Its source is mapped here, and where replies leave, if enabled. */
 		mmb_conn_snat_where(n, skb, true);
+		/* New offsets: where this packet gets them, as others judged with @c. */
+		if (!had)
+			mmb_nat_offsets_where(n);
 	}
 	/* Ended meanwhile (a flush, its rule deleted): its packet goes too. */
 	if (test_and_set_bit(MMB_CONN_DYING, &c->status)) {

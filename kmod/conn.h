@@ -108,6 +108,8 @@ enum {
 				 * routes the fast path caches (offload.c)
 				 */
 	MMB_CONN_LOOSE,		/* TCP picked up mid-stream: window scales unknown */
+	MMB_CONN_OFFS_ORIG,	/* NAT: the original direction's offsets, and... */
+	MMB_CONN_OFFS_REPLY,	/* ...the reply's, are the egress hook's (nat.c) */
 };
 
 /*

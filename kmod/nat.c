@@ -331,25 +331,52 @@ bool mmb_nat_later(const struct mmb_conn *c, u8 dir)
 }
 
 /*
+ * Where the offsets of new connection @c go, in each direction, for its
+ * life: with the source where the egress hook maps it (mmb_nat_later()),
+ * so that what the router itself says about a packet before it leaves
+ * (fragmentation needed, time exceeded) quotes it as its sender wrote
+ * it, sequence number included. Decided once, before @c is seen by other
+ * CPUs: packets judged arriving before a change (the leaving judgement's
+ * copy) are not given the offsets twice.
+ */
+void mmb_nat_offsets_where(struct mmb_conn *c)
+{
+	if (mmb_nat_later(c, MMB_DIR_ORIG))
+		__set_bit(MMB_CONN_OFFS_ORIG, &c->status);
+	if (mmb_nat_later(c, MMB_DIR_REPLY))
+		__set_bit(MMB_CONN_OFFS_REPLY, &c->status);
+}
+
+/* Are the offsets of @c's packets going @dir the egress hook's? */
+bool mmb_nat_offsets_out(const struct mmb_conn *c, u8 dir)
+{
+	return test_bit(dir == MMB_DIR_ORIG ? MMB_CONN_OFFS_ORIG : MMB_CONN_OFFS_REPLY,
+			&c->status);
+}
+
+/*
  * What a packet of @c going @dir gets at this hook: the egress hook if
  * @out, where @seen says that mmb saw it arrive. As it arrives, all of
- * it, but what mmb_nat_later() leaves to the egress hook: its source and
- * its offsets, so that what the router itself says about the packet
- * before it leaves (fragmentation needed, time exceeded) quotes it as its
- * sender wrote it, sequence number included. As it leaves, what was
- * left; all of it for a packet mmb did not see arrive (the host's own).
- * An ICMP error about @c is translated whole where mmb first meets it.
+ * it, but what is left to the egress hook: its source (mmb_nat_later())
+ * and its offsets (mmb_nat_offsets_where()). As it leaves, what was left;
+ * all of it for a packet mmb did not see arrive (the host's own). An ICMP
+ * error about @c is translated whole where mmb first meets it. Where the
+ * source waits, the destination stays: MMB_MANIP_DST is the offsets alone.
  */
 u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen)
 {
+	bool offs;
+
 	if (out && !seen)
 		return MMB_MANIP_ALL;
 	if (related)
 		return out ? 0 : MMB_MANIP_ALL;
-	/* Leaving, the destination stays: MMB_MANIP_DST is the offsets alone. */
-	if (mmb_nat_later(c, dir))
-		return out ? MMB_MANIP_ALL : 0;
-	return out ? 0 : MMB_MANIP_ALL;
+	if (!mmb_nat_later(c, dir))
+		return out ? 0 : MMB_MANIP_ALL;
+	offs = mmb_nat_offsets_out(c, dir);
+	if (out)
+		return MMB_MANIP_SRC | (offs ? MMB_MANIP_DST : 0);
+	return offs ? 0 : MMB_MANIP_DST;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */

@@ -71,6 +71,8 @@ int mmb_nat_pick(struct mmb_conns *mc, struct mmb_conn *c, const struct mmb_nat_
 int mmb_nat_packet(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
 		   u8 dir, u8 manip);
 bool mmb_nat_later(const struct mmb_conn *c, u8 dir);
+void mmb_nat_offsets_where(struct mmb_conn *c);
+bool mmb_nat_offsets_out(const struct mmb_conn *c, u8 dir);
 u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool seen);
 int mmb_nat_icmp(struct sk_buff *skb, const struct mmb_pkt *pkt, const struct mmb_conn *c,
 		 u8 dir);

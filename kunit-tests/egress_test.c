@@ -413,6 +413,48 @@ static void egress_out_later_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, egt_count(e, MMB_DROP_RULE), 2);
 }
 
+/*
+ * A connection an arriving rule gives an ID offset (no mapping: its
+ * offsets go as it arrives), and a leaving rule maps its source: two of
+ * its packets judged arriving before the first leaves (one NAPI batch)
+ * leave with the one offset each, though the leaving judgement's copy
+ * maps the source as it leaves. A packet of the host's own is mapped whole.
+ */
+static void egress_offsets_once_test(struct kunit *test)
+{
+	struct mmbt_target in = { .type = MMB_TARGET_SHUFFLE, .field = MMB_FIELD_IP_ID };
+	struct mmbt_target out = { .type = MMB_TARGET_MOD, .field = MMB_FIELD_IP_SADDR,
+				   .vlen = 4, .value = { 203, 0, 113, 9 } };
+	struct egt *e = egt_new(test);
+	const struct iphdr *iph = (const struct iphdr *)(e->cd->sent.buf + ETH_HLEN);
+	struct mmbt_pkt_desc d = egt_pkt(false, IPPROTO_UDP, 40000, 53, false);
+	struct mmb_match_spec m;
+
+	m = mmbt_match_in(MMB_OP_EQ, e->dev->name);
+	mmbt_rule_targets(test, &e->mn->rules, true, &m, 1, &in, 1);
+	m = mmbt_match(MMB_FIELD_LEAVING, MMB_OP_EQ, 1);
+	mmbt_rule_targets(test, &e->mn->rules, true, &m, 1, &out, 1);
+
+	/* Both arrive (each given the offset there: its ID is 0x1234 + k)... */
+	KUNIT_EXPECT_EQ(test, egt_receive(e, &d), 1);
+	KUNIT_EXPECT_EQ(test, egt_receive(e, &d), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&e->mn->conns.count), 1);
+	/* ...then leave, forwarded, as they arrived: the same ID, source mapped. */
+	e->iif = e->dev->ifindex;
+	KUNIT_ASSERT_EQ(test, egt_send(e, &d), 1);
+	KUNIT_EXPECT_EQ(test, ntohs(iph->id), 0x1234);
+	KUNIT_EXPECT_EQ(test, iph->saddr, htonl(0xcb007109));
+	KUNIT_ASSERT_EQ(test, egt_send(e, &d), 1);
+	KUNIT_EXPECT_EQ(test, ntohs(iph->id), 0x1234);
+	KUNIT_EXPECT_EQ(test, iph->saddr, htonl(0xcb007109));
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(iph, iph->ihl), 0);
+	/* The host's own packet of the tuple: mapped whole. */
+	e->iif = 0;
+	KUNIT_ASSERT_EQ(test, egt_send(e, &d), 1);
+	KUNIT_EXPECT_EQ(test, iph->saddr, htonl(0xcb007109));
+	KUNIT_EXPECT_EQ(test, ip_fast_csum(iph, iph->ihl), 0);
+}
+
 static struct kunit_case egress_cases[] = {
 	KUNIT_CASE(egress_rule_way_test),
 	KUNIT_CASE(egress_hook_registered_test),
@@ -421,6 +463,7 @@ static struct kunit_case egress_cases[] = {
 	KUNIT_CASE(egress_own_connection_test),
 	KUNIT_CASE(egress_no_second_connection_test),
 	KUNIT_CASE(egress_out_later_test),
+	KUNIT_CASE(egress_offsets_once_test),
 	{}
 };
 

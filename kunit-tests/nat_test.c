@@ -678,6 +678,7 @@ static void nat_split_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, test_bit(MMB_CONN_EXT, &v.conn->status), ext);
 		__set_bit(MMB_CONN_SNAT_ORIG, &v.conn->status);
 		__set_bit(MMB_CONN_SNAT_REPLY, &v.conn->status);
+		mmb_nat_offsets_where(v.conn);
 
 		sent = nt_built(n, &d);
 		skb = nt_hook(n, nt_built(n, &d), false, false, true, &manip);
