@@ -174,18 +174,25 @@ rx_handler_result_t mmb_hook(struct sk_buff **pskb)
 		struct mmb_fast_hit fh = { .c = NULL };
 
 		/*
-		 * Two VLAN tags, the outer one of VLAN 0 (priority only): the
-		 * core strips the inner one after this handler and gives the
-		 * packet it carries to the stack without calling the handler
-		 * again (__netif_receive_skb_core()). Stripped here as the core
-		 * does, the next round judges that packet (or, of a VLAN with
-		 * a device, goes to that device).
+		 * Two VLAN tags (or more), the outer one of VLAN 0 (priority
+		 * only): the core strips the inner one after this handler and
+		 * gives the packet it carries to the stack without calling the
+		 * handler again (__netif_receive_skb_core()). Stripped here as
+		 * the core does, the packet is judged now; one of a VLAN with
+		 * a device goes to that device (another round), as the core
+		 * would send it.
 		 */
-		if (unlikely(skb_vlan_tag_present(skb) && !skb_vlan_tag_get_id(skb) &&
-			     eth_type_vlan(skb->protocol))) {
+		while (unlikely(skb_vlan_tag_present(skb) && !skb_vlan_tag_get_id(skb) &&
+				eth_type_vlan(skb->protocol))) {
 			__vlan_hwaccel_clear_tag(skb);
-			*pskb = skb_vlan_untag(skb);
-			return *pskb ? RX_HANDLER_ANOTHER : RX_HANDLER_CONSUMED;
+			skb = skb_vlan_untag(skb);
+			*pskb = skb;
+			if (!skb)
+				return RX_HANDLER_CONSUMED;
+			if (skb_vlan_tag_get_id(skb) &&
+			    __vlan_find_dev_deep_rcu(skb->dev, skb->vlan_proto,
+						     skb_vlan_tag_get_id(skb)))
+				return RX_HANDLER_ANOTHER;
 		}
 
 		why = mmb_judge(md, rs, pskb, false, &fh);
