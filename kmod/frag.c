@@ -53,14 +53,15 @@ static unsigned int mmb_frag_slot(const struct mmb_frags *mf, const struct mmb_f
 }
 
 /*
- * Is @e a datagram's at @now: it ends within MMB_FRAG_TIMEOUT? (Not "ends
- * after now" alone: an entry left alone 2^31 jiffies, 25 days at 1000 Hz,
- * would seem to end in the future again.)
+ * Is @e a datagram's at @now: it ends within MMB_FRAG_TIMEOUT (and the
+ * jiffies by which another CPU's clock, read a moment later, may be
+ * ahead)? Not "ends after now" alone: an entry left alone 2^31 jiffies,
+ * 25 days at 1000 Hz, would seem to end in the future again.
  */
 static bool mmb_frag_live(const struct mmb_frag_entry *e, u32 now)
 {
 	return READ_ONCE(e->key.family) &&
-	       READ_ONCE(e->expires) - now - 1 < MMB_FRAG_TIMEOUT;
+	       READ_ONCE(e->expires) - now - 1 < MMB_FRAG_TIMEOUT + 2;
 }
 
 /* Is @e the live entry of the datagram of @k? */
@@ -122,10 +123,11 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 	}
 	/*
 	 * The datagram's own entry (a retransmission), in either slot; else
-	 * a free one, or the older. Another CPU writing it: that datagram
-	 * keeps it, this one is not mapped; unless it may be this one's,
-	 * which is looked at again once written (a first fragment that
-	 * differs from it must find it, and leave it in conflict).
+	 * a free one, or the older. The slots are looked at again while
+	 * another CPU writes the one chosen (a few stores, BH off), and
+	 * compared once this one holds it: a first fragment that differs from
+	 * its datagram's entry, written a moment before, finds it and leaves
+	 * it in conflict. Still written after a while: not mapped.
 	 */
 	for (tries = 0; ; tries++) {
 		if (mmb_frag_mine(a, &k, now))
@@ -141,7 +143,7 @@ void mmb_frag_note(struct mmb_frags *mf, const struct mmb_pkt *pkt,
 		seq = READ_ONCE(e->seq);
 		if (!(seq & 1) && cmpxchg(&e->seq, seq, seq + 1) == seq)
 			break;
-		if (tries == 3 || memcmp(&e->key, &k, sizeof(k)))
+		if (tries == 15)
 			return;
 		cpu_relax();
 	}
