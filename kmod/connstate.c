@@ -223,6 +223,7 @@ enum mmb_tcp_verdict {
 	MMB_TCP_IGNORE,		/* nothing: not the connection's, as far as can be told */
 	MMB_TCP_KEEP,		/* keep its state, its timeout tcp-unacked at most */
 	MMB_TCP_KEEP_SHORT,	/* keep its state, its timeout close's at most */
+	MMB_TCP_REFRESH,	/* keep its state, refresh its timeout */
 	MMB_TCP_MOVE,		/* move its state on, refresh its timeout */
 };
 
@@ -481,8 +482,8 @@ static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt
  * a RST in it but not where the receiver takes it keeps the state. The
  * window moves on with the segment, not with a RST (a RST kept would
  * otherwise set the sender's end where the next one, at the same number,
- * would be taken). A FIN outside the window of a connection picked up
- * mid-stream closes it all the same (mmb_tcp_loose()).
+ * would be taken). A segment outside the window moves no state, but of a
+ * connection picked up mid-stream (mmb_tcp_loose()).
  */
 static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 					  const struct sk_buff *skb)
@@ -494,11 +495,15 @@ static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const stru
 		return MMB_TCP_IGNORE;
 	if (g.flags & TCPHDR_RST)
 		return mmb_tcp_rst(c, dir, &g);
-	/* An ACK or data out of the window refreshes; a FIN out of it changes nothing. */
-	if (!mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) && (g.flags & TCPHDR_FIN) &&
-	    !mmb_tcp_loose(c))
-		return MMB_TCP_IGNORE;
-	return MMB_TCP_MOVE;
+	if (mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) || mmb_tcp_loose(c))
+		return MMB_TCP_MOVE;
+	/*
+	 * Out of the window: a FIN changes nothing; an ACK or data refreshes
+	 * the timeout (mmb's window may lag a segment behind a race) but
+	 * moves no state (a blind ACK would otherwise establish a half-open
+	 * connection, or end a closing one early).
+	 */
+	return g.flags & TCPHDR_FIN ? MMB_TCP_IGNORE : MMB_TCP_REFRESH;
 }
 
 /*
@@ -636,12 +641,23 @@ static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
 }
 
 /*
+ * Does @pkt renew the timeout of @c in @state? Not a SYN sent again before
+ * any reply (as nf_conntrack: port reuse would keep the connection
+ * forever).
+ */
+static bool mmb_conn_renews(const struct mmb_conn *c, u8 state, const struct mmb_pkt *pkt)
+{
+	return !(state == MMB_CONN_TCP_SYN_SENT &&
+		 mmb_tcp_class(mmb_pkt_tcp_flags(pkt)) == MMB_TCP_SYN &&
+		 !test_bit(MMB_CONN_SEEN_REPLY, &c->status));
+}
+
+/*
  * A packet of @c in @dir: counted, the state moved on, the timeout of the
- * new state from now. Writes nothing the packet does not change: the
- * timeout only when a jiffy went by. A TCP segment with a wrong checksum,
- * or a RST outside the window, changes nothing but the counters; a SYN
- * sent again before any reply does not renew the timeout (as
- * nf_conntrack: port reuse would keep the connection forever).
+ * new state from now (mmb_conn_renews()). Writes nothing the packet does
+ * not change: the timeout only when a jiffy went by. A TCP segment with a
+ * wrong checksum, or a RST outside the window, changes nothing but the
+ * counters; another segment outside it only the timeout.
  */
 void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		     const struct mmb_pkt *pkt, const struct sk_buff *skb)
@@ -661,6 +677,11 @@ void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 			mmb_conn_refresh_cap(mc, c, READ_ONCE(c->state),
 					     READ_ONCE(mc->timeouts[MMB_CONN_TCP_CLOSE]));
 			return;
+		case MMB_TCP_REFRESH:
+			state = READ_ONCE(c->state);
+			if (mmb_conn_renews(c, state, pkt))
+				mmb_conn_refresh(mc, c, state);
+			return;
 		case MMB_TCP_MOVE:
 			break;
 		}
@@ -669,9 +690,7 @@ void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		set_bit(MMB_CONN_SEEN_REPLY, &c->status);
 	state = mmb_conn_next(mc, c, dir, pkt, &changed, &locked);
 	mmb_conn_assure(c, state);
-	if (!locked && !(state == MMB_CONN_TCP_SYN_SENT &&
-			 mmb_tcp_class(mmb_pkt_tcp_flags(pkt)) == MMB_TCP_SYN &&
-			 !test_bit(MMB_CONN_SEEN_REPLY, &c->status)))
+	if (!locked && mmb_conn_renews(c, state, pkt))
 		mmb_conn_refresh(mc, c, state);
 	if (changed)
 		mmb_conn_event(mc, c, MMB_CMD_CONN_UPDATE);

@@ -273,6 +273,7 @@ static void compose_snat_test(struct kunit *test)
 			/* The reply, to the mapped address, is mapped back as it arrives. */
 			d = cmp_pkt(v6, proto, server, 80, outside, 40000 + p);
 			d.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
+			d.ack = 1000 + 10 + 1;	/* the client's SYN, with its 10 bytes */
 			KUNIT_EXPECT_EQ(test, cmp_receive(e, &d), 1);
 			cmp_expect_dst(test, e->cd->got.buf, e->cd->got.len, v6, proto, client,
 				       40000 + p);
@@ -818,6 +819,7 @@ static void atkc_rules_gone_test(struct kunit *test)
 		KUNIT_ASSERT_PTR_EQ(test, cmp_conn(e, &q), c);
 		q = cmp_pkt(v6, IPPROTO_TCP, server, 80, client, 40000);
 		q.tcp_flags = TCPHDR_SYN | TCPHDR_ACK;
+		q.ack = 1000 + 10 + 1;	/* the client's SYN, with its 10 bytes */
 		KUNIT_EXPECT_EQ(test, cmp_receive(e, &q), 1);
 		KUNIT_EXPECT_EQ(test, cmp_count(e, MMB_DROP_RULE), drops);
 		KUNIT_EXPECT_TRUE(test, test_bit(MMB_CONN_SEEN_REPLY, &c->status));

@@ -66,6 +66,9 @@ static struct mmb_rule *ct_rule(struct ct *c, bool stateful, u8 target,
  * below 100 are clients (10.0.0.x, fd00::x), the others servers (10.0.1.x,
  * fd00:0:0:1::x).
  */
+/* What mmbt_pkt_build() acknowledges, less one: where both ends start. */
+#define CT_ISN	0xabcdef00U
+
 static struct mmbt_pkt_desc ct_pkt(bool v6, u8 proto, u8 from, u16 sport, u8 to, u16 dport,
 				   u8 flags)
 {
@@ -272,12 +275,15 @@ static void conn_reflexive_family(struct kunit *test, bool v6)
 	u16 rep = (v6 ? ICMPV6_ECHO_REPLY : ICMP_ECHOREPLY) << 8;
 
 	ct_reflexive(c, v6);
-	/* A client's TCP, UDP and ping, and their replies. */
+	/* A client's TCP, UDP and ping, and their replies (each SYN acknowledged). */
 	d = ct_pkt(v6, IPPROTO_TCP, 1, 40000, 200, 80, TCPHDR_SYN);
+	d.seq = CT_ISN;
 	KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);
 	d = ct_pkt(v6, IPPROTO_TCP, 200, 80, 1, 40000, TCPHDR_SYN | TCPHDR_ACK);
+	d.seq = CT_ISN;
 	KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);
 	d = ct_pkt(v6, IPPROTO_TCP, 1, 40000, 200, 80, TCPHDR_ACK);
+	d.seq = CT_ISN + 1;
 	KUNIT_EXPECT_EQ(test, ct_send(c, &d), 1);
 	KUNIT_EXPECT_EQ(test, ct_state(c, &d), MMB_CONN_TCP_ESTABLISHED);
 	d = ct_pkt(v6, IPPROTO_UDP, 1, 5000, 200, 53, 0);
@@ -332,8 +338,6 @@ static void conn_stateful_drop_test(struct kunit *test)
 
 /* --- timeouts ----------------------------------------------------------------- */
 
-/* What mmbt_pkt_build() acknowledges, less one: where both ends start. */
-#define CT_ISN	0xabcdef00U
 
 /* Bring a connection into @state with packets; the packet of its orig tuple in @d. */
 static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)

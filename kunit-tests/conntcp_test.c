@@ -821,8 +821,39 @@ static void conntcp_blind_fin_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tt_stat(t, MMB_CSTAT_EXPIRED), 0);
 }
 
+/*
+ * A blind ACK (its acknowledgment 2^30 beyond what was sent) moves no
+ * state: it does not establish a handshake half done, nor end a closing
+ * connection early; it refreshes the state it finds. The real ACKs then do.
+ */
+static void conntcp_blind_ack_test(struct kunit *test)
+{
+	u32 c = TT_CSEQ + 1, s = TT_SSEQ + 1;
+	struct tt *t = tt_new(test, false);
+	s32 left;
+
+	tt_reflexive(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_SYN | TCPHDR_ACK, TT_SSEQ, c, 65535, 0), 1);
+	tt_wait(30);
+	tt_send(t, 0, TCPHDR_ACK, c, s + (1U << 30), 65535, 0);
+	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_SYN_RECV);
+	KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_SYN_RECV]);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c, s, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	/* the client's FIN, the server's: the client's last ACK is awaited */
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c, s, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, s, c + 1, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_LAST_ACK);
+	tt_send(t, 0, TCPHDR_ACK, c + 1, s + 1 + (1U << 30), 65535, 0);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_LAST_ACK);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c + 1, s + 1, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_TIME_WAIT);
+}
+
 static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_blind_fin_test),
+	KUNIT_CASE(conntcp_blind_ack_test),
 	KUNIT_CASE(conntcp_rst_window_test),
 	KUNIT_CASE(conntcp_rst_challenge_test),
 	KUNIT_CASE(conntcp_reuse_test),

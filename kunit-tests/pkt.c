@@ -111,7 +111,7 @@ struct sk_buff *mmbt_pkt_build(struct net_device *dev, const struct mmbt_pkt_des
 		struct tcphdr *th = (void *)l4;
 
 		th->seq = htonl(d->seq);
-		th->ack_seq = htonl(0xabcdef01);
+		th->ack_seq = htonl(d->ack ?: 0xabcdef01);
 		th->doff = (sizeof(*th) + d->tcp_opt_len) / 4;
 		l4[13] = d->tcp_flags;
 		th->window = htons(512);

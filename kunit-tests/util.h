@@ -51,6 +51,7 @@ struct mmbt_pkt_desc {
 	u16 frag_off;		/* IPv4 only, host order */
 	u16 sport, dport;	/* ICMP: type << 8 | code in sport */
 	u32 seq;
+	u32 ack;		/* TCP: 0 for 0xabcdef01 */
 	u8 saddr[16], daddr[16];
 	unsigned int payload_len;
 	u8 payload_seed;
