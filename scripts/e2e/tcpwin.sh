@@ -20,10 +20,11 @@ in_r mmbctl add-stateful ip-saddr 10.0.1.0/24 ip-proto tcp tcp-syn shuffle tcp-s
 	mod ip-saddr "$NAT4"
 
 # A client that says what the server sees of it, echoes 1000 bytes, then
-# waits (at most CEILING s) for the file GO and echoes 10000 bytes more.
+# waits (at most CEILING s) for the file GO and echoes N bytes more; with
+# "close", it then ends its side and waits for the server's end.
 cat > "$TMP/client.py" <<'PY'
 import os, socket, sys, time
-go, ceiling = sys.argv[1], float(sys.argv[2])
+go, ceiling, n = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 s = socket.create_connection(("10.0.2.2", 8000), timeout=ceiling,
                              source_address=("10.0.1.2", 0))
 f = s.makefile("rwb", buffering=0)
@@ -42,7 +43,10 @@ print("up" if echo(1000) else "broken", flush=True)
 end = time.time() + ceiling
 while not os.path.exists(go) and time.time() < end:
     time.sleep(0.1)
-print("alive" if echo(10000) else "broken", flush=True)
+print("alive" if echo(n) else "broken", flush=True)
+if sys.argv[4:] == ["close"]:
+    s.shutdown(socket.SHUT_WR)
+    print("closed" if s.recv(1) == b"" else "data after the end", flush=True)
 PY
 
 # A TCP RST from SRC:SPORT to DST:DPORT at SEQ, its checksum wrong.
@@ -72,7 +76,7 @@ tcp_state() {
 
 start_server "$S" python3 "$TRAFFIC" peer-server tcp 8000 1
 capture_on "$S" s0 6 100000
-bg_in "$C" python3 "$TMP/client.py" "$TMP/go" "$CEILING" > "$TMP/client"
+bg_in "$C" python3 "$TMP/client.py" "$TMP/go" "$CEILING" 10000 > "$TMP/client"
 client_pid=$BG_PID
 wait_for "$CEILING" grep -qx 'up' "$TMP/client"
 capture_stop s0 > "$TMP/s0.json"
@@ -108,31 +112,7 @@ check_jq "the reply tuple is still the one the server saw" \
 # still close it: time-wait, not 5 days established.
 in_r mmbctl flush
 in_r mmbctl flush connections
-cat > "$TMP/pickup.py" <<'PY'
-import os, socket, sys, time
-go, ceiling = sys.argv[1], float(sys.argv[2])
-s = socket.create_connection(("10.0.2.2", 8000), timeout=ceiling)
-f = s.makefile("rwb", buffering=0)
-f.readline()
-def echo(n):
-    data = os.urandom(n)
-    s.sendall(data)
-    got = b""
-    while len(got) < n:
-        chunk = s.recv(n - len(got))
-        if not chunk:
-            break
-        got += chunk
-    return got == data
-print("up" if echo(1000) else "broken", flush=True)
-end = time.time() + ceiling
-while not os.path.exists(go) and time.time() < end:
-    time.sleep(0.1)
-print("echoed" if echo(300000) else "broken", flush=True)
-s.shutdown(socket.SHUT_WR)
-print("closed" if s.recv(1) == b"" else "data after the end", flush=True)
-PY
-bg_in "$C" python3 "$TMP/pickup.py" "$TMP/go2" "$CEILING" > "$TMP/pickup"
+bg_in "$C" python3 "$TMP/client.py" "$TMP/go2" "$CEILING" 300000 close > "$TMP/pickup"
 pickup_pid=$BG_PID
 wait_for "$CEILING" grep -qx 'up' "$TMP/pickup"
 check "before the stateful rule, mmb holds no connection" \
@@ -142,7 +122,7 @@ touch "$TMP/go2"
 status=0
 wait "$pickup_pid" || status=$?
 check "picked up: 300000 bytes echoed, both ends closed" \
-	test "$status" -eq 0 -a "$(tr '\n' ' ' < "$TMP/pickup")" = "up echoed closed "
+	test "$status" -eq 0 -a "$(tail -3 "$TMP/pickup" | tr '\n' ' ')" = "up alive closed "
 check_jq "the picked-up connection saw the bulk both ways and ended in time-wait" \
 	'map(select(.proto == "tcp")) | length == 1 and .[0].state == "time-wait" and
 	 .[0].orig.bytes > 300000 and .[0].reply.bytes > 300000' \
