@@ -482,28 +482,37 @@ static bool mmb_tcp_csum_ok(const struct sk_buff *skb, const struct mmb_pkt *pkt
  * a RST in it but not where the receiver takes it keeps the state. The
  * window moves on with the segment, not with a RST (a RST kept would
  * otherwise set the sender's end where the next one, at the same number,
- * would be taken). A segment outside the window moves no state, but of a
- * connection picked up mid-stream (mmb_tcp_loose()).
+ * would be taken). A segment outside the window moves no state of a
+ * synchronized connection, but of one picked up mid-stream
+ * (mmb_tcp_loose()).
  */
 static enum mmb_tcp_verdict mmb_tcp_track(struct mmb_conn *c, u8 dir, const struct mmb_pkt *pkt,
 					  const struct sk_buff *skb)
 {
 	struct mmb_tcp_seg g;
+	u8 state;
 
 	mmb_tcp_seg(c, dir, pkt, &g);
 	if ((g.flags & (TCPHDR_SYN | TCPHDR_FIN | TCPHDR_RST)) && !mmb_tcp_csum_ok(skb, pkt))
 		return MMB_TCP_IGNORE;
 	if (g.flags & TCPHDR_RST)
 		return mmb_tcp_rst(c, dir, &g);
-	if (mmb_tcp_win_update(c, dir, READ_ONCE(c->state), &g) || mmb_tcp_loose(c))
+	state = READ_ONCE(c->state);
+	if (mmb_tcp_win_update(c, dir, state, &g) || mmb_tcp_loose(c))
 		return MMB_TCP_MOVE;
+	/* Out of the window: a FIN changes nothing. */
+	if (g.flags & TCPHDR_FIN)
+		return MMB_TCP_IGNORE;
 	/*
-	 * Out of the window: a FIN changes nothing; an ACK or data refreshes
-	 * the timeout (mmb's window may lag a segment behind a race) but
-	 * moves no state (a blind ACK would otherwise establish a half-open
-	 * connection, or end a closing one early).
+	 * An ACK or data of a synchronized connection refreshes the timeout
+	 * (mmb's window may lag a segment behind a race) but moves no state
+	 * (a blind ACK would otherwise end a closing one early). In the
+	 * handshake it moves the state as before: a window taken there from
+	 * a segment of an older connection on the tuple (a challenge ACK
+	 * answering the SYN) would otherwise hold the new one in syn-sent.
 	 */
-	return g.flags & TCPHDR_FIN ? MMB_TCP_IGNORE : MMB_TCP_REFRESH;
+	return mmb_tcp_synced(state) || state == MMB_CONN_TCP_TIME_WAIT ? MMB_TCP_REFRESH :
+									  MMB_TCP_MOVE;
 }
 
 /*

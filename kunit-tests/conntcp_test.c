@@ -823,8 +823,8 @@ static void conntcp_blind_fin_test(struct kunit *test)
 
 /*
  * A blind ACK (its acknowledgment 2^30 beyond what was sent) moves no
- * state: it does not establish a handshake half done, nor end a closing
- * connection early; it refreshes the state it finds. The real ACKs then do.
+ * state of a synchronized connection: it does not end a closing one
+ * early; it refreshes the state it finds. The real ACK then does.
  */
 static void conntcp_blind_ack_test(struct kunit *test)
 {
@@ -833,27 +833,46 @@ static void conntcp_blind_ack_test(struct kunit *test)
 	s32 left;
 
 	tt_reflexive(t);
-	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
-	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_SYN | TCPHDR_ACK, TT_SSEQ, c, 65535, 0), 1);
-	tt_wait(30);
-	tt_send(t, 0, TCPHDR_ACK, c, s + (1U << 30), 65535, 0);
-	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_SYN_RECV);
-	KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_SYN_RECV]);
-	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c, s, 65535, 0), 1);
-	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
+	tt_handshake(t);
 	/* the client's FIN, the server's: the client's last ACK is awaited */
 	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_FIN | TCPHDR_ACK, c, s, 65535, 0), 1);
 	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_FIN | TCPHDR_ACK, s, c + 1, 65535, 0), 1);
 	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_LAST_ACK);
+	tt_wait(20);
 	tt_send(t, 0, TCPHDR_ACK, c + 1, s + 1 + (1U << 30), 65535, 0);
-	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_LAST_ACK);
+	KUNIT_EXPECT_EQ(test, tt_state(t, &left), MMB_CONN_TCP_LAST_ACK);
+	KUNIT_EXPECT_EQ(test, left, t->mc.timeouts[MMB_CONN_TCP_LAST_ACK]);
 	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c + 1, s + 1, 65535, 0), 1);
 	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_TIME_WAIT);
+}
+
+/*
+ * The server still holds an older connection on the tuple: it answers
+ * the client's SYN with an ACK of that one (a challenge ACK), the client
+ * resets it and sends its SYN again, and the server's SYN-ACK starts
+ * below the old connection's numbers. The handshake still completes:
+ * the window taken from the old ACK holds no state back.
+ */
+static void conntcp_challenged_syn_test(struct kunit *test)
+{
+	u32 c = TT_CSEQ + 1, old = TT_SSEQ + 100000;
+	struct tt *t = tt_new(test, false);
+
+	tt_reflexive(t);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
+	tt_send(t, 1, TCPHDR_ACK, old, TT_CSEQ - 10000000, 65535, 0);
+	tt_send(t, 0, TCPHDR_RST, TT_CSEQ - 10000000, 0, 0, 0);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_SYN, TT_CSEQ, 0, 65535, 0), 1);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 1, TCPHDR_SYN | TCPHDR_ACK, TT_SSEQ, c, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_SYN_RECV);
+	KUNIT_ASSERT_EQ(test, tt_send(t, 0, TCPHDR_ACK, c, TT_SSEQ + 1, 65535, 0), 1);
+	KUNIT_EXPECT_EQ(test, tt_state(t, NULL), MMB_CONN_TCP_ESTABLISHED);
 }
 
 static struct kunit_case mmb_conntcp_cases[] = {
 	KUNIT_CASE(conntcp_blind_fin_test),
 	KUNIT_CASE(conntcp_blind_ack_test),
+	KUNIT_CASE(conntcp_challenged_syn_test),
 	KUNIT_CASE(conntcp_rst_window_test),
 	KUNIT_CASE(conntcp_rst_challenge_test),
 	KUNIT_CASE(conntcp_reuse_test),
