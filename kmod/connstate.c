@@ -303,10 +303,10 @@ static u32 mmb_tcp_win_low(const struct mmb_tcp_win *s, const struct mmb_tcp_win
 }
 
 /*
- * Was @c picked up mid-stream (tcp-loose)? Then the window
- * scales were in SYNs mmb did not see, and the windows it reckons are
- * the unscaled ones: a scaled connection's segments soon lie beyond them
- * and move them no more. Its FINs and RSTs are then taken more liberally
+ * Was @c picked up mid-stream (tcp-loose)? Then the window scales were
+ * in SYNs mmb did not see, and the windows it reckons are the unscaled
+ * ones: a scaled connection's segments soon lie beyond them and move them
+ * no more. Its segments outside them are then taken more liberally
  * (mmb_tcp_track(), mmb_tcp_rst()), as nf_conntrack's
  * IP_CT_TCP_FLAG_BE_LIBERAL for a pickup.
  */
