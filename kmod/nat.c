@@ -315,11 +315,11 @@ static int mmb_nat_tuple(struct sk_buff *skb, const struct mmb_pkt *pkt,
 }
 
 /*
- * Are the source and the offsets of @c's packets going @dir left to the
- * egress hook? Yes if they leave by an enabled device, whose egress hook
- * then maps them (MMB_CONN_SNAT_ORIG, _REPLY: known when the connection
- * started), and their destination stays (the egress hook finds them by
- * the tuple they then have).
+ * Is the source of @c's packets going @dir left to the egress hook? Yes
+ * if they leave by an enabled device, whose egress hook then maps it
+ * (MMB_CONN_SNAT_ORIG, _REPLY: known when the connection started), and
+ * their destination stays (the egress hook finds them by the tuple they
+ * then have).
  */
 bool mmb_nat_later(const struct mmb_conn *c, u8 dir)
 {
@@ -376,7 +376,8 @@ u8 mmb_nat_manip(const struct mmb_conn *c, u8 dir, bool related, bool out, bool 
 	offs = mmb_nat_offsets_out(c, dir);
 	if (out)
 		return MMB_MANIP_SRC | (offs ? MMB_MANIP_DST : 0);
-	return offs ? 0 : MMB_MANIP_DST;
+	/* Nothing to do here without offsets: not unshared, not counted. */
+	return offs || !test_bit(MMB_CONN_EXT, &c->status) ? 0 : MMB_MANIP_DST;
 }
 
 /* Set the 32-bit word at @off of the L4 header to @value, checksum kept. */
