@@ -338,7 +338,6 @@ static void conn_stateful_drop_test(struct kunit *test)
 
 /* --- timeouts ----------------------------------------------------------------- */
 
-
 /* Bring a connection into @state with packets; the packet of its orig tuple in @d. */
 static void ct_reach(struct ct *c, int state, struct mmbt_pkt_desc *d)
 {
