@@ -650,23 +650,13 @@ static void mmb_conn_refresh(struct mmb_conns *mc, struct mmb_conn *c, u8 state)
 }
 
 /*
- * Does @pkt renew the timeout of @c in @state? Not a SYN sent again before
- * any reply (as nf_conntrack: port reuse would keep the connection
- * forever).
- */
-static bool mmb_conn_renews(const struct mmb_conn *c, u8 state, const struct mmb_pkt *pkt)
-{
-	return !(state == MMB_CONN_TCP_SYN_SENT &&
-		 mmb_tcp_class(mmb_pkt_tcp_flags(pkt)) == MMB_TCP_SYN &&
-		 !test_bit(MMB_CONN_SEEN_REPLY, &c->status));
-}
-
-/*
  * A packet of @c in @dir: counted, the state moved on, the timeout of the
- * new state from now (mmb_conn_renews()). Writes nothing the packet does
- * not change: the timeout only when a jiffy went by. A TCP segment with a
- * wrong checksum, or a RST outside the window, changes nothing but the
- * counters; another segment outside it only the timeout.
+ * new state from now. Writes nothing the packet does not change: the
+ * timeout only when a jiffy went by. A TCP segment with a wrong checksum,
+ * or a RST outside the window, changes nothing but the counters; another
+ * segment outside the window of a synchronized connection only the
+ * timeout; a SYN sent again before any reply does not renew the timeout
+ * (as nf_conntrack: port reuse would keep the connection forever).
  */
 void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		     const struct mmb_pkt *pkt, const struct sk_buff *skb)
@@ -687,9 +677,7 @@ void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 					     READ_ONCE(mc->timeouts[MMB_CONN_TCP_CLOSE]));
 			return;
 		case MMB_TCP_REFRESH:
-			state = READ_ONCE(c->state);
-			if (mmb_conn_renews(c, state, pkt))
-				mmb_conn_refresh(mc, c, state);
+			mmb_conn_refresh(mc, c, READ_ONCE(c->state));
 			return;
 		case MMB_TCP_MOVE:
 			break;
@@ -699,7 +687,9 @@ void mmb_conn_update(struct mmb_conns *mc, struct mmb_conn *c, u8 dir,
 		set_bit(MMB_CONN_SEEN_REPLY, &c->status);
 	state = mmb_conn_next(mc, c, dir, pkt, &changed, &locked);
 	mmb_conn_assure(c, state);
-	if (!locked && mmb_conn_renews(c, state, pkt))
+	if (!locked && !(state == MMB_CONN_TCP_SYN_SENT &&
+			 mmb_tcp_class(mmb_pkt_tcp_flags(pkt)) == MMB_TCP_SYN &&
+			 !test_bit(MMB_CONN_SEEN_REPLY, &c->status)))
 		mmb_conn_refresh(mc, c, state);
 	if (changed)
 		mmb_conn_event(mc, c, MMB_CMD_CONN_UPDATE);
