@@ -128,6 +128,17 @@ out:
 	return ret;
 }
 
+/* ft_run() of an ft_pkt() no one looks at after. */
+static int ft_send(struct ft *f, const u8 *from, u16 sport, const u8 *to, u16 dport, u16 id,
+		   u16 frag_off)
+{
+	struct sk_buff *skb = ft_pkt(f, from, sport, to, dport, id, frag_off);
+	int ret = ft_run(f, skb);
+
+	kfree_skb(skb);
+	return ret;
+}
+
 /* Source NAT and an ID shuffle: the source and ID of @skb, as it left. */
 static void ft_expect(struct ft *f, struct sk_buff *skb, const u8 *src, u16 id,
 		      u16 sport, u16 dport)
@@ -194,23 +205,17 @@ static void frag_snat_test(struct kunit *test)
 	kfree_skb(skb);
 
 	/* Another datagram's later fragment: never half translated. */
-	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1235, 3);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), -ENOENT);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 1, ft_server, 2, 0x1235, 3), -ENOENT);
 
 	/* A reply: the connection lives for 120 s; the entry for 30. */
-	skb = ft_pkt(f, ft_server, 53, ft_nat4, port, 7, 0);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_server, 53, ft_nat4, port, 7, 0), 1);
 	ft_wait(29);
 	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 6);
 	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
 	ft_expect(f, skb, ft_nat4, id, 1, 2);
 	kfree_skb(skb);
 	ft_wait(2);
-	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 6);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), -ENOENT);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 1, ft_server, 2, 0x1234, 6), -ENOENT);
 }
 
 /*
@@ -235,9 +240,7 @@ static void frag_untracked_test(struct kunit *test)
 	ft_expect(f, skb, ft_client, 0x1234, 1, 2);
 	kfree_skb(skb);
 	/* One whose first fragment was not seen could be a connection's. */
-	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1236, 3);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), -ENOENT);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 1, ft_server, 2, 0x1236, 3), -ENOENT);
 }
 
 /*
@@ -250,22 +253,13 @@ static void frag_wrap_test(struct kunit *test)
 {
 	struct mmb_match_spec m = mmbt_match(MMB_FIELD_UDP_SPORT, MMB_OP_EQ, 5001);
 	struct ft *f = ft_new(test);
-	struct sk_buff *skb;
 
 	mmbt_rule_add(test, f->r, true, MMB_TARGET_ACCEPT, &m, 1);
-	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF), 1);
 	ft_wait((1U << 31) / HZ + 100);
-	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), -ENOENT);
-	kfree_skb(skb);
-	skb = ft_pkt(f, ft_client, 5001, ft_server, 53, 0x1234, IP_MF);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
-	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 1, ft_server, 2, 0x1234, 3), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 5001, ft_server, 53, 0x1234, IP_MF), 1);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 1, ft_server, 2, 0x1234, 3), 1);
 }
 
 /* NOP, MSS 1460 (data at TCP offset 2..3 of the option, 23..24 of the header), NOPs */
@@ -381,17 +375,13 @@ static void frag_poison_untracked_test(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
 	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->saddr, ft_nat4, 4), 0);
 	kfree_skb(skb);
-	skb = ft_pkt(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF);
-	KUNIT_ASSERT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
+	KUNIT_ASSERT_EQ(test, ft_send(f, ft_client, 5000, ft_server, 53, 0x1234, IP_MF), 1);
 	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 2);
 	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
 	KUNIT_EXPECT_EQ(test, memcmp(&ip_hdr(skb)->saddr, ft_nat4, 4), 0);
 	kfree_skb(skb);
 	/* The forger: same addresses and ID, a port no stateful rule has. */
-	skb = ft_pkt(f, ft_client, 7777, ft_server, 9999, 0x1234, IP_MF);
-	KUNIT_EXPECT_EQ(test, ft_run(f, skb), 1);
-	kfree_skb(skb);
+	KUNIT_EXPECT_EQ(test, ft_send(f, ft_client, 7777, ft_server, 9999, 0x1234, IP_MF), 1);
 	/* The victim's later fragment: translated, or dropped; never leaked. */
 	skb = ft_pkt(f, ft_client, 1, ft_server, 2, 0x1234, 3);
 	ret = ft_run(f, skb);
