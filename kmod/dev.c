@@ -29,13 +29,16 @@ static void mmb_dev_free(struct mmb_dev *md)
 }
 
 /*
- * Check that mmb can be enabled on @dev and allocate what it needs there;
- * mmb_dev_attach() then cannot fail while RTNL is still held. Two steps,
- * so that a batch checks all its devices before it commits anything.
+ * Check that mmb can be enabled on @dev, allocate what it needs there and
+ * register its egress hook (which may fail: memory, a kernel without
+ * netdev egress hooks), idle until the device is attached; then
+ * mmb_dev_attach() cannot fail while RTNL is still held. Two steps, so
+ * that a batch checks all its devices before it commits anything.
  */
 struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *extack)
 {
 	struct mmb_dev *md;
+	int err;
 
 	ASSERT_RTNL();
 	if (mmb_dev_get_rtnl(dev)) {
@@ -99,12 +102,19 @@ struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *
 		.hooknum = NF_NETDEV_EGRESS,
 		.priority = 0,
 	};
+	err = nf_register_net_hook(dev_net(dev), &md->out);
+	if (err) {
+		NL_SET_ERR_MSG(extack, "device does not accept a netdev egress hook");
+		mmb_dev_free(md);
+		return ERR_PTR(err);
+	}
 	return md;
 }
 
 /* Give up a prepared device that was not attached. */
 void mmb_dev_unprepare(struct mmb_dev *md)
 {
+	nf_unregister_net_hook(dev_net(md->dev), &md->out);
 	mmb_dev_free(md);
 }
 
@@ -118,24 +128,16 @@ int mmb_dev_attach(struct mmb_dev *md, struct netlink_ext_ack *extack)
 	err = netdev_rx_handler_register(dev, mmb_hook, md);
 	if (err) {
 		NL_SET_ERR_MSG(extack, "device does not accept an rx_handler");
-		goto free;
-	}
-	err = nf_register_net_hook(dev_net(dev), &md->out);
-	if (err) {
-		NL_SET_ERR_MSG(extack, "device does not accept a netdev egress hook");
-		goto rx_handler;
+		mmb_dev_unprepare(md);
+		return err;
 	}
 	netdev_hold(dev, &md->dev_tracker, GFP_KERNEL);
 	dev_disable_lro(dev);
 	list_add_tail_rcu(&md->list, &md->mn->devs);
 	md->mn->dev_gen++;
+	/* The egress hook judges from now on (mmb_hook_out()). */
+	WRITE_ONCE(md->attached, true);
 	return 0;
-
-rx_handler:
-	netdev_rx_handler_unregister(dev);
-free:
-	mmb_dev_free(md);
-	return err;
 }
 
 int mmb_dev_enable(struct net_device *dev, struct netlink_ext_ack *extack)
@@ -153,6 +155,7 @@ static void mmb_dev_detach(struct mmb_dev *md)
 
 	list_del_rcu(&md->list);
 	md->mn->dev_gen++;
+	WRITE_ONCE(md->attached, false);
 	nf_unregister_net_hook(dev_net(dev), &md->out);
 	/* Waits until no CPU runs either hook on this device any more. */
 	netdev_rx_handler_unregister(dev);
@@ -326,7 +329,10 @@ void mmb_dev_plan_commit(struct mmb_dev_plan *p)
 			md->by = mmb_dev_enabled_for(mn, md->dev->name, NULL);
 	list_for_each_entry_safe(md, tmp, &p->devs, list) {
 		list_del(&md->list);
-		/* Cannot fail: the device was free of a handler under this RTNL. */
+		/*
+		 * Cannot fail: the device was free of a handler under this
+		 * RTNL, and its egress hook was registered as it was prepared.
+		 */
 		WARN_ON_ONCE(mmb_dev_attach(md, NULL));
 	}
 	mn->dev_gen++;

@@ -239,6 +239,9 @@ unsigned int mmb_hook_out(void *priv, struct sk_buff *skb, const struct nf_hook_
 	rs = mmb_rules_get(&md->mn->rules);
 	if (!rs || !(mmb_ruleset_out(rs) | mmb_ruleset_nat(rs)))
 		return NF_ACCEPT;
+	/* Prepared by a transaction not yet committed (dev.c): not enabled. */
+	if (unlikely(!READ_ONCE(md->attached)))
+		return NF_ACCEPT;
 	/*
 	 * A frame a VLAN device hands down, its tag not yet in the data, left
 	 * by that device: judged there if it is enabled, not again here, as

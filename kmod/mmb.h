@@ -39,6 +39,7 @@ struct mmb_dev {
 	struct mmb_enabled *by;		/* the name that enabled it, or NULL, RTNL */
 	u32 ifid;			/* of @ifname (ifname.c), READ_ONCE */
 	char ifname[IFNAMSIZ];		/* the device's name as interned, RTNL */
+	bool attached;			/* not only prepared: the egress hook judges */
 	netdevice_tracker dev_tracker;
 	struct list_head list;		/* in mmb_net.devs, RTNL */
 	struct mmb_pcpu_stats __percpu *stats;	/* every packet */

@@ -7,6 +7,7 @@
  * that name the attribute, batches that apply whole, dumps.
  */
 #include <linux/etherdevice.h>
+#include <linux/netfilter.h>
 #include <linux/rtnetlink.h>
 #include <net/genetlink.h>
 
@@ -628,8 +629,56 @@ static void ifname_batch_test(struct kunit *test)
 	nlt_close(&t);
 }
 
+/* --- an egress hook the device does not take -------------------------------- */
+
+static unsigned int ift_nf_pass(void *priv, struct sk_buff *skb,
+				const struct nf_hook_state *state)
+{
+	return NF_ACCEPT;
+}
+
+/*
+ * A device whose egress hooks are full (netfilter takes 1024 a device):
+ * enabling its name fails whole, with the error, and nothing stays
+ * enabled, neither the name nor the device half attached; with room
+ * again, the same enable attaches it.
+ */
+static void ifname_egress_full_test(struct kunit *test)
+{
+	unsigned int i, n = 1024;
+	struct nf_hook_ops *ops = kunit_kcalloc(test, n, sizeof(*ops), GFP_KERNEL);
+	struct net_device *dev;
+
+	KUNIT_ASSERT_NOT_NULL(test, ops);
+	ift_init_net(test);
+	dev = ift_dev(test, "mmbef0");
+	for (i = 0; i < n; i++) {
+		ops[i] = (struct nf_hook_ops){
+			.hook = ift_nf_pass, .dev = dev, .pf = NFPROTO_NETDEV,
+			.hooknum = NF_NETDEV_EGRESS, .priority = 1,
+		};
+		KUNIT_ASSERT_EQ(test, nf_register_net_hook(&init_net, &ops[i]), 0);
+	}
+	KUNIT_EXPECT_EQ(test, ift_enable(&init_net, "mmbef0"), -E2BIG);
+	KUNIT_EXPECT_NULL(test, ift_entry(&init_net, "mmbef0"));
+	rtnl_lock();
+	KUNIT_EXPECT_NULL(test, mmb_dev_get_rtnl(dev));
+	rtnl_unlock();
+	nf_unregister_net_hook(&init_net, &ops[n - 1]);
+	KUNIT_EXPECT_EQ(test, ift_enable(&init_net, "mmbef0"), 0);
+	KUNIT_EXPECT_NOT_NULL(test, ift_entry(&init_net, "mmbef0"));
+	rtnl_lock();
+	KUNIT_EXPECT_NOT_NULL(test, mmb_dev_get_rtnl(dev));
+	rtnl_unlock();
+	KUNIT_EXPECT_EQ(test, ift_forget(&init_net, "mmbef0"), 0);
+	for (i = 0; i < n - 1; i++)
+		nf_unregister_net_hook(&init_net, &ops[i]);
+	mmbt_netdev_destroy(dev);
+}
+
 static struct kunit_case ifname_cases[] = {
 	KUNIT_CASE(ifname_registry_test),
+	KUNIT_CASE(ifname_egress_full_test),
 	KUNIT_CASE(ifname_valid_test),
 	KUNIT_CASE(ifname_register_test),
 	KUNIT_CASE(ifname_pattern_test),
