@@ -158,6 +158,11 @@ static int mmb_nl_parse_dev(struct mmb_match_spec *m, struct nlattr **tb,
 	struct net_device *dev;
 
 	m->vlen = MMB_IN_VLEN;
+	if (tb[MMB_MATCH_A_PREFIX] || tb[MMB_MATCH_A_MASK]) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[MMB_MATCH_A_PREFIX] ?: tb[MMB_MATCH_A_MASK],
+				    "a device's match takes no prefix or mask");
+		return -EINVAL;
+	}
 	if (tb[MMB_MATCH_A_IFNAME]) {
 		if (v) {
 			NL_SET_ERR_MSG_ATTR(extack, v,

@@ -176,6 +176,11 @@ static int mmb_check_match(const struct mmb_match_spec *m, unsigned int i, unsig
 			mmb_rule_err(err, MMB_ERR_MATCH_VALUE, i, why);
 			return -EINVAL;
 		}
+		/* The name's id is matched whole (the fast path ignores a prefix). */
+		if (m->plen != f->bits) {
+			mmb_rule_err(err, MMB_ERR_MATCH, i, "a device's match takes no prefix");
+			return -EINVAL;
+		}
 	} else {
 		ret = mmb_check_value(f, m->field, m->value, m->vlen, m->plen,
 				      MMB_ERR_MATCH_VALUE, i, err);
@@ -893,11 +898,6 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 			return ERR_PTR(-ENOMEM);
 		}
 	}
-	ret = mmb_rule_ifnames_get(spec);
-	if (ret) {
-		mmb_rule_free(rule);
-		return ERR_PTR(ret);
-	}
 	if (spec->log) {
 		rule->log = mmb_log_new_rate(spec->log_prefix, spec->log_plen, spec->log_level,
 					     spec->log_rate, spec->log_per, spec->log_burst);
@@ -905,6 +905,15 @@ struct mmb_rule *mmb_rule_create(struct mmb_rule_spec *spec, struct mmb_stats_po
 			mmb_rule_free(rule);
 			return ERR_PTR(-ENOMEM);
 		}
+	}
+	/*
+	 * Last, as nothing can fail after it: until mmb_rule_fill() copies
+	 * the names' ids into the rule, mmb_rule_free() cannot give them back.
+	 */
+	ret = mmb_rule_ifnames_get(spec);
+	if (ret) {
+		mmb_rule_free(rule);
+		return ERR_PTR(ret);
 	}
 	refcount_set(&rule->ref, 1);
 	rule->family = family;

@@ -34,8 +34,13 @@ struct ft {
 	unsigned int injected, refused, absorbed, lost;
 };
 
+/* A name no device has, for a rule's in match. */
+#define FT_IFNAME "mmb-ftx"
+
 struct ft_state {
 	unsigned int nrules;
+	unsigned int names;	/* enabled names and patterns */
+	bool held;		/* FT_IFNAME interned: a rule's in/out holds it */
 	bool enabled;
 	u32 conn_max;
 };
@@ -86,14 +91,20 @@ static int ft_fail_sleepers(bool fail)
 static void ft_state(struct ft *f, struct ft_state *s)
 {
 	struct mmb_net *mn = mmb_pernet(f->net);
+	struct mmb_enabled *e;
 
 	mmb_rules_lock(&mn->rules);
 	s->nrules = mmb_ruleset_count(mmb_rules_locked(&mn->rules));
 	mmb_rules_unlock(&mn->rules);
 	rtnl_lock();
 	s->enabled = mmb_dev_get_rtnl(f->dev);
+	s->names = 0;
+	list_for_each_entry(e, &mn->enabled, list)
+		s->names++;
 	rtnl_unlock();
 	s->conn_max = READ_ONCE(mn->conns.max);
+	rcu_barrier();		/* rules flushed or refused are freed */
+	s->held = mmb_ifname_find(FT_IFNAME);
 }
 
 /* Send the request in f->t; the answer: 0, -errno, or 1 for none. */
@@ -147,11 +158,11 @@ static void ft_rule(struct nlt *t, u16 type, u16 dport, bool nat)
 }
 
 enum ft_op { FT_ADD, FT_ADD_NAT, FT_BATCH, FT_DEL, FT_FLUSH, FT_ENABLE, FT_DISABLE,
-	     FT_SET, FT_OPS };
+	     FT_ENABLE_NAME, FT_ADD_IN_LOG, FT_SET, FT_OPS };
 
 static const char * const ft_names[FT_OPS] = {
 	"add", "add-stateful (NAT)", "batch of 3 adds and a delete", "del", "flush",
-	"enable", "disable", "set conn-max",
+	"enable", "disable", "enable by name", "add in NAME log drop", "set conn-max",
 };
 
 static void ft_add(struct ft *f, u16 dport)
@@ -239,6 +250,33 @@ static void ft_prepare(struct ft *f, enum ft_op op, struct ft_state *want)
 		nlt_u32(t, MMB_A_IFINDEX, f->dev->ifindex);
 		want->enabled = op == FT_ENABLE;
 		break;
+	case FT_ENABLE_NAME:	/* the device's name: remembered, and the device attached */
+		nlt_begin(t, t->family, MMB_CMD_DEV_ENABLE);
+		nlt_put(t, MMB_A_IFNAME, f->dev->name, strlen(f->dev->name) + 1);
+		want->enabled = true;
+		want->names++;
+		break;
+	case FT_ADD_IN_LOG:
+		nlt_begin(t, t->family, MMB_CMD_RULE_ADD);
+		rule = nlt_nest(t, MMB_A_RULE);
+		nest = nlt_nest(t, MMB_RULE_A_MATCHES);
+		i = nlt_nest(t, 1);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IN);
+		nlt_put(t, MMB_MATCH_A_IFNAME, FT_IFNAME, sizeof(FT_IFNAME));
+		nlt_nest_end(t, i);
+		nlt_nest_end(t, nest);
+		nest = nlt_nest(t, MMB_RULE_A_TARGETS);
+		i = nlt_nest(t, 1);
+		nlt_u8(t, MMB_TARGET_A_TYPE, MMB_TARGET_DROP);
+		nlt_nest_end(t, i);
+		nlt_nest_end(t, nest);
+		nest = nlt_nest(t, MMB_RULE_A_LOG);
+		nlt_put(t, MMB_LOG_A_PREFIX, "ft", 3);
+		nlt_nest_end(t, nest);
+		nlt_nest_end(t, rule);
+		want->nrules++;
+		want->held = true;
+		break;
 	case FT_SET:
 		ft_set_max(t, want->conn_max + 1);
 		want->conn_max++;
@@ -255,6 +293,12 @@ static void ft_reset(struct ft *f, u32 conn_max)
 
 	ft_simple(f, MMB_CMD_RULE_FLUSH);
 	ft_state(f, &s);
+	if (s.names) {		/* the name forgotten, its device detached */
+		nlt_begin(&f->t, f->t.family, MMB_CMD_DEV_DISABLE);
+		nlt_put(&f->t, MMB_A_IFNAME, f->dev->name, strlen(f->dev->name) + 1);
+		KUNIT_ASSERT_EQ(f->test, ft_send(f), 0);
+		ft_state(f, &s);
+	}
 	if (s.enabled)
 		ft_simple(f, MMB_CMD_DEV_DISABLE);
 	ft_set_max(&f->t, conn_max);
@@ -263,7 +307,8 @@ static void ft_reset(struct ft *f, u32 conn_max)
 
 static bool ft_same(const struct ft_state *a, const struct ft_state *b)
 {
-	return a->nrules == b->nrules && a->enabled == b->enabled && a->conn_max == b->conn_max;
+	return a->nrules == b->nrules && a->enabled == b->enabled && a->names == b->names &&
+	       a->held == b->held && a->conn_max == b->conn_max;
 }
 
 /* @op with each of its allocations failing in turn; returns how many. */

@@ -266,6 +266,8 @@ enum nlt_fault {
 	F_STRIP_VALUE,		/* strip tcp-opt-mss with a value */
 	F_ADD_SIZE,		/* add tcp-opt-timestamp with 3 bytes */
 	F_INVERT_ADD,		/* add with the strip ! flag */
+	F_IN_PREFIX,		/* in NAME with a prefix of 0 bits: would match any */
+	F_IN_MASK,		/* in NAME with a mask */
 	F_MAX
 };
 
@@ -301,6 +303,8 @@ static const struct {
 	[F_STRIP_VALUE]		= { -EINVAL, "strip takes no value" },
 	[F_ADD_SIZE]		= { -EINVAL, "value has the wrong size for this TCP option" },
 	[F_INVERT_ADD]		= { -EINVAL, "only strip takes !" },
+	[F_IN_PREFIX]		= { -EINVAL, "a device's match takes no prefix or mask" },
+	[F_IN_MASK]		= { -EINVAL, "a device's match takes no prefix or mask" },
 };
 
 /* Build the add request of @fault; returns the offset the ACK must name. */
@@ -388,6 +392,17 @@ static int nlt_build_fault(struct nlt *t, enum nlt_fault fault)
 		nest = nlt_nest(t, 2);
 		bad = nest;
 		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IP_TTL);
+		break;
+	case F_IN_PREFIX:
+	case F_IN_MASK:
+		nest = nlt_nest(t, 2);
+		nlt_u16(t, MMB_MATCH_A_FIELD, MMB_FIELD_IN);
+		nlt_u8(t, MMB_MATCH_A_OP, MMB_OP_NE);
+		nlt_put(t, MMB_MATCH_A_IFNAME, "lan", 4);
+		if (fault == F_IN_PREFIX)
+			bad = nlt_u8(t, MMB_MATCH_A_PREFIX, 0);
+		else
+			bad = nlt_u32(t, MMB_MATCH_A_MASK, 1);
 		break;
 	case F_KIND_NOT_OPT:
 		nest = nlt_nest(t, 2);
