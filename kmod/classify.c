@@ -174,15 +174,22 @@ static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
 }
 
 /*
- * @rule, whose matches @pkt holds, if its limit lets it apply (limit.c)
- * and no verdict cut it off: its limit is asked only then, so a packet
- * that a rule of higher priority decides takes no token.
+ * @rule, whose matches @pkt holds and that no verdict cut off, applies:
+ * counted, logged, its verdict and rewrites taken (a stateful rule's for
+ * the connection it may start).
  */
-static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *rule,
-				const struct mmb_pkt *pkt, struct sk_buff *skb)
+static void mmb_verdict_apply(struct mmb_verdict *v, const struct mmb_rule *rule,
+			      struct sk_buff *skb)
 {
-	if (mmb_verdict_cut(v, rule->prio) || !mmb_limit_applies(rule->limit, pkt))
+	if (unlikely(rule->stateful)) {
+		if (!mmb_verdict_stateful(v, rule))
+			return;
+		mmb_stats_count(rule->stats, skb);
+		if (unlikely(rule->log))
+			mmb_log_packet(rule, skb, v->out);
+		mmb_verdict_rewrites(v, rule);
 		return;
+	}
 	mmb_stats_count(rule->stats, skb);
 	if (unlikely(rule->log))
 		mmb_log_packet(rule, skb, v->out);
@@ -190,9 +197,23 @@ static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *ru
 }
 
 /*
+ * @rule, whose matches @pkt holds, if its limit lets it apply (limit.c)
+ * and no verdict cut it off: its limit is asked only then, so a packet
+ * that a rule of higher priority decides takes no token.
+ */
+static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *rule,
+				const struct mmb_pkt *pkt, struct sk_buff *skb)
+{
+	if (mmb_verdict_cut(v, rule->prio) ||
+	    (rule->limit && !mmb_limit_applies(rule->limit, pkt)))
+		return;
+	mmb_verdict_apply(v, rule, skb);
+}
+
+/*
  * A stateless rule with a limit, whose matches hold: it waits until every
  * table is probed (a rule of higher priority in a later table or entry
- * may cut it off); past MMB_MAX_LIMITS of them, asked at once.
+ * may cut it off); past MMB_MAX_LIMITS waiting rules, asked at once.
  */
 static void mmb_verdict_limit(struct mmb_verdict *v, const struct mmb_rule *rule,
 			      const struct mmb_pkt *pkt, struct sk_buff *skb)
@@ -201,10 +222,23 @@ static void mmb_verdict_limit(struct mmb_verdict *v, const struct mmb_rule *rule
 		mmb_verdict_limited(v, rule, pkt, skb);
 		return;
 	}
+	if (!v->nlim || rule->prio > v->limprio)
+		v->limprio = rule->prio;
 	v->lim[v->nlim++] = rule;
 }
 
-/* The rules with a limit that waited, by descending priority, then handle. */
+/*
+ * Must a rule of priority @prio that applies wait for the rules with a
+ * limit found before it? Yes, below the highest of them: if its limit
+ * lets it apply, its verdict cuts this rule off, which then is neither
+ * counted nor logged, nor does it start a connection. While there is room.
+ */
+static __always_inline bool mmb_verdict_waits(const struct mmb_verdict *v, u32 prio)
+{
+	return unlikely(v->nlim) && prio < v->limprio && v->nlim < MMB_MAX_LIMITS;
+}
+
+/* The rules that waited, by descending priority, then handle. */
 static noinline void mmb_verdict_limits(struct mmb_verdict *v, const struct mmb_pkt *pkt,
 					struct sk_buff *skb)
 {
@@ -276,21 +310,13 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 		mmb_verdict_limit(v, rule, pkt, skb);
 		return;
 	}
-	if (unlikely(rule->stateful)) {
-		if (!mmb_verdict_stateful(v, rule))
-			return;
-		mmb_stats_count(rule->stats, skb);
-		if (unlikely(rule->log))
-			mmb_log_packet(rule, skb, v->out);
-		mmb_verdict_rewrites(v, rule);
-		return;
-	}
-	mmb_stats_count(rule->stats, skb);
-	if (unlikely(rule->log))
-		mmb_log_packet(rule, skb, v->out);
-	mmb_verdict_add(v, rule);
+	/* Sure and without residues: it decides for the image alone. */
 	if (exact && mmb_rule_sure(rule))
 		mmb_verdict_floor(v, rule->prio);
+	if (mmb_verdict_waits(v, rule->prio))
+		v->lim[v->nlim++] = rule;
+	else
+		mmb_verdict_apply(v, rule, skb);
 }
 
 /*
@@ -301,13 +327,37 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 static __always_inline void mmb_verdict_rref(const struct mmb_rref *r, struct sk_buff *skb,
 					     struct mmb_verdict *v)
 {
-	if (!mmb_verdict_cut(v, r->prio)) {
+	if (mmb_verdict_waits(v, r->prio) && !mmb_verdict_cut(v, r->prio)) {
+		v->lim[v->nlim++] = r->rule;
+	} else if (!mmb_verdict_cut(v, r->prio)) {
 		mmb_stats_count(r->stats, skb);
 		mmb_verdict_decide(v, r->prio, r->flags & MMB_RR_ACCEPT, r->flags & MMB_RR_DROP);
 	}
 	/* Sure: without residues, it decides for the image alone. */
 	if (!r->nres)
 		mmb_verdict_floor(v, r->prio);
+}
+
+/*
+ * The rules of simple list @rv of the list's highest priority, which wait
+ * for a rule with a limit of higher priority; past the room there is, each
+ * applies at once.
+ */
+static noinline void mmb_verdict_entry_waits(const struct mmb_rvec *rv, struct sk_buff *skb,
+					     struct mmb_verdict *v)
+{
+	unsigned int i;
+
+	for (i = 0; i < rv->n; i++) {
+		if (rv->r[i].prio != rv->prio)
+			continue;
+		if (mmb_verdict_waits(v, rv->prio)) {
+			v->lim[v->nlim++] = rv->r[i].rule;
+		} else {
+			mmb_stats_count(rv->r[i].stats, skb);
+			mmb_verdict_judge(v, rv->r[i].rule);
+		}
+	}
 }
 
 /*
@@ -322,7 +372,8 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 	const struct mmb_rvec *rv;
 	unsigned int i;
 
-	if (hot) {		/* a lone simple rule of priority 0: the entry's line has it all */
+	/* A lone simple rule of priority 0: the entry's line has it all. */
+	if (hot && !mmb_verdict_waits(v, 0)) {
 		mmb_verdict_floor(v, 0);
 		if (mmb_verdict_cut(v, 0))
 			return;
@@ -344,6 +395,10 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		mmb_verdict_floor(v, rv->prio);
 		if (mmb_verdict_cut(v, rv->prio))
 			return;
+		if (mmb_verdict_waits(v, rv->prio)) {
+			mmb_verdict_entry_waits(rv, skb, v);
+			return;
+		}
 		for (i = 0; i < rv->n; i++)
 			if (rv->r[i].prio == rv->prio)
 				mmb_stats_count(rv->r[i].stats, skb);

@@ -179,19 +179,26 @@ int mmb_limit_put_stats(struct sk_buff *skb, const struct mmb_limit *l)
 	return 0;
 }
 
-/* Zero a meter's counters (reset counters); racing packets may be kept. */
+/*
+ * Zero a meter's counters (reset counters): their sums are taken off on
+ * this CPU, as the rules' counters are (stats.c). A CPU's counts are
+ * written by that CPU alone, without an atomic: a zero written from here
+ * between its load and its store would be undone, its old count back.
+ * Racing packets may be kept.
+ */
 void mmb_limit_reset(struct mmb_limit *l)
 {
-	int cpu;
+	struct mmb_limit_pcpu *p;
+	u64 evicted, full;
 
 	if (!l || !l->pcpu)
 		return;
-	for_each_possible_cpu(cpu) {
-		struct mmb_limit_pcpu *p = per_cpu_ptr(l->pcpu, cpu);
-
-		WRITE_ONCE(p->evicted, 0);
-		WRITE_ONCE(p->full, 0);
-	}
+	mmb_limit_counts(l, &evicted, &full);
+	local_bh_disable();	/* the datapath counts in softirq */
+	p = this_cpu_ptr(l->pcpu);
+	WRITE_ONCE(p->evicted, p->evicted - evicted);
+	WRITE_ONCE(p->full, p->full - full);
+	local_bh_enable();
 }
 
 /*

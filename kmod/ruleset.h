@@ -161,9 +161,14 @@ struct mmb_verdict {
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
 	u32 rwprio[MMB_MAX_REWRITES];
-	/* rules with a limit whose matches hold, asked once the tables are probed */
+	/*
+	 * Rules that wait until the tables are probed: those with a limit
+	 * whose matches hold (asked then), and those of a priority below
+	 * @limprio found after one (classify.c, mmb_verdict_waits()).
+	 */
 #define MMB_MAX_LIMITS 8
 	unsigned int nlim;
+	u32 limprio;		/* the highest of the waiting limits', when @nlim */
 	const struct mmb_rule *lim[MMB_MAX_LIMITS];
 	u8 ncc;			/* ct count rules a packet of no connection met */
 	u8 cc_held;		/* bit i: @cc[i]'s cap let it through */

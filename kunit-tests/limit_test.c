@@ -398,6 +398,11 @@ static void lm_evict(struct kunit *test)
 	mmb_limit_reset(l);
 	mmb_limit_counts(l, &evicted, &full);
 	KUNIT_EXPECT_EQ(test, evicted + full, 0);
+	/* and counts on from zero: a new key, every slot busy. */
+	KUNIT_EXPECT_FALSE(test, lm_key_take(l, 0x0c000000, t1 + 1000));
+	mmb_limit_counts(l, &evicted, &full);
+	KUNIT_EXPECT_EQ(test, evicted, 0);
+	KUNIT_EXPECT_EQ(test, full, 1);
 	mmb_limit_free(l);
 }
 
@@ -487,6 +492,80 @@ static void lm_classify(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.packets, 15);
 	kfree_skb(s22);
 	kfree_skb(s80);
+	mmbt_rules_done(test, r);
+}
+
+/*
+ * Rules of lower priority found after a rule with a limit wait for it: a
+ * packet its limit lets it drop is counted by none of them (issue 40's
+ * "tcp-syn ... limit ... drop" above an accept that logs and counts). An
+ * accept of priority 5 in a table of its own (a rule read), then one of
+ * priority 0 alone in its entry (the entry's hot word).
+ */
+static void lm_waits(struct kunit *test)
+{
+	struct mmb_match_spec m22 = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	struct mmb_match_spec mtcp = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
+	struct mmb_match_spec msrc = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ,
+						get_unaligned_be32(lm_a4));
+	const struct mmbt_target acc = { .type = MMB_TARGET_ACCEPT };
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *lim, *a5, *a0;
+	unsigned int i, dropped = 0;
+	struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_stats st;
+	struct mmb_pkt p22;
+	struct sk_buff *s22 = lm_pkt(test, false, lm_a4, 22, &p22);
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->m[0] = m22;
+	s->nmatches = 1;
+	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
+	s->ntargets = 1;
+	s->prio = 10;
+	s->limit = (struct mmb_limit_spec){ .rate = 1, .unit = 3600, .burst = 2, .over = true };
+	lim = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(lim));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, lim, NULL), 0);
+	a5 = mmbt_rule_make(test, false, &mtcp, 1, &acc, 1);
+	a5->prio = 5;
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, a5, NULL), 0);
+	a0 = mmbt_rule_make(test, false, &msrc, 1, &acc, 1);
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, a0, NULL), 0);
+	rs = mmbt_rs(r);
+	rcu_read_lock();
+	/* The burst: the limit lets two by, which the accept of 5 takes. */
+	for (i = 0; i < 6; i++) {
+		mmb_classify(rs, &p22, s22, &v);
+		KUNIT_EXPECT_EQ(test, v.drop, i >= 2);
+		KUNIT_EXPECT_EQ(test, v.accept, i < 2);
+		dropped += v.drop;
+	}
+	rcu_read_unlock();
+	KUNIT_EXPECT_EQ(test, dropped, 4);
+	mmb_stats_read(lim->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 4);
+	mmb_stats_read(a5->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 2);
+	mmb_stats_read(a0->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 0);
+	/* Without the accept of 5: the one of 0, from its hot word, waits too. */
+	KUNIT_ASSERT_EQ(test, mmbt_remove(r, a5), 0);
+	rs = mmbt_rs(r);
+	rcu_read_lock();
+	for (i = 0; i < 3; i++) {
+		mmb_classify(rs, &p22, s22, &v);
+		KUNIT_EXPECT_TRUE(test, v.drop && !v.accept);
+	}
+	rcu_read_unlock();
+	mmb_stats_read(a0->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 0);
+	mmb_stats_read(lim->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 7);
+	kfree_skb(s22);
 	mmbt_rules_done(test, r);
 }
 
@@ -667,6 +746,7 @@ static struct kunit_case mmb_limit_cases[] = {
 	KUNIT_CASE(lm_evict),
 	KUNIT_CASE(lm_collide),
 	KUNIT_CASE(lm_classify),
+	KUNIT_CASE(lm_waits),
 	KUNIT_CASE(lm_netlink),
 	{}
 };
