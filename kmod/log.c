@@ -531,6 +531,8 @@ static void mmb_log_ip6(struct mmb_logbuf *b, const struct sk_buff *skb, unsigne
 		const struct ipv6_opt_hdr *hp;
 		unsigned int hlen;
 
+		if (rec)	/* the last header reached, where the walk may stop */
+			rec->proto = next;
 		if (next != NEXTHDR_HOP && next != NEXTHDR_ROUTING && next != NEXTHDR_DEST &&
 		    next != NEXTHDR_FRAGMENT && next != NEXTHDR_AUTH && next != NEXTHDR_ESP)
 			break;
@@ -567,8 +569,6 @@ static void mmb_log_ip6(struct mmb_logbuf *b, const struct sk_buff *skb, unsigne
 		next = hp->nexthdr;
 		ptr += hlen;
 	}
-	if (rec)
-		rec->proto = next;
 	switch (next) {
 	case IPPROTO_TCP:
 		if (!mmb_log_tcp(b, skb, ptr, later, rec))

@@ -83,6 +83,7 @@ static void lg_udp6(struct kunit *test)
 		.payload_len = 12,
 	};
 	struct mmb_log_rec rec;
+	struct sk_buff *skb;
 
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), true, &rec),
 			   "P: IN=eth0 OUT= MAC=02:00:00:00:00:01:02:00:00:00:00:02:08:00 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=60 TC=46 HOPLIMIT=64 FLOWLBL=7 PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
@@ -94,6 +95,20 @@ static void lg_udp6(struct kunit *test)
 	d.tos = 0;
 	KUNIT_EXPECT_STREQ(test, lg_line(test, lg_pkt(test, &d), false, NULL),
 			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=76 TC=0 HOPLIMIT=64 FLOWLBL=7 PROTO=UDP SPT=5353 DPT=53 LEN=20 ");
+	/* ESP: nothing past it is read, and the record says ESP, not 0. */
+	d.l3_opt_len = 0;
+	skb = lg_pkt(test, &d);
+	skb->data[6] = NEXTHDR_ESP;
+	KUNIT_EXPECT_STREQ(test, lg_line(test, skb, false, &rec),
+			   "P: IN= OUT=eth1 SRC=2001:0db8:0000:0000:0000:0000:0000:0001 DST=2001:0db8:0005:0000:0000:0000:0000:0002 LEN=60 TC=0 HOPLIMIT=64 FLOWLBL=7 ");
+	KUNIT_EXPECT_EQ(test, rec.proto, NEXTHDR_ESP);
+	KUNIT_EXPECT_FALSE(test, rec.ports);
+	/* A destination options header cut short: the record names it. */
+	d.l3_opt_len = 16;
+	skb = lg_pkt(test, &d);
+	skb_trim(skb, sizeof(struct ipv6hdr) + 1);
+	lg_line(test, skb, false, &rec);
+	KUNIT_EXPECT_EQ(test, rec.proto, NEXTHDR_DEST);
 }
 
 /* IPv4 options are not printed (nft's default), but stepped over. */
