@@ -588,6 +588,9 @@ static int mmb_trace_run(struct mmb_net *mn, struct sk_buff *skb, bool anydev,
 			       mmb_fast_check(skb, t->v.conn, t->v.dir, true, &dst, &n)))
 			return -EMSGSIZE;
 	}
+	/* The packet twice and the rules: an attribute's length is 16 bits. */
+	if (skb_tail_pointer(msg) - (unsigned char *)nest > U16_MAX)
+		return -E2BIG;
 	nla_nest_end(msg, nest);
 	if (t->v.conn && mmb_nl_put_conn(msg, t->v.conn, mmb_conn_now()))
 		return -EMSGSIZE;
@@ -641,6 +644,9 @@ int mmb_nl_trace(struct sk_buff *skb, struct genl_info *info)
 		rcu_read_unlock();
 	}
 	if (err) {
+		if (err == -E2BIG)
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[MMB_TRACE_A_PACKET] ?: trace,
+					    "the trace of this packet is over 64 KiB: trace a shorter one");
 		nlmsg_free(msg);
 		goto free_t;
 	}
