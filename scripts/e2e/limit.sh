@@ -164,6 +164,56 @@ else
 	echo "# this kernel has no nft limit: the oracle's checks are not run"
 fi
 
+# --- new connections limited, as docs/limit.md writes it -------------------------
+# A TCP server on port 22 of s0 that accepts until it is idle for 4 s, and a
+# client that tries 8 connections one after another, each given 0.5 s (less
+# than the SYN's first retransmission): how many were accepted.
+cat > "$TMP/tcp_accept.py" <<'EOF'
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 22))
+s.listen(64)
+s.settimeout(4)
+print("ready", flush=True)
+try:
+    while True:
+        s.accept()[0].close()
+except socket.timeout:
+    pass
+EOF
+cat > "$TMP/tcp_tries.py" <<'EOF'
+import socket, sys
+ok = 0
+for _ in range(int(sys.argv[2])):
+    c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    c.settimeout(0.5)
+    try:
+        c.connect((sys.argv[1], 22))
+        ok += 1
+    except OSError:
+        pass
+    c.close()
+print(ok)
+EOF
+tries() {
+	start_server "$S" python3 "$TMP/tcp_accept.py"
+	GOT=$(in_c python3 "$TMP/tcp_tries.py" 10.0.2.2 8)
+	server_done
+}
+in_r mmbctl add priority 10 tcp-syn tcp-dport 22 limit over 3/minute per ip-saddr drop
+in_r mmbctl add-stateful tcp-dport 22 accept
+tries
+check "limit.md's new connections: of 8 tries from one source, the burst of 5 connect" \
+	test "$GOT" -eq 5
+in_r mmbctl flush
+in_r mmbctl add tcp-syn tcp-dport 22 limit over 3/minute per ip-saddr drop
+in_r mmbctl add-stateful tcp-dport 22 accept
+tries
+check "the same without priority 10: the stateful accept beats the drop, all 8 connect" \
+	test "$GOT" -eq 8
+in_r mmbctl flush
+
 # --- a meter per source: two sources limited apart --------------------------------
 # 1/hour: no token comes back while the test runs, so the counts are exact.
 in_r mmbctl add udp-dport 7000 limit over 1/hour burst 5 per ip-saddr size 16 drop
