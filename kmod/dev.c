@@ -111,10 +111,15 @@ struct mmb_dev *mmb_dev_prepare(struct net_device *dev, struct netlink_ext_ack *
 	return md;
 }
 
-/* Give up a prepared device that was not attached. */
+/*
+ * Give up a prepared device that was not attached: its egress hook
+ * unregistered, and freed once no CPU runs the hook (unregistering does
+ * not wait for those that entered it).
+ */
 void mmb_dev_unprepare(struct mmb_dev *md)
 {
 	nf_unregister_net_hook(dev_net(md->dev), &md->out);
+	synchronize_net();
 	mmb_dev_free(md);
 }
 
@@ -303,14 +308,18 @@ int mmb_dev_plan_name(struct mmb_dev_plan *p, const char *name, bool again,
 	return 0;
 }
 
-/* Give up what @p prepared. */
+/* Give up what @p prepared: one wait for the CPUs in its devices' hooks. */
 void mmb_dev_plan_abort(struct mmb_dev_plan *p)
 {
 	struct mmb_enabled *e, *etmp;
 	struct mmb_dev *md, *tmp;
 
+	list_for_each_entry(md, &p->devs, list)
+		nf_unregister_net_hook(dev_net(md->dev), &md->out);
+	if (!list_empty(&p->devs))
+		synchronize_net();
 	list_for_each_entry_safe(md, tmp, &p->devs, list)
-		mmb_dev_unprepare(md);
+		mmb_dev_free(md);
 	list_for_each_entry_safe(e, etmp, &p->names, list)
 		mmb_enabled_free(e);
 }
