@@ -174,26 +174,25 @@ static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
 }
 
 /*
- * @rule, whose matches @pkt holds and that no verdict cut off, applies:
- * counted, logged, its verdict and rewrites taken (a stateful rule's for
- * the connection it may start).
+ * Count (and log) a rule of priority @prio that applies, @log if it logs.
+ * Below a rule with a limit that waits (mmb_verdict_limit()), it is only
+ * noted: that rule's verdict, if its limit lets it apply, may cut this one
+ * off, which then counts and logs nothing (mmb_verdict_counts()). Its
+ * verdict is taken at once all the same: verdicts combine in any order.
+ * Past MMB_MAX_COUNTS of them, counted at once.
  */
-static void mmb_verdict_apply(struct mmb_verdict *v, const struct mmb_rule *rule,
-			      struct sk_buff *skb)
+static __always_inline void mmb_verdict_count(struct mmb_verdict *v,
+					      struct mmb_pcpu_stats __percpu *stats,
+					      const struct mmb_rule *log, u32 prio,
+					      struct sk_buff *skb)
 {
-	if (unlikely(rule->stateful)) {
-		if (!mmb_verdict_stateful(v, rule))
-			return;
-		mmb_stats_count(rule->stats, skb);
-		if (unlikely(rule->log))
-			mmb_log_packet(rule, skb, v->out);
-		mmb_verdict_rewrites(v, rule);
+	if (unlikely(v->nlim) && prio < v->limprio && v->ncnt < MMB_MAX_COUNTS) {
+		v->cnt[v->ncnt++] = (struct mmb_verdict_count){ stats, log, prio };
 		return;
 	}
-	mmb_stats_count(rule->stats, skb);
-	if (unlikely(rule->log))
-		mmb_log_packet(rule, skb, v->out);
-	mmb_verdict_add(v, rule);
+	mmb_stats_count(stats, skb);
+	if (unlikely(log))
+		mmb_log_packet(log, skb, v->out);
 }
 
 /*
@@ -204,16 +203,16 @@ static void mmb_verdict_apply(struct mmb_verdict *v, const struct mmb_rule *rule
 static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *rule,
 				const struct mmb_pkt *pkt, struct sk_buff *skb)
 {
-	if (mmb_verdict_cut(v, rule->prio) ||
-	    (rule->limit && !mmb_limit_applies(rule->limit, pkt)))
+	if (mmb_verdict_cut(v, rule->prio) || !mmb_limit_applies(rule->limit, pkt))
 		return;
-	mmb_verdict_apply(v, rule, skb);
+	mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+	mmb_verdict_add(v, rule);
 }
 
 /*
  * A stateless rule with a limit, whose matches hold: it waits until every
  * table is probed (a rule of higher priority in a later table or entry
- * may cut it off); past MMB_MAX_LIMITS waiting rules, asked at once.
+ * may cut it off); past MMB_MAX_LIMITS of them, asked at once.
  */
 static void mmb_verdict_limit(struct mmb_verdict *v, const struct mmb_rule *rule,
 			      const struct mmb_pkt *pkt, struct sk_buff *skb)
@@ -227,18 +226,7 @@ static void mmb_verdict_limit(struct mmb_verdict *v, const struct mmb_rule *rule
 	v->lim[v->nlim++] = rule;
 }
 
-/*
- * Must a rule of priority @prio that applies wait for the rules with a
- * limit found before it? Yes, below the highest of them: if its limit
- * lets it apply, its verdict cuts this rule off, which then is neither
- * counted nor logged, nor does it start a connection. While there is room.
- */
-static __always_inline bool mmb_verdict_waits(const struct mmb_verdict *v, u32 prio)
-{
-	return unlikely(v->nlim) && prio < v->limprio && v->nlim < MMB_MAX_LIMITS;
-}
-
-/* The rules that waited, by descending priority, then handle. */
+/* The rules with a limit that waited, by descending priority, then handle. */
 static noinline void mmb_verdict_limits(struct mmb_verdict *v, const struct mmb_pkt *pkt,
 					struct sk_buff *skb)
 {
@@ -255,6 +243,17 @@ static noinline void mmb_verdict_limits(struct mmb_verdict *v, const struct mmb_
 	v->nlim = 0;
 	for (i = 0; i < n; i++)
 		mmb_verdict_limited(v, v->lim[i], pkt, skb);
+	/* The rules that applied below them, if the verdict leaves them uncut. */
+	for (i = 0; i < v->ncnt; i++) {
+		const struct mmb_verdict_count *c = &v->cnt[i];
+
+		if (mmb_verdict_cut(v, c->prio))
+			continue;
+		mmb_stats_count(c->stats, skb);
+		if (unlikely(c->log))
+			mmb_log_packet(c->log, skb, v->out);
+	}
+	v->ncnt = 0;
 }
 
 /*
@@ -310,13 +309,17 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 		mmb_verdict_limit(v, rule, pkt, skb);
 		return;
 	}
-	/* Sure and without residues: it decides for the image alone. */
+	if (unlikely(rule->stateful)) {
+		if (!mmb_verdict_stateful(v, rule))
+			return;
+		mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+		mmb_verdict_rewrites(v, rule);
+		return;
+	}
+	mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+	mmb_verdict_add(v, rule);
 	if (exact && mmb_rule_sure(rule))
 		mmb_verdict_floor(v, rule->prio);
-	if (mmb_verdict_waits(v, rule->prio))
-		v->lim[v->nlim++] = rule;
-	else
-		mmb_verdict_apply(v, rule, skb);
 }
 
 /*
@@ -327,37 +330,13 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 static __always_inline void mmb_verdict_rref(const struct mmb_rref *r, struct sk_buff *skb,
 					     struct mmb_verdict *v)
 {
-	if (mmb_verdict_waits(v, r->prio) && !mmb_verdict_cut(v, r->prio)) {
-		v->lim[v->nlim++] = r->rule;
-	} else if (!mmb_verdict_cut(v, r->prio)) {
-		mmb_stats_count(r->stats, skb);
+	if (!mmb_verdict_cut(v, r->prio)) {
+		mmb_verdict_count(v, r->stats, NULL, r->prio, skb);
 		mmb_verdict_decide(v, r->prio, r->flags & MMB_RR_ACCEPT, r->flags & MMB_RR_DROP);
 	}
 	/* Sure: without residues, it decides for the image alone. */
 	if (!r->nres)
 		mmb_verdict_floor(v, r->prio);
-}
-
-/*
- * The rules of simple list @rv of the list's highest priority, which wait
- * for a rule with a limit of higher priority; past the room there is, each
- * applies at once.
- */
-static noinline void mmb_verdict_entry_waits(const struct mmb_rvec *rv, struct sk_buff *skb,
-					     struct mmb_verdict *v)
-{
-	unsigned int i;
-
-	for (i = 0; i < rv->n; i++) {
-		if (rv->r[i].prio != rv->prio)
-			continue;
-		if (mmb_verdict_waits(v, rv->prio)) {
-			v->lim[v->nlim++] = rv->r[i].rule;
-		} else {
-			mmb_stats_count(rv->r[i].stats, skb);
-			mmb_verdict_judge(v, rv->r[i].rule);
-		}
-	}
 }
 
 /*
@@ -368,17 +347,17 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		       struct sk_buff *skb, struct mmb_verdict *v)
 {
 	unsigned long hot = READ_ONCE(e->hot);
+	struct mmb_pcpu_stats __percpu *stats;
 	const struct mmb_rule *lone;
 	const struct mmb_rvec *rv;
 	unsigned int i;
 
-	/* A lone simple rule of priority 0: the entry's line has it all. */
-	if (hot && !mmb_verdict_waits(v, 0)) {
+	if (hot) {		/* a lone simple rule of priority 0: the entry's line has it all */
 		mmb_verdict_floor(v, 0);
 		if (mmb_verdict_cut(v, 0))
 			return;
-		mmb_stats_count((__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS),
-				skb);
+		stats = (__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS);
+		mmb_verdict_count(v, stats, NULL, 0, skb);
 		mmb_verdict_decide(v, 0, hot & MMB_HOT_ACCEPT, hot & MMB_HOT_DROP);
 		return;
 	}
@@ -395,13 +374,9 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		mmb_verdict_floor(v, rv->prio);
 		if (mmb_verdict_cut(v, rv->prio))
 			return;
-		if (mmb_verdict_waits(v, rv->prio)) {
-			mmb_verdict_entry_waits(rv, skb, v);
-			return;
-		}
 		for (i = 0; i < rv->n; i++)
 			if (rv->r[i].prio == rv->prio)
-				mmb_stats_count(rv->r[i].stats, skb);
+				mmb_verdict_count(v, rv->r[i].stats, NULL, rv->prio, skb);
 		mmb_verdict_decide(v, rv->prio, rv->flags & MMB_RV_ACCEPT,
 				   rv->flags & MMB_RV_DROP);
 		return;

@@ -161,15 +161,22 @@ struct mmb_verdict {
 #define MMB_MAX_REWRITES 32
 	const struct mmb_rule *rw[MMB_MAX_REWRITES];
 	u32 rwprio[MMB_MAX_REWRITES];
-	/*
-	 * Rules that wait until the tables are probed: those with a limit
-	 * whose matches hold (asked then), and those of a priority below
-	 * @limprio found after one (classify.c, mmb_verdict_waits()).
-	 */
+	/* rules with a limit whose matches hold, asked once the tables are probed */
 #define MMB_MAX_LIMITS 8
 	unsigned int nlim;
-	u32 limprio;		/* the highest of the waiting limits', when @nlim */
+	u32 limprio;		/* the highest of theirs, when @nlim */
 	const struct mmb_rule *lim[MMB_MAX_LIMITS];
+	/*
+	 * Rules that applied below @limprio, counted (and logged) once the
+	 * limits have decided, if their verdict left them uncut.
+	 */
+#define MMB_MAX_COUNTS 8
+	unsigned int ncnt;
+	struct mmb_verdict_count {
+		struct mmb_pcpu_stats __percpu *stats;
+		const struct mmb_rule *log;	/* the rule, if it logs */
+		u32 prio;
+	} cnt[MMB_MAX_COUNTS];
 	u8 ncc;			/* ct count rules a packet of no connection met */
 	u8 cc_held;		/* bit i: @cc[i]'s cap let it through */
 	bool cc_lost;		/* more than @cc holds */
@@ -193,6 +200,7 @@ static inline void mmb_verdict_init(struct mmb_verdict *v)
 	v->sf_lost = false;
 	v->nrw = 0;
 	v->nlim = 0;
+	v->ncnt = 0;
 	v->prio = 0;
 	v->floor = 0;
 	v->conn = NULL;

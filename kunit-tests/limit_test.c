@@ -569,6 +569,71 @@ static void lm_waits(struct kunit *test)
 	mmbt_rules_done(test, r);
 }
 
+/*
+ * Seven accepts of priority 5 wait to be counted behind a limit of 10
+ * that never applies; a limit of 3 that drops while it has a token is cut
+ * off by them: asked for no token, counted nowhere. Without the accepts,
+ * its token is still there and it drops.
+ */
+static void lm_waits_many(struct kunit *test)
+{
+	struct mmb_match_spec m22 = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	const struct mmbt_target acc = { .type = MMB_TARGET_ACCEPT };
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *l10, *l3, *a[7];
+	struct mmb_ruleset *rs;
+	struct mmb_verdict v;
+	struct mmb_stats st;
+	struct mmb_pkt p22;
+	struct sk_buff *s22 = lm_pkt(test, false, lm_a4, 22, &p22);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->m[0] = m22;
+	s->nmatches = 1;
+	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
+	s->ntargets = 1;
+	s->prio = 10;
+	s->limit = (struct mmb_limit_spec){ .rate = 1000, .unit = 1, .burst = 1000, .over = true };
+	l10 = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l10));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, l10, NULL), 0);
+	for (i = 0; i < ARRAY_SIZE(a); i++) {
+		a[i] = mmbt_rule_make(test, false, &m22, 1, &acc, 1);
+		a[i]->prio = 5;
+		KUNIT_ASSERT_EQ(test, mmbt_insert(r, a[i], NULL), 0);
+	}
+	s->prio = 3;
+	s->limit = (struct mmb_limit_spec){ .rate = 1, .unit = 3600, .burst = 1 };
+	l3 = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(l3));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, l3, NULL), 0);
+	rs = mmbt_rs(r);
+	rcu_read_lock();
+	mmb_classify(rs, &p22, s22, &v);
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, v.accept && !v.drop);
+	for (i = 0; i < ARRAY_SIZE(a); i++) {
+		mmb_stats_read(a[i]->stats, &st);
+		KUNIT_EXPECT_EQ(test, st.packets, 1);
+	}
+	mmb_stats_read(l3->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 0);
+	for (i = 0; i < ARRAY_SIZE(a); i++)
+		KUNIT_ASSERT_EQ(test, mmbt_remove(r, a[i]), 0);
+	rs = mmbt_rs(r);
+	rcu_read_lock();
+	mmb_classify(rs, &p22, s22, &v);
+	rcu_read_unlock();
+	KUNIT_EXPECT_TRUE(test, v.drop && !v.accept);
+	mmb_stats_read(l3->stats, &st);
+	KUNIT_EXPECT_EQ(test, st.packets, 1);
+	kfree_skb(s22);
+	mmbt_rules_done(test, r);
+}
+
 /* A rule "tcp-dport 22 ... drop" with limit attributes @fn puts; its error. */
 static int lm_nl_add(struct nlt *t, bool stateful, u16 field,
 		     void (*fn)(struct nlt *t, unsigned int *at), unsigned int *at)
@@ -747,6 +812,7 @@ static struct kunit_case mmb_limit_cases[] = {
 	KUNIT_CASE(lm_collide),
 	KUNIT_CASE(lm_classify),
 	KUNIT_CASE(lm_waits),
+	KUNIT_CASE(lm_waits_many),
 	KUNIT_CASE(lm_netlink),
 	{}
 };
