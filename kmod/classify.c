@@ -174,25 +174,33 @@ static __always_inline bool mmb_rule_slow_holds(const struct mmb_rule *rule,
 }
 
 /*
- * Count (and log) a rule of priority @prio that applies, @log if it logs.
- * Below a rule with a limit that waits (mmb_verdict_limit()), it is only
- * noted: that rule's verdict, if its limit lets it apply, may cut this one
- * off, which then counts and logs nothing (mmb_verdict_counts()). Its
- * verdict is taken at once all the same: verdicts combine in any order.
- * Past MMB_MAX_COUNTS of them, counted at once.
+ * Below a rule with a limit that waits (mmb_verdict_limit()), must a rule
+ * of priority @prio that applies wait to be counted? That rule's verdict,
+ * if its limit lets it apply, may cut this one off, which then counts and
+ * logs nothing (mmb_verdict_limits()). Past MMB_MAX_COUNTS, no.
  */
-static __always_inline void mmb_verdict_count(struct mmb_verdict *v,
-					      struct mmb_pcpu_stats __percpu *stats,
-					      const struct mmb_rule *log, u32 prio,
-					      struct sk_buff *skb)
+static __always_inline bool mmb_verdict_counts_later(const struct mmb_verdict *v, u32 prio)
 {
-	if (unlikely(v->nlim) && prio < v->limprio && v->ncnt < MMB_MAX_COUNTS) {
-		v->cnt[v->ncnt++] = (struct mmb_verdict_count){ stats, log, prio };
+	return unlikely(v->nlim) && prio < v->limprio && v->ncnt < MMB_MAX_COUNTS;
+}
+
+/*
+ * Count (and log, if @logs) @rule, which applies, in @stats, its counters
+ * (a simple reference's copy of them, which spares reading the rule), or
+ * note it to count later. Its verdict is taken at once all the same:
+ * verdicts combine in any order.
+ */
+static __always_inline void mmb_verdict_count(struct mmb_verdict *v, const struct mmb_rule *rule,
+					      struct mmb_pcpu_stats __percpu *stats, u32 prio,
+					      bool logs, struct sk_buff *skb)
+{
+	if (mmb_verdict_counts_later(v, prio)) {
+		v->cnt[v->ncnt++] = rule;
 		return;
 	}
 	mmb_stats_count(stats, skb);
-	if (unlikely(log))
-		mmb_log_packet(log, skb, v->out);
+	if (unlikely(logs))
+		mmb_log_packet(rule, skb, v->out);
 }
 
 /*
@@ -205,7 +213,7 @@ static void mmb_verdict_limited(struct mmb_verdict *v, const struct mmb_rule *ru
 {
 	if (mmb_verdict_cut(v, rule->prio) || !mmb_limit_applies(rule->limit, pkt))
 		return;
-	mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+	mmb_verdict_count(v, rule, rule->stats, rule->prio, rule->log, skb);
 	mmb_verdict_add(v, rule);
 }
 
@@ -245,13 +253,13 @@ static noinline void mmb_verdict_limits(struct mmb_verdict *v, const struct mmb_
 		mmb_verdict_limited(v, v->lim[i], pkt, skb);
 	/* The rules that applied below them, if the verdict leaves them uncut. */
 	for (i = 0; i < v->ncnt; i++) {
-		const struct mmb_verdict_count *c = &v->cnt[i];
+		const struct mmb_rule *rule = v->cnt[i];
 
-		if (mmb_verdict_cut(v, c->prio))
+		if (mmb_verdict_cut(v, rule->prio))
 			continue;
-		mmb_stats_count(c->stats, skb);
-		if (unlikely(c->log))
-			mmb_log_packet(c->log, skb, v->out);
+		mmb_stats_count(rule->stats, skb);
+		if (unlikely(rule->log))
+			mmb_log_packet(rule, skb, v->out);
 	}
 	v->ncnt = 0;
 }
@@ -312,11 +320,11 @@ static __always_inline void mmb_verdict_rule(const struct mmb_rule *rule,
 	if (unlikely(rule->stateful)) {
 		if (!mmb_verdict_stateful(v, rule))
 			return;
-		mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+		mmb_verdict_count(v, rule, rule->stats, rule->prio, rule->log, skb);
 		mmb_verdict_rewrites(v, rule);
 		return;
 	}
-	mmb_verdict_count(v, rule->stats, rule->log ? rule : NULL, rule->prio, skb);
+	mmb_verdict_count(v, rule, rule->stats, rule->prio, rule->log, skb);
 	mmb_verdict_add(v, rule);
 	if (exact && mmb_rule_sure(rule))
 		mmb_verdict_floor(v, rule->prio);
@@ -331,7 +339,7 @@ static __always_inline void mmb_verdict_rref(const struct mmb_rref *r, struct sk
 					     struct mmb_verdict *v)
 {
 	if (!mmb_verdict_cut(v, r->prio)) {
-		mmb_verdict_count(v, r->stats, NULL, r->prio, skb);
+		mmb_verdict_count(v, r->rule, r->stats, r->prio, false, skb);
 		mmb_verdict_decide(v, r->prio, r->flags & MMB_RR_ACCEPT, r->flags & MMB_RR_DROP);
 	}
 	/* Sure: without residues, it decides for the image alone. */
@@ -347,17 +355,20 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 		       struct sk_buff *skb, struct mmb_verdict *v)
 {
 	unsigned long hot = READ_ONCE(e->hot);
-	struct mmb_pcpu_stats __percpu *stats;
 	const struct mmb_rule *lone;
 	const struct mmb_rvec *rv;
 	unsigned int i;
 
-	if (hot) {		/* a lone simple rule of priority 0: the entry's line has it all */
+	/*
+	 * A lone simple rule of priority 0: the entry's line has it all, but
+	 * the rule, which a count that waits needs (taken from the list then).
+	 */
+	if (hot && !mmb_verdict_counts_later(v, 0)) {
 		mmb_verdict_floor(v, 0);
 		if (mmb_verdict_cut(v, 0))
 			return;
-		stats = (__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS);
-		mmb_verdict_count(v, stats, NULL, 0, skb);
+		mmb_stats_count((__force struct mmb_pcpu_stats __percpu *)(hot & ~MMB_HOT_FLAGS),
+				skb);
 		mmb_verdict_decide(v, 0, hot & MMB_HOT_ACCEPT, hot & MMB_HOT_DROP);
 		return;
 	}
@@ -376,7 +387,8 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 			return;
 		for (i = 0; i < rv->n; i++)
 			if (rv->r[i].prio == rv->prio)
-				mmb_verdict_count(v, rv->r[i].stats, NULL, rv->prio, skb);
+				mmb_verdict_count(v, rv->r[i].rule, rv->r[i].stats, rv->prio,
+						  false, skb);
 		mmb_verdict_decide(v, rv->prio, rv->flags & MMB_RV_ACCEPT,
 				   rv->flags & MMB_RV_DROP);
 		return;

@@ -152,6 +152,7 @@ struct mmb_verdict {
 	u8 dir;
 	u8 nsf;
 	bool sf_lost;		/* more stateful rules matched than @sf holds */
+	u8 ncnt;		/* of @cnt */
 	unsigned int nrw;
 	u32 prio;		/* of @accept and @drop, when either is set */
 	u64 floor;
@@ -171,12 +172,7 @@ struct mmb_verdict {
 	 * limits have decided, if their verdict left them uncut.
 	 */
 #define MMB_MAX_COUNTS 8
-	unsigned int ncnt;
-	struct mmb_verdict_count {
-		struct mmb_pcpu_stats __percpu *stats;
-		const struct mmb_rule *log;	/* the rule, if it logs */
-		u32 prio;
-	} cnt[MMB_MAX_COUNTS];
+	const struct mmb_rule *cnt[MMB_MAX_COUNTS];
 	u8 ncc;			/* ct count rules a packet of no connection met */
 	u8 cc_held;		/* bit i: @cc[i]'s cap let it through */
 	bool cc_lost;		/* more than @cc holds */
