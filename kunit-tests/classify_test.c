@@ -786,6 +786,7 @@ struct diff_ctx {
 	struct mmb_rule_spec spec[NRULES];
 	struct mmb_rule *rule[NRULES];
 	u64 hits[NRULES];
+	struct mmb_verdict v, v2;	/* check_all()'s: off a debug kernel's stack */
 };
 
 static u64 rule_hits(const struct mmb_rule *rule)
@@ -816,7 +817,7 @@ static struct sk_buff *classify_one(struct kunit *test, const struct mmb_ruleset
 static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset *rs,
 		      struct rnd_state *rnds, unsigned int *agree)
 {
-	struct mmb_verdict v, v2;
+	struct mmb_verdict *v = &c->v, *v2 = &c->v2;
 	struct mmbt_pkt_desc d;
 	struct mmb_pkt pkt;
 	unsigned int p, i;
@@ -826,15 +827,15 @@ static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset
 		bool want_drop = false, want_accept = false;
 
 		rand_packet(rnds, &d);
-		skb = classify_one(test, rs, &d, &pkt, &v);
+		skb = classify_one(test, rs, &d, &pkt, v);
 		/* Again, as a second packet of the flow (from the cache, if any). */
 		rcu_read_lock();
 		local_bh_disable();
-		mmb_classify(rs, &pkt, skb, &v2);
+		mmb_classify(rs, &pkt, skb, v2);
 		local_bh_enable();
 		rcu_read_unlock();
-		KUNIT_EXPECT_EQ(test, v2.drop, v.drop);
-		KUNIT_EXPECT_EQ(test, v2.accept, v.accept);
+		KUNIT_EXPECT_EQ(test, v2->drop, v->drop);
+		KUNIT_EXPECT_EQ(test, v2->accept, v->accept);
 		for (i = 0; i < NRULES; i++) {
 			u64 now = c->rule[i] ? rule_hits(c->rule[i]) : 0;
 			u64 got = c->rule[i] ? now - c->hits[i] : 0;
@@ -853,8 +854,8 @@ static void check_all(struct kunit *test, struct diff_ctx *c, struct mmb_ruleset
 			if (want && c->rule[i]->accept)
 				want_accept = true;
 		}
-		KUNIT_EXPECT_EQ(test, v.drop, want_drop);
-		KUNIT_EXPECT_EQ(test, v.accept, want_accept);
+		KUNIT_EXPECT_EQ(test, v->drop, want_drop);
+		KUNIT_EXPECT_EQ(test, v->accept, want_accept);
 		kfree_skb(skb);
 	}
 }
