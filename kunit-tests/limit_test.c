@@ -495,6 +495,27 @@ static void lm_classify(struct kunit *test)
 	mmbt_rules_done(test, r);
 }
 
+/* "tcp-dport 22 LIMIT drop" of priority @prio, with limit @ls, in @r. */
+static struct mmb_rule *lm_limited_drop(struct kunit *test, struct mmb_rules *r, u32 prio,
+					struct mmb_limit_spec ls)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->m[0] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	s->nmatches = 1;
+	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
+	s->ntargets = 1;
+	s->prio = prio;
+	s->limit = ls;
+	rule = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	return rule;
+}
+
 /*
  * Rules of lower priority found after a rule with a limit wait for it: a
  * packet its limit lets it drop is counted by none of them (issue 40's
@@ -504,14 +525,12 @@ static void lm_classify(struct kunit *test)
  */
 static void lm_waits(struct kunit *test)
 {
-	struct mmb_match_spec m22 = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
 	struct mmb_match_spec mtcp = mmbt_match(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_TCP);
 	struct mmb_match_spec msrc = mmbt_match(MMB_FIELD_IP_SADDR, MMB_OP_EQ,
 						get_unaligned_be32(lm_a4));
 	const struct mmbt_target acc = { .type = MMB_TARGET_ACCEPT };
+	const struct mmb_limit_spec over2 = { .rate = 1, .unit = 3600, .burst = 2, .over = true };
 	struct mmb_rules *r = mmbt_rules_new(test);
-	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
 	struct mmb_rule *lim, *a5, *a0;
 	unsigned int i, dropped = 0;
 	struct mmb_ruleset *rs;
@@ -520,16 +539,7 @@ static void lm_waits(struct kunit *test)
 	struct mmb_pkt p22;
 	struct sk_buff *s22 = lm_pkt(test, false, lm_a4, 22, &p22);
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->m[0] = m22;
-	s->nmatches = 1;
-	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
-	s->ntargets = 1;
-	s->prio = 10;
-	s->limit = (struct mmb_limit_spec){ .rate = 1, .unit = 3600, .burst = 2, .over = true };
-	lim = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(lim));
-	KUNIT_ASSERT_EQ(test, mmbt_insert(r, lim, NULL), 0);
+	lim = lm_limited_drop(test, r, 10, over2);
 	a5 = mmbt_rule_make(test, false, &mtcp, 1, &acc, 1);
 	a5->prio = 5;
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, a5, NULL), 0);
@@ -579,9 +589,10 @@ static void lm_waits_many(struct kunit *test)
 {
 	struct mmb_match_spec m22 = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
 	const struct mmbt_target acc = { .type = MMB_TARGET_ACCEPT };
+	const struct mmb_limit_spec never = { .rate = 1000, .unit = 1, .burst = 1000,
+					      .over = true };
+	const struct mmb_limit_spec once = { .rate = 1, .unit = 3600, .burst = 1 };
 	struct mmb_rules *r = mmbt_rules_new(test);
-	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
 	struct mmb_rule *l10, *l3, *a[7];
 	struct mmb_ruleset *rs;
 	struct mmb_verdict v;
@@ -590,26 +601,13 @@ static void lm_waits_many(struct kunit *test)
 	struct sk_buff *s22 = lm_pkt(test, false, lm_a4, 22, &p22);
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->m[0] = m22;
-	s->nmatches = 1;
-	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
-	s->ntargets = 1;
-	s->prio = 10;
-	s->limit = (struct mmb_limit_spec){ .rate = 1000, .unit = 1, .burst = 1000, .over = true };
-	l10 = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(l10));
-	KUNIT_ASSERT_EQ(test, mmbt_insert(r, l10, NULL), 0);
+	l10 = lm_limited_drop(test, r, 10, never);
 	for (i = 0; i < ARRAY_SIZE(a); i++) {
 		a[i] = mmbt_rule_make(test, false, &m22, 1, &acc, 1);
 		a[i]->prio = 5;
 		KUNIT_ASSERT_EQ(test, mmbt_insert(r, a[i], NULL), 0);
 	}
-	s->prio = 3;
-	s->limit = (struct mmb_limit_spec){ .rate = 1, .unit = 3600, .burst = 1 };
-	l3 = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(l3));
-	KUNIT_ASSERT_EQ(test, mmbt_insert(r, l3, NULL), 0);
+	l3 = lm_limited_drop(test, r, 3, once);
 	rs = mmbt_rs(r);
 	rcu_read_lock();
 	mmb_classify(rs, &p22, s22, &v);
