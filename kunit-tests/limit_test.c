@@ -434,6 +434,27 @@ static void lm_collide(struct kunit *test)
 	mmb_limit_free(m);
 }
 
+/* "tcp-dport 22 LIMIT drop" of priority @prio, with limit @ls, in @r. */
+static struct mmb_rule *lm_limited_drop(struct kunit *test, struct mmb_rules *r, u32 prio,
+					struct mmb_limit_spec ls)
+{
+	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	struct mmb_rule_err err = {};
+	struct mmb_rule *rule;
+
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	s->m[0] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
+	s->nmatches = 1;
+	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
+	s->ntargets = 1;
+	s->prio = prio;
+	s->limit = ls;
+	rule = mmb_rule_create(s, NULL, &err);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
+	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	return rule;
+}
+
 /*
  * In a ruleset: "tcp-dport 22 limit over 1/hour burst 5 drop". Packets
  * to another port take no token; of port 22's, the first 5 pass, the rest
@@ -443,10 +464,9 @@ static void lm_collide(struct kunit *test)
  */
 static void lm_classify(struct kunit *test)
 {
+	const struct mmb_limit_spec over5 = { .rate = 1, .unit = 3600, .burst = 5, .over = true };
 	struct mmb_match_spec m22 = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
 	struct mmb_rules *r = mmbt_rules_new(test);
-	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
 	struct mmb_ruleset *rs;
 	struct mmb_rule *rule, *acc;
 	struct mmb_verdict v;
@@ -456,15 +476,7 @@ static void lm_classify(struct kunit *test)
 	struct sk_buff *s80 = lm_pkt(test, false, lm_a4, 80, &p80);
 	unsigned int i, dropped = 0;
 
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->m[0] = m22;
-	s->nmatches = 1;
-	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
-	s->ntargets = 1;
-	s->limit = (struct mmb_limit_spec){ .rate = 1, .unit = 3600, .burst = 5, .over = true };
-	rule = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
+	rule = lm_limited_drop(test, r, 0, over5);
 	/* A sure accept of a higher priority for port 22, for a while. */
 	acc = mmbt_rule_make(test, false, &m22, 1,
 			     &(struct mmbt_target){ .type = MMB_TARGET_ACCEPT }, 1);
@@ -493,27 +505,6 @@ static void lm_classify(struct kunit *test)
 	kfree_skb(s22);
 	kfree_skb(s80);
 	mmbt_rules_done(test, r);
-}
-
-/* "tcp-dport 22 LIMIT drop" of priority @prio, with limit @ls, in @r. */
-static struct mmb_rule *lm_limited_drop(struct kunit *test, struct mmb_rules *r, u32 prio,
-					struct mmb_limit_spec ls)
-{
-	struct mmb_rule_spec *s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
-	struct mmb_rule_err err = {};
-	struct mmb_rule *rule;
-
-	KUNIT_ASSERT_NOT_NULL(test, s);
-	s->m[0] = mmbt_match(MMB_FIELD_TCP_DPORT, MMB_OP_EQ, 22);
-	s->nmatches = 1;
-	s->t[0] = (struct mmb_target_spec){ .type = MMB_TARGET_DROP, .rate = MMB_RATE_ALWAYS };
-	s->ntargets = 1;
-	s->prio = prio;
-	s->limit = ls;
-	rule = mmb_rule_create(s, NULL, &err);
-	KUNIT_ASSERT_FALSE(test, IS_ERR(rule));
-	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, NULL), 0);
-	return rule;
 }
 
 /*
