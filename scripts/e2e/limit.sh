@@ -165,16 +165,18 @@ else
 fi
 
 # --- new connections limited, as docs/limit.md writes it -------------------------
-# A TCP server on port 22 of s0 that accepts until it is idle for 4 s, and a
-# client that tries 8 connections one after another, each given 0.5 s (less
-# than the SYN's first retransmission): how many were accepted.
+# A TCP server on port 22 of s0 that accepts until it is idle for 12 s, and
+# a client that tries 8 connections one after another, each given 3 s: how
+# many were accepted. A refused try's SYN is sent again within its 3 s and
+# dropped again: the limit's next token is 20 s after the burst, and the
+# three refused tries take 9 s.
 cat > "$TMP/tcp_accept.py" <<'EOF'
 import socket
 s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 s.bind(("0.0.0.0", 22))
 s.listen(64)
-s.settimeout(4)
+s.settimeout(12)
 print("ready", flush=True)
 try:
     while True:
@@ -187,7 +189,7 @@ import socket, sys
 ok = 0
 for _ in range(int(sys.argv[2])):
     c = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    c.settimeout(0.5)
+    c.settimeout(3)
     try:
         c.connect((sys.argv[1], 22))
         ok += 1
