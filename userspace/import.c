@@ -49,6 +49,7 @@ int do_import(int argc, char **argv)
 #define IMPORT_MAX_ALTS		65536
 #define IMPORT_MAX_DEPTH	16	/* nft's own jump stack */
 #define IMPORT_MAX_STEPS	1000000	/* rules visited flattening, all chains */
+#define IMPORT_MAX_NEST		1024	/* flatten() calls in progress */
 #define TERM_MAX		32	/* an mmb rule's matches */
 
 struct sbuf {
@@ -157,6 +158,7 @@ struct frame {
 	struct chain *chain;
 	int next;
 	const struct frame *up;
+	int depth;		/* of @chain's jumps */
 };
 
 struct out_rule {
@@ -182,6 +184,7 @@ struct imp {
 	unsigned int est_group;	/* that rule's place */
 	bool at_policy;		/* what emit() writes is the policy's drop */
 	unsigned long steps;	/* rules visited by flatten(), all chains */
+	int nest;		/* flatten() calls in progress */
 	/* The rule being translated, for errors. */
 	struct chain *at_chain;
 	json_int_t at_handle;
@@ -364,6 +367,14 @@ static struct alt *alts_new(struct alts *as)
 	a = &as->a[as->n++];
 	memset(a, 0, sizeof(*a));
 	return a;
+}
+
+/* alts_new() failed on @as: too many alternatives (refused), or no memory. */
+static int alts_fail(struct imp *im, const json_t *expr, const struct alts *as)
+{
+	if (as->n >= IMPORT_MAX_ALTS)
+		return refuse(im, expr, "more than %d mmb rules from one rule", IMPORT_MAX_ALTS);
+	return nomem();
 }
 
 static int alt_term(struct alt *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1006,7 +1017,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			return refuse(im, expr, "not an IPv%d address or prefix", fam);
 		a = alts_new(as);
 		if (!a)
-			return nomem();
+			return alts_fail(im, expr, as);
 		alt_term(a, "%s%s%s %s", l->field, neg ? " " : "", op, t);
 		return 0;
 	}
@@ -1017,7 +1028,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			return refuse(im, expr, "an interface name without wildcards expected");
 		a = alts_new(as);
 		if (!a)
-			return nomem();
+			return alts_fail(im, expr, as);
 		alt_term(a, "in%s%s %s", neg ? " " : "", op, s);
 		a->nonip = true;
 		return 0;
@@ -1032,14 +1043,14 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			if (lo > 0) {
 				a = alts_new(as);
 				if (!a)
-					return nomem();
+					return alts_fail(im, expr, as);
 				alt_term(a, "%s < %llu", l->field ?: "?", lo);
 				a->nonip = l->mark;
 			}
 			if (l->bits >= 64 || hi < (1ull << l->bits) - 1) {
 				a = alts_new(as);
 				if (!a)
-					return nomem();
+					return alts_fail(im, expr, as);
 				alt_term(a, "%s > %llu", l->field ?: "?", hi);
 				a->nonip = l->mark;
 			}
@@ -1047,7 +1058,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 		}
 		a = alts_new(as);
 		if (!a)
-			return nomem();
+			return alts_fail(im, expr, as);
 		if (lo == hi) {
 			alt_term(a, "%s %llu", l->field, lo);
 		} else {
@@ -1069,7 +1080,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 				      "meta nfproto of another family than ipv4 (2) and ipv6 (10)");
 		a = alts_new(as);
 		if (!a)
-			return nomem();
+			return alts_fail(im, expr, as);
 		/* != and another ethertype's ==: also frames that are not IP */
 		a->nonip = neg || !fam;
 		if (!fam)
@@ -1086,14 +1097,14 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 			/* ip protocol: ip-proto (IPv4 only); meta l4proto: l4-proto */
 			a = alts_new(as);
 			if (!a)
-				return nomem();
+				return alts_fail(im, expr, as);
 			alt_term(a, "%s != %s", l->fam == 4 ? "ip-proto" : "l4-proto", pw);
 			a->fam = l->fam;
 			return 0;
 		}
 		a = alts_new(as);
 		if (!a)
-			return nomem();
+			return alts_fail(im, expr, as);
 		a->l4 = n;
 		a->fam = l->fam;
 		if (!n)
@@ -1102,7 +1113,7 @@ static int value_alts(struct imp *im, const json_t *expr, const struct lhs *l,
 	}
 	a = alts_new(as);
 	if (!a)
-		return nomem();
+		return alts_fail(im, expr, as);
 	if (l->protonames) {
 		proto_word(n, pw, sizeof(pw));
 		alt_term(a, "%s%s%s %s", l->field, neg ? " " : "", op, pw);
@@ -1205,6 +1216,7 @@ static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls,
 	a = alts_new(&acc);
 	if (!a)
 		return nomem();
+	a->nonip = true;	/* no part yet: holds of every frame */
 	for (i = 0; i < n && !ret; i++) {
 		part.n = 0;
 		ret = value_alts(im, expr, &ls[i], json_array_get(parts, i), false, &part);
@@ -1225,7 +1237,7 @@ static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls,
 				}
 				z = alts_new(&next);
 				if (!z) {
-					ret = nomem();
+					ret = alts_fail(im, expr, &next);
 					break;
 				}
 				*z = *x;
@@ -1233,6 +1245,9 @@ static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls,
 					strcpy(z->terms[z->nterms++], y->terms[t]);
 				z->fam = x->fam ?: y->fam;
 				z->l4 = x->l4 ?: y->l4;
+				/* the parts hold together (conj_and()) */
+				z->nonip = x->nonip && y->nonip;
+				z->noip = x->noip || y->noip;
 			}
 		}
 		{
@@ -1245,7 +1260,7 @@ static int concat_alts(struct imp *im, const json_t *expr, const struct lhs *ls,
 	for (j = 0; j < acc.n && !ret; j++) {
 		a = alts_new(as);
 		if (!a) {
-			ret = nomem();
+			ret = alts_fail(im, expr, as);
 			break;
 		}
 		*a = acc.a[j];
@@ -1451,6 +1466,11 @@ static int th_and(struct imp *im, const json_t *expr, struct dnf *d, const struc
 		d->c[i].text = NULL;
 		ret = dnf_and(im, expr, &one, &th);
 		for (j = 0; j < one.n && !ret; j++) {
+			if (out.n == IMPORT_MAX_ALTS) {
+				ret = refuse(im, expr, "more than %d mmb rules from one rule",
+					     IMPORT_MAX_ALTS);
+				break;
+			}
 			if (dnf_push(&out, &one.c[j])) {
 				ret = nomem();
 				break;
@@ -1948,7 +1968,7 @@ static int emit_own(struct imp *im, const json_t *rule, struct dnf *d)
  * rest of the calling chains, down to the base chain's policy.
  */
 static int emit_cont(struct imp *im, const json_t *expr, const struct frame *up,
-		     const struct dnf *prefix, int depth)
+		     const struct dnf *prefix)
 {
 	bool ended = false;
 	int ret;
@@ -1961,10 +1981,10 @@ static int emit_cont(struct imp *im, const json_t *expr, const struct frame *up,
 		im->at_policy = false;
 		return ret;
 	}
-	ret = flatten(im, up->chain, up->next, prefix, up->up, false, depth, &ended);
+	ret = flatten(im, up->chain, up->next, prefix, up->up, false, up->depth, &ended);
 	if (ret || ended)
 		return ret;
-	return emit_cont(im, expr, up->up, prefix, depth);
+	return emit_cont(im, expr, up->up, prefix);
 }
 
 /*
@@ -1985,10 +2005,15 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 	if (depth > IMPORT_MAX_DEPTH)
 		return refuse(im, NULL, "jumps nested more than %d deep (or a loop)",
 			      IMPORT_MAX_DEPTH);
+	/* Each return that continues a caller nests too: bound the stack. */
+	if (im->nest >= IMPORT_MAX_NEST)
+		return refuse(im, NULL, "more than %d returns continue callers in one path "
+			      "through the chains", IMPORT_MAX_NEST);
 	if (++im->steps > IMPORT_MAX_STEPS)
 		return refuse(im, NULL, "flattening the jumps visits more than %d rules "
 			      "(a chain is copied at every jump that reaches it)",
 			      IMPORT_MAX_STEPS);
+	im->nest++;
 	for (i = start; i < ch->nrules && !ret && !*ended; i++) {
 		const json_t *rule, *exprs, *e, *verdict = NULL;
 		char mark[64] = "", rej[64] = "", cmt[2 * MMB_COMMENT_MAX + 16], vtext[400];
@@ -2141,12 +2166,12 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 			*ended = uncond;
 		} else if (!strcmp(vname, "return")) {
 			if (!(uncond && jumped))
-				ret = emit_cont(im, verdict, up, &d, depth + 1);
+				ret = emit_cont(im, verdict, up, &d);
 			*ended = uncond;
 		} else {
 			const char *target = NULL;
 			struct chain *to;
-			struct frame f = { ch, i + 1, up };
+			struct frame f = { ch, i + 1, up, depth };
 			bool sub_ended;
 
 			json_unpack((json_t *)json_object_get(verdict, vname), "{s:s}", "target",
@@ -2162,7 +2187,7 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 				ret = flatten(im, to, 0, &d, up, false, depth + 1, &sub_ended);
 				im->at_chain = ch;
 				if (!ret && !sub_ended)
-					ret = emit_cont(im, verdict, up, &d, depth + 1);
+					ret = emit_cont(im, verdict, up, &d);
 				*ended = uncond;
 			}
 		}
@@ -2173,6 +2198,7 @@ static int flatten(struct imp *im, struct chain *ch, int start, const struct dnf
 		im->at_chain = saved_chain;
 		im->at_handle = saved_handle;
 	}
+	im->nest--;
 	return ret;
 }
 
@@ -2499,7 +2525,12 @@ static int import_base(struct imp *im, struct chain *c, struct scope *sc, int *n
 	im->at_chain = c;
 	im->at_handle = -1;
 	im->marked = false;
-	json_unpack(c->obj, "{s?s, s?s, s?s}", "type", &type, "hook", &hook, "policy", &policy);
+	if (json_unpack(c->obj, "{s?s, s?s, s?s}", "type", &type, "hook", &hook,
+			"policy", &policy))
+		return refuse(im, NULL, "a base chain's \"type\", \"hook\" and \"policy\" "
+			      "are strings");
+	if (!hook)
+		return refuse(im, NULL, "a base chain without \"hook\"");
 	if (!c->nrules && !strcmp(policy, "accept"))
 		return 0;	/* changes nothing */
 	if (!type || strcmp(type, "filter"))
@@ -2760,7 +2791,14 @@ static int translate(struct imp *im, const char *name, struct sbuf *text)
 	int i, nsc = 0, ret = 0;
 	size_t r;
 
-	sc = calloc(im->nchains * 16 + 1, sizeof(*sc));
+	/* A scope per device of a netdev chain, one for any other chain. */
+	for (i = 0; i < im->nchains; i++) {
+		json_t *dev = json_object_get(im->chains[i].obj, "dev");
+
+		nsc += json_is_array(dev) && json_array_size(dev) ? json_array_size(dev) : 1;
+	}
+	sc = calloc(nsc, sizeof(*sc));
+	nsc = 0;
 	if (!sc)
 		return nomem();
 	for (i = 0; i < im->nchains && !ret; i++)
@@ -2769,8 +2807,13 @@ static int translate(struct imp *im, const char *name, struct sbuf *text)
 	free(sc);
 	if (ret)
 		return ret;
-	if (sb_printf(text, "# mmbctl import of %s: %zu rules, first match as priorities\n"
-		      "flush\n", name, im->nout))
+	/* The name on one line: a control character in it becomes '?'. */
+	if (sb_printf(text, "# mmbctl import of "))
+		return nomem();
+	for (; *name; name++)
+		if (sb_printf(text, "%c", (unsigned char)*name < 0x20 || *name == 0x7f ? '?' : *name))
+			return nomem();
+	if (sb_printf(text, ": %zu rules, first match as priorities\nflush\n", im->nout))
 		return nomem();
 	for (r = 0; r < im->nout; r++) {
 		const struct out_rule *o = &im->out[r];

@@ -86,10 +86,14 @@ static bool field_is_endpoint(int f)
 	       f == MMB_FIELD_UDP_SPORT || f == MMB_FIELD_UDP_DPORT;
 }
 
-/* Can @w be a match's value, rather than what comes after the match? */
+/*
+ * Can @w be a match's value, rather than what comes after the match (a
+ * match, ct count, a target, offload, the comment)?
+ */
 static bool is_value(const char *w)
 {
-	return !target_by_name(w) && !starts_match(w);
+	return !target_by_name(w) && !starts_match(w) && strcmp(w, "ct") &&
+	       strcmp(w, "offload") && strcmp(w, "comment");
 }
 
 /* An option kind: decimal, 0xHEX or xHEX, 0 to 255; -1 if @w is none. */
@@ -130,7 +134,9 @@ static int parse_match_value(int argc, char **argv, int i, bool have_op, struct 
 {
 	char err[160];
 
-	if (have_op || (i < argc && is_value(argv[i]))) {
+	/* An interface's name is never bare: "in all", "in drop" name interfaces. */
+	if (have_op || (i < argc && (is_value(argv[i]) || m->field == MMB_FIELD_IN ||
+				     m->field == MMB_FIELD_OUT))) {
 		if (i == argc)
 			return err_word(AT(argv + i), "missing VALUE of %s", argv[m->argi]);
 		if (value_parse(m->field, argv[i], m->value, &m->vlen, &m->plen, err, sizeof(err)))

@@ -227,7 +227,7 @@ static const char *log_unit(uint32_t per)
 
 void urule_log(const struct urule *r, char *buf, size_t len)
 {
-	char q[2 * MMB_LOG_PREFIX_MAX + 8], lv[24] = "", rt[48] = "", bu[24] = "";
+	char q[2 * MMB_LOG_PREFIX_MAX + 16], lv[24] = "", rt[48] = "", bu[24] = "";
 
 	buf[0] = '\0';
 	if (!r->log)

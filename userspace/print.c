@@ -89,22 +89,58 @@ static void indent(void)
 		fputs("    ", out);
 }
 
+/*
+ * Bytes of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
+ * form, no surrogate, nothing above U+10FFFF), 0 if it is not one.
+ */
+static int utf8_len(const unsigned char *s)
+{
+	int n, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+/* @s as a JSON string: a byte that is not UTF-8 becomes U+FFFD. */
 static void json_str(const char *s)
 {
 	fputc('"', out);
 	for (; *s; s++) {
 		unsigned char c = *s;
+		int n;
 
-		if (c == '"' || c == '\\')
+		if (c >= 0x80) {
+			n = utf8_len((const unsigned char *)s);
+			if (n) {
+				fwrite(s, 1, n, out);
+				s += n - 1;
+			} else {
+				fputs("\\ufffd", out);
+			}
+		} else if (c == '"' || c == '\\') {
 			fprintf(out, "\\%c", c);
-		else if (c == '\n')
+		} else if (c == '\n') {
 			fputs("\\n", out);
-		else if (c == '\t')
+		} else if (c == '\t') {
 			fputs("\\t", out);
-		else if (c < 0x20)
+		} else if (c < 0x20) {
 			fprintf(out, "\\u%04x", c);
-		else
+		} else {
 			fputc(c, out);
+		}
 	}
 	fputc('"', out);
 }

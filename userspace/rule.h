@@ -14,6 +14,7 @@
 
 #define URULE_MAX_MATCHES 32
 #define URULE_MAX_TARGETS 16
+#define TARGET_VALUE_MAX 38	/* bytes of a target's value (the kernel's) */
 
 struct umatch {
 	int field;
@@ -34,7 +35,7 @@ struct utarget {
 	uint32_t rate;
 	int kind;		/* of tcp-opt in strip, add, mod; 0: none */
 	bool invert;		/* strip ! OPTION */
-	uint8_t value[40];
+	uint8_t value[TARGET_VALUE_MAX];
 	int argi;
 	int fargi;
 	int vargi;
@@ -147,6 +148,8 @@ int urule_parse_log(int argc, char **argv, int *pi, struct urule *r);
 void urule_put_log(struct mmb_req *req, const struct urule *r);
 int urule_decode_log(const struct nlattr *attr, struct urule *r);
 /* ' log prefix "TEXT" level LEVEL' as a shell reads it back, or "" if it does not log. */
+/* " log" and its words: a prefix quoted (each byte escaped at worst), the rest */
+#define URULE_LOG_MAX (2 * MMB_LOG_PREFIX_MAX + 128)
 void urule_log(const struct urule *r, char *buf, size_t len);
 void urule_log_json(const struct urule *r);
 const char *log_level_name(int level);

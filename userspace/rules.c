@@ -182,7 +182,7 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	struct attrs a, stats;
 	uint32_t handle;
 	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
-	char log[2 * MMB_LOG_PREFIX_MAX + 40];
+	char log[URULE_LOG_MAX];
 
 	attrs_parse(nlh, &a);
 	if (!a.tb[MMB_A_RULE] || urule_decode(a.tb[MMB_A_RULE], r, &handle, &stats))

@@ -76,7 +76,7 @@ static int save_dev_cb(const struct nlmsghdr *nlh, void *data)
 static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
 	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
-	char log[2 * MMB_LOG_PREFIX_MAX + 40];
+	char log[URULE_LOG_MAX];
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;

@@ -22,7 +22,8 @@ static int drop_parse(int argc, char **argv, int *pi, struct utarget *t)
 	int i = *pi + 1;
 
 	t->rate = MMB_RATE_ALWAYS;
-	if (i < argc && !target_by_name(argv[i]) && strcmp(argv[i], "comment")) {
+	if (i < argc && !target_by_name(argv[i]) && strcmp(argv[i], "comment") &&
+	    strcmp(argv[i], "offload")) {
 		char *end;
 		double pct = strtod(argv[i], &end);
 
@@ -173,19 +174,33 @@ static void masquerade_format(const struct utarget *t, char *buf, size_t len)
 /* A target's value: a field's, or an option's data (0xHEX, up to 38 bytes). */
 static int opt_value_parse(struct utarget *t, const char *w, char *err, size_t errlen)
 {
-	if (!field_is_opt(t->field) || field_bits(t->field))
-		return value_parse(t->field, w, t->value, &t->vlen, &t->plen, err, errlen);
-	t->plen = 0;
-	if (!strcmp(w, "0x")) {
-		t->vlen = 0;
-		return 0;
-	}
-	if (value_parse(MMB_FIELD_TCP_PAYLOAD, w, t->value, &t->vlen, &t->plen, err, errlen) ||
-	    t->vlen > 38) {
-		snprintf(err, errlen, "TCP option data is 0x and 0 to 38 hex bytes");
+	uint8_t v[MMB_PAYLOAD_MAX];
+	int vlen, plen;
+
+	if (!field_is_opt(t->field) || field_bits(t->field)) {
+		if (value_parse(t->field, w, v, &vlen, &plen, err, errlen))
+			return -1;
+		if (vlen > TARGET_VALUE_MAX) {
+			snprintf(err, errlen, "a value set by a target is 1 to %d bytes",
+				 TARGET_VALUE_MAX);
+			return -1;
+		}
+	} else if (!strcmp(w, "0x")) {
+		vlen = 0;
+	} else if (value_parse(MMB_FIELD_TCP_PAYLOAD, w, v, &vlen, &plen, err, errlen) ||
+		   vlen > TARGET_VALUE_MAX) {
+		snprintf(err, errlen, "TCP option data is 0x and 0 to %d hex bytes",
+			 TARGET_VALUE_MAX);
 		return -1;
+	} else {
+		plen = 0;
 	}
-	t->plen = 0;
+	if (!field_is_opt(t->field) || field_bits(t->field))
+		t->plen = plen;
+	else
+		t->plen = 0;
+	memcpy(t->value, v, vlen);
+	t->vlen = vlen;
 	return 0;
 }
 
@@ -231,7 +246,8 @@ static int opt_parse(int argc, char **argv, int *pi, struct utarget *t)
 			return err_word(AT(argv + i), "tcp-opt takes a KIND, 2 to 255");
 	}
 	*pi = ++i;
-	if (i == argc || target_by_name(argv[i]) || !strcmp(argv[i], "comment"))
+	if (i == argc || target_by_name(argv[i]) || !strcmp(argv[i], "comment") ||
+	    !strcmp(argv[i], "offload"))
 		return 0;	/* add: the value is optional (tcp-opt-sackp has none) */
 	if (strip)
 		return err_word(AT(argv + i), "strip takes no value");

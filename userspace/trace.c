@@ -193,7 +193,7 @@ static int rules_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct trace_rules *tr = data;
 	struct attrs a, stats;
-	char text[4096], quoted[8192], log[2 * MMB_LOG_PREFIX_MAX + 40];
+	char text[4096], quoted[8192], log[URULE_LOG_MAX];
 	uint32_t handle;
 	int i;
 

@@ -462,6 +462,97 @@ status=$?
 [ "$status" -eq 2 ] &&
 	[[ "$out" == *": flattening the jumps visits more than 1000000 rules (a chain is copied at every jump that reaches it)" ]]
 result $? "a tree of jumps that multiplies past the bound is refused" "exit $status: $out"
+# A netdev chain on 40 devices (nft takes up to 256): a scope each.
+devs=$(python3 -c 'import json; print(json.dumps(["d%d" % i for i in range(40)]))')
+out=$(ruleset netdev '"type":"filter","hook":"ingress","prio":0,"dev":'"$devs"',"policy":"accept"' \
+	"$(rule netdev 7 "$M"'{"payload":{"protocol":"ip","field":"saddr"}},"right":{"prefix":{"addr":"10.0.0.0","len":8}}}}' '{"drop":null}')" |
+	"$MMBCTL" import -n - 2>&1)
+status=$?
+[ "$status" -eq 0 ] && [ "$(grep -c '^enable d[0-9]*$' <<< "$out")" -eq 40 ] &&
+	[ "$(grep -c '^add priority 1 in d[0-9]* ip-saddr 10.0.0.0/8 drop$' <<< "$out")" -eq 40 ]
+result $? "a netdev chain on 40 devices: 40 enables, a rule each" "exit $status: $out"
+# A base chain's members of the wrong type: refused, not read as absent.
+t "a base chain's hook not a string" 2 \
+	"Error: table ip t, chain c: a base chain's \"type\", \"hook\" and \"policy\" are strings" \
+	"$(ruleset ip '"type":"filter","hook":5,"prio":0,"policy":"drop"' "$(rule ip 2 '{"accept":null}')")"
+t "a base chain's policy not a string" 2 \
+	"Error: table ip t, chain c: a base chain's \"type\", \"hook\" and \"policy\" are strings" \
+	"$(ruleset ip '"type":"filter","hook":"prerouting","prio":0,"policy":["drop"]' "$(rule ip 2 '{"accept":null}')")"
+t "a base chain's hook null" 2 \
+	"Error: table ip t, chain c: a base chain's \"type\", \"hook\" and \"policy\" are strings" \
+	"$(ruleset ip '"type":"filter","hook":null,"prio":0,"policy":"drop"' "$(rule ip 2 '{"accept":null}')")"
+# A concatenation of parts that all hold of non-IP frames holds of them too.
+out=$(ruleset netdev "$NETDEV" "$(rule netdev 7 "$M"'{"concat":[{"meta":{"key":"iifname"}},{"meta":{"key":"mark"}}]},"right":{"set":[{"concat":["lo",5]}]}}}' '{"drop":null}')" |
+	"$MMBCTL" import -n - 2>&1)
+status=$?
+[ "$status" -eq 2 ] && [[ "$out" == *"frames that are not IP"* ]]
+result $? "iifname . meta mark drop in a netdev chain: refused as nft drops non-IP frames too" \
+	"exit $status: $out"
+# Nine jumps in a row, each chain with a conditional return: one level deep.
+python3 - > "$TMP/returns.json" <<'PY'
+import json
+r = [{"metainfo": {"json_schema_version": 1}},
+     {"chain": {"family": "inet", "table": "t", "name": "c", "handle": 1, "type": "filter",
+                "hook": "prerouting", "prio": 0, "policy": "accept"}}]
+r += [{"chain": {"family": "inet", "table": "t", "name": "c%d" % i, "handle": i + 1}}
+      for i in range(1, 10)]
+h = 100
+for i in range(1, 10):
+    h += 1
+    r.append({"rule": {"family": "inet", "table": "t", "chain": "c", "handle": h,
+                       "expr": [{"jump": {"target": "c%d" % i}}]}})
+for i in range(1, 10):
+    src = {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}},
+                     "right": "10.0.0.%d" % i}}
+    port = {"match": {"op": "==", "left": {"payload": {"protocol": "tcp", "field": "dport"}},
+                      "right": 1000 + i}}
+    h += 1
+    r.append({"rule": {"family": "inet", "table": "t", "chain": "c%d" % i, "handle": h,
+                       "expr": [src, {"return": None}]}})
+    h += 1
+    r.append({"rule": {"family": "inet", "table": "t", "chain": "c%d" % i, "handle": h,
+                       "expr": [port, {"drop": None}]}})
+print(json.dumps({"nftables": r}))
+PY
+out=$("$MMBCTL" import -n "$TMP/returns.json" 2>&1)
+status=$?
+[ "$status" -eq 0 ] && grep -q 'tcp-dport 1009 drop$' <<< "$out"
+result $? "nine jumps in a row, each chain with a conditional return, translate" \
+	"exit $status: $(tail -3 <<< "$out")"
+# Expansions past 65536 mmb rules from one rule: refused, naming the rule.
+for shape in set th; do
+	python3 - "$shape" > "$TMP/big.json" <<'PY'
+import json, sys
+n = 131072 if sys.argv[1] == "set" else 30000
+addrs = ["10.%d.%d.%d" % (i >> 16, (i >> 8) & 255, i & 255) for i in range(n)]
+saddr = {"match": {"op": "==", "left": {"payload": {"protocol": "ip", "field": "saddr"}},
+                   "right": {"set": addrs}}}
+e = [saddr]
+if sys.argv[1] == "th":
+    e = [{"match": {"op": "==", "left": {"meta": {"key": "l4proto"}},
+                    "right": {"set": ["tcp", "udp"]}}}, saddr,
+         {"match": {"op": "==", "left": {"payload": {"protocol": "th", "field": "dport"}},
+                    "right": {"set": [1, 2, 3]}}}]
+r = [{"metainfo": {"json_schema_version": 1}},
+     {"chain": {"family": "ip", "table": "t", "name": "c", "handle": 1, "type": "filter",
+                "hook": "prerouting", "prio": 0, "policy": "accept"}},
+     {"rule": {"family": "ip", "table": "t", "chain": "c", "handle": 5, "expr": e + [{"drop": None}]}}]
+print(json.dumps({"nftables": r}))
+PY
+	out=$("$MMBCTL" import -n "$TMP/big.json" 2>&1)
+	status=$?
+	[ "$status" -eq 2 ] && [[ "$out" == "Error: table ip t, chain c, rule handle 5: "*": more than 65536 mmb rules from one rule" ]]
+	result $? "an expansion ($shape) past 65536 mmb rules is refused, naming the rule" \
+		"exit $status: ${out:0:200}...${out: -200}"
+done
+# A file name with a line break stays in the comment's line.
+name="$TMP/x"$'\n'"add all drop #"
+ruleset ip "$PRE" "$(rule ip 2 '{"accept":null}')" > "$name"
+out=$("$MMBCTL" import -n "$name" 2>&1)
+status=$?
+[ "$status" -eq 0 ] && ! grep -q '^add all drop' <<< "$out" &&
+	[ "$(head -1 <<< "$out")" = "# mmbctl import of $TMP/x?add all drop #: 1 rules, first match as priorities" ]
+result $? "a line break in the file's name is no line of the translation" "exit $status: $out"
 out=$("$MMBCTL" import -n 2>&1)
 status=$?
 [ "$status" -eq 2 ] && [ "$out" = 'Usage: mmbctl import [ -n ] [ -c ] FILE

@@ -76,6 +76,23 @@ static void empty(void)
 	free(buf);
 }
 
+/* A string's bytes in JSON: UTF-8 kept, any other byte U+FFFD. */
+static void utf8(const char *name, const char *s, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	print_init(f, 1, 0);
+	print_open_object(NULL);
+	print_string("s", "%s", s);
+	print_close_object();
+	print_finish();
+	fclose(f);
+	expect(name, buf, want);
+	free(buf);
+}
+
 int main(void)
 {
 	run("text", 0, 0,
@@ -94,6 +111,14 @@ int main(void)
 	    "        \"up\": false,\n        \"tags\": [\n            \"r0\",\n            \"b\"\n        ]\n"
 	    "    }\n]\n");
 	empty();
+	utf8("UTF-8 kept", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+	     "{\"s\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}\n");
+	utf8("a stray byte", "e\xff", "{\"s\":\"e\\ufffd\"}\n");
+	utf8("a cut sequence at the end", "\xe2\x82", "{\"s\":\"\\ufffd\\ufffd\"}\n");
+	utf8("overlong and surrogate forms", "\xc0\xaf\xed\xa0\x80",
+	     "{\"s\":\"\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"}\n");
+	utf8("above U+10FFFF", "\xf4\x90\x80\x80",
+	     "{\"s\":\"\\ufffd\\ufffd\\ufffd\\ufffd\"}\n");
 	printf("1..%d\n", n);
 	return failed != 0;
 }

@@ -142,7 +142,7 @@ static void bad(const char *text, int status, int word)
 static void good_log(const char *text, const char *want)
 {
 	static struct urule a, b;
-	char out[1024], log[256], all[1300], copy[1400], *bad;
+	char out[1024], log[URULE_LOG_MAX], all[1400], copy[1500], *bad;
 	static char **w;
 	static int cap;
 	int nw;
@@ -387,6 +387,18 @@ int main(void)
 	good("icmp6-type 128 drop", NULL);
 	good("net-proto ip6 drop", NULL);
 	good("in lo drop", NULL);
+	/* An interface's name is its value whatever the word: these load back. */
+	good("in all drop", NULL);
+	good("in drop accept", NULL);
+	good("in ct drop", NULL);
+	good("out offload accept", NULL);
+	/* A bare flag before ct count or the comment is no value of it. */
+	good("tcp-dport 22 tcp-syn ct count over 3 per ip-saddr drop", NULL);
+	good("tcp-dport 22 tcp-opt-sackp ct count 3 accept", NULL);
+	/* A target's value is at most 38 bytes, as the kernel's. */
+	bad("all mod ip-payload 0x" HEX64 " accept", EXIT_USAGE, 4);
+	bad("all mod udp-payload 0x" HEX16 HEX16 "00112233445566 accept", EXIT_USAGE, 4);
+	good("all mod udp-payload 0x" HEX16 HEX16 "001122334455", NULL);
 	/* Leaving packets: by the device they leave by, or any. */
 	good("out lo drop", NULL);
 	good("leaving udp-dport 53 accept", NULL);
@@ -558,6 +570,14 @@ int main(void)
 		 "tcp-dport 22 drop log rate 1/minute burst 3");
 	good_log("tcp-dport 22 log burst 50 prefix x: rate 20/second",
 		 "tcp-dport 22 log prefix \"x:\" rate 20/second burst 50");
+	/* The longest prefix, every byte escaped, and every other word: whole. */
+	good_log("tcp-dport 22 log prefix $$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$ "
+		 "level 7 rate 4294967295/second burst 100000 drop",
+		 "tcp-dport 22 drop log prefix \"\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$"
+		 "\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$"
+		 "\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$"
+		 "\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$\\$"
+		 "\" level debug rate 4294967295/second burst 100000");
 	bad("tcp-dport 22 log rate 0/second drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 log rate 5 drop", EXIT_USAGE, 5);
 	bad("tcp-dport 22 log rate 5/week drop", EXIT_USAGE, 5);
