@@ -275,16 +275,6 @@ static __always_inline void mmb_verdict_floor(struct mmb_verdict *v, u32 prio)
 }
 
 /*
- * Does @rule, without residues where it is, match every packet that hits
- * its entry, and accept or drop each (no slow matches, no dice)?
- */
-static __always_inline bool mmb_rule_sure(const struct mmb_rule *rule)
-{
-	return !rule->slow && !rule->stateful && !rule->limit && !rule->cc &&
-	       (rule->accept || (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS));
-}
-
-/*
  * @rule, without residues where it is, is cut off: it does not apply, but
  * if it is sure, its priority bounds the verdict's all the same, whatever
  * cut it off (a rule with a slow match, say): the floor stays the image's.
@@ -396,10 +386,15 @@ void mmb_verdict_entry(const struct mmb_entry *e, const struct mmb_pkt *pkt,
 	for (i = 0; i < rv->n; i++) {
 		const struct mmb_rref *r = &rv->r[i];
 
-		/* A rule cut off is read only if it could raise the floor. */
-		if (mmb_verdict_cut(v, r->prio) &&
-		    (r->nres || (u64)r->prio + 1 <= v->floor))
+		/*
+		 * A rule cut off is not read: without residues, if it is
+		 * sure, it bounds the verdict's priority all the same.
+		 */
+		if (mmb_verdict_cut(v, r->prio)) {
+			if (!r->nres && (r->flags & MMB_RR_SURE))
+				mmb_verdict_floor(v, r->prio);
 			continue;
+		}
 		if (!mmb_rref_resid(rv, r, pkt))
 			continue;
 		if (r->flags & MMB_RR_SIMPLE)

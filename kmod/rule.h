@@ -267,6 +267,16 @@ static inline bool mmb_rule_count_only(const struct mmb_rule *rule)
 	return !rule->ntargets && !rule->accept && !rule->drop;
 }
 
+/*
+ * Does @rule, without residues where it is, match every packet that hits
+ * its entry, and accept or drop each (no slow matches, no dice)?
+ */
+static __always_inline bool mmb_rule_sure(const struct mmb_rule *rule)
+{
+	return !rule->slow && !rule->stateful && !rule->limit && !rule->cc &&
+	       (rule->accept || (rule->drop && rule->drop_rate >= MMB_RATE_ALWAYS));
+}
+
 /* Is a target "mod tcp-opt-mss pmtu" (0: from the route, leaving rules only)? */
 static inline bool mmb_target_mss_pmtu(u8 type, u16 field, const u8 *value, u8 vlen)
 {

@@ -52,10 +52,10 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 	r->res = rv->nres;
 	r->nres = nres;
 	r->prio = rule->prio;
-	r->flags = 0;
+	r->flags = mmb_rule_sure(rule) ? MMB_RR_SURE : 0;
 	if (mmb_rule_simple(rule))
-		r->flags = MMB_RR_SIMPLE | (rule->accept ? MMB_RR_ACCEPT : 0) |
-			   (rule->drop ? MMB_RR_DROP : 0);
+		r->flags |= MMB_RR_SIMPLE | (rule->accept ? MMB_RR_ACCEPT : 0) |
+			    (rule->drop ? MMB_RR_DROP : 0);
 	memcpy(mmb_rvec_res(rv) + rv->nres, res, nres * sizeof(*res));
 	rv->nres += nres;
 	if (nres || !mmb_rule_simple(rule))

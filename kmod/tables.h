@@ -118,6 +118,7 @@ struct mmb_rref {
 #define MMB_RR_SIMPLE	0x1	/* nothing to check but its residues, no rewrite */
 #define MMB_RR_ACCEPT	0x2	/* ...and it accepts */
 #define MMB_RR_DROP	0x4	/* ...or always drops */
+#define MMB_RR_SURE	0x8	/* mmb_rule_sure() */
 
 /*
  * Every rule of the list only accepts or always drops, without slow
