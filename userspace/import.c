@@ -944,7 +944,7 @@ static int range_prefixes(struct imp *im, const json_t *expr, const struct lhs *
 		inet_ntop(bits == 32 ? AF_INET : AF_INET6, b, a, sizeof(a));
 		al = alts_new(as);
 		if (!al)
-			return refuse(im, expr, "the address range needs too many prefixes");
+			return alts_fail(im, expr, as);
 		if (n == bits)
 			alt_term(al, "%s %s/0", l->field, a);
 		else if (n)
@@ -2797,7 +2797,7 @@ static int translate(struct imp *im, const char *name, struct sbuf *text)
 
 		nsc += json_is_array(dev) && json_array_size(dev) ? json_array_size(dev) : 1;
 	}
-	sc = calloc(nsc, sizeof(*sc));
+	sc = calloc(nsc ?: 1, sizeof(*sc));
 	nsc = 0;
 	if (!sc)
 		return nomem();

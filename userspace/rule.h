@@ -147,9 +147,14 @@ void urule_format(const struct urule *r, char *buf, size_t len);
 int urule_parse_log(int argc, char **argv, int *pi, struct urule *r);
 void urule_put_log(struct mmb_req *req, const struct urule *r);
 int urule_decode_log(const struct nlattr *attr, struct urule *r);
-/* ' log prefix "TEXT" level LEVEL' as a shell reads it back, or "" if it does not log. */
-/* " log" and its words: a prefix quoted (each byte escaped at worst), the rest */
+/*
+ * Bytes of urule_format()'s words at most (32 matches of a 64-byte payload
+ * in hex, 16 targets), and of urule_log()'s: " log", a prefix quoted (each
+ * byte escaped at worst), the rest.
+ */
+#define URULE_TEXT_MAX 8192
 #define URULE_LOG_MAX (2 * MMB_LOG_PREFIX_MAX + 128)
+/* ' log prefix "TEXT" level LEVEL' as a shell reads it back, or "" if it does not log. */
 void urule_log(const struct urule *r, char *buf, size_t len);
 void urule_log_json(const struct urule *r);
 const char *log_level_name(int level);

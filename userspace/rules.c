@@ -181,7 +181,7 @@ int list_rule_cb(const struct nlmsghdr *nlh, void *data)
 	struct urule *r = data;
 	struct attrs a, stats;
 	uint32_t handle;
-	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
+	char text[URULE_TEXT_MAX], quoted[2 * URULE_TEXT_MAX], comment[2 * MMB_COMMENT_MAX + 16];
 	char log[URULE_LOG_MAX];
 
 	attrs_parse(nlh, &a);

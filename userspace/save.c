@@ -75,7 +75,7 @@ static int save_dev_cb(const struct nlmsghdr *nlh, void *data)
 
 static int save_rule_cb(const struct nlmsghdr *nlh, void *data)
 {
-	char text[4096], quoted[8192], comment[2 * MMB_COMMENT_MAX + 16];
+	char text[URULE_TEXT_MAX], quoted[2 * URULE_TEXT_MAX], comment[2 * MMB_COMMENT_MAX + 16];
 	char log[URULE_LOG_MAX];
 	struct urule *r = data;
 	struct attrs a, stats;

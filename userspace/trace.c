@@ -193,7 +193,7 @@ static int rules_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct trace_rules *tr = data;
 	struct attrs a, stats;
-	char text[4096], quoted[8192], log[URULE_LOG_MAX];
+	char text[URULE_TEXT_MAX], quoted[2 * URULE_TEXT_MAX], log[URULE_LOG_MAX];
 	uint32_t handle;
 	int i;
 

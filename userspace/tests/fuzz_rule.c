@@ -70,7 +70,7 @@ static int parse(char *text, bool stateful, struct urule *r, char **w)
 static int shell_parse(const char *words, const char *log, bool stateful, struct urule *r,
 		       char **w)
 {
-	static char quoted[8192];
+	static char quoted[2 * URULE_TEXT_MAX];
 	static char **sw;
 	static int cap;
 	char *bad;
@@ -113,7 +113,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct urule a, b, c;
 	static char *w[WORDS_MAX + 2];
-	char *text, *again, out[4096], log[256];
+	char *text, *again, out[URULE_TEXT_MAX], log[URULE_LOG_MAX];
 	bool stateful;
 	size_t i;
 	int ret, fd;

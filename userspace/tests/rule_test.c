@@ -339,6 +339,40 @@ static void comment_reads(const char *comment)
 	result(!strcmp(got, cmd), "a shell reads the comment back: %s", printed);
 }
 
+/*
+ * The longest rule: 32 matches of a 64-byte payload, != each, then drop
+ * (over 4 KiB of words): printed whole, and read back the same.
+ */
+static void longest(void)
+{
+	static char text[URULE_TEXT_MAX + 64], out[URULE_TEXT_MAX], copy[URULE_TEXT_MAX];
+	static struct urule a, b;
+	static char *w[128];
+	size_t off = 0;
+	int i, nw;
+
+	off += snprintf(text + off, sizeof(text) - off, "add");
+	for (i = 0; i < 32; i++)
+		off += snprintf(text + off, sizeof(text) - off, " ip-payload != 0x%02x" HEX16
+				HEX16 HEX16 "%.30s", i, HEX16);
+	snprintf(text + off, sizeof(text) - off, " drop");
+	nw = split(text, w, 128);
+	cur.n = nw;
+	cur.w = w;
+	if (urule_parse(nw, w, 1, &a)) {
+		result(0, "parses: %s", "the longest rule");
+		return;
+	}
+	urule_format(&a, out, sizeof(out));
+	result(strlen(out) > 4096 && !strcmp(out + strlen(out) - 5, " drop"),
+	       "%s prints whole", "the longest rule");
+	snprintf(copy, sizeof(copy), "add %s", out);
+	nw = split(copy, w, 128);
+	cur.n = nw;
+	cur.w = w;
+	result(!urule_parse(nw, w, 1, &b) && urule_same(&a, &b), "%s reads back", "the longest rule");
+}
+
 int main(void)
 {
 	ipv4_differential();
@@ -387,6 +421,7 @@ int main(void)
 	good("icmp6-type 128 drop", NULL);
 	good("net-proto ip6 drop", NULL);
 	good("in lo drop", NULL);
+	longest();
 	/* An interface's name is its value whatever the word: these load back. */
 	good("in all drop", NULL);
 	good("in drop accept", NULL);
