@@ -12,19 +12,31 @@
 
 #include "tables.h"
 
-/* A list of @n rules with up to @nres residues, to fill in. */
-static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
+/*
+ * A list of @n rules, to fill in, with room for @cap rules (@n or more)
+ * and @res_cap residues.
+ */
+static struct mmb_rvec *mmb_rvec_alloc_room(unsigned int n, unsigned int cap,
+					    unsigned int res_cap)
 {
 	struct mmb_rvec *rv;
 
 	/* Past a few pages (thousands of rules of one key), from vmalloc. */
-	rv = kvzalloc(struct_size(rv, r, n) + nres * sizeof(struct mmb_resid),
+	rv = kvzalloc(struct_size(rv, r, cap) + res_cap * sizeof(struct mmb_resid),
 		      GFP_KERNEL_ACCOUNT);
 	if (rv) {
 		rv->n = n;
+		rv->cap = cap;
+		rv->res_cap = res_cap;
 		rv->flags = MMB_RV_SIMPLE;
 	}
 	return rv;
+}
+
+/* A list of @n rules with up to @nres residues, to fill in. */
+static struct mmb_rvec *mmb_rvec_alloc(unsigned int n, unsigned int nres)
+{
+	return mmb_rvec_alloc_room(n, n, nres);
 }
 
 /*
@@ -40,8 +52,11 @@ static bool mmb_rule_simple(const struct mmb_rule *rule)
 	       !(rule->drop && rule->drop_rate < MMB_RATE_ALWAYS);
 }
 
-/* Make @rule, with its @nres residues @res, rule @i of a list being built. */
-static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *rule,
+/*
+ * Make @rule, with its @nres residues @res (after the list's), rule @i of
+ * @rv; @first: the first rule put into @rv.
+ */
+static void mmb_rvec_put(struct mmb_rvec *rv, unsigned int i, bool first, struct mmb_rule *rule,
 			 const struct mmb_resid *res, unsigned int nres)
 {
 	struct mmb_rref *r = &rv->r[i];
@@ -61,7 +76,7 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 	if (nres || !mmb_rule_simple(rule))
 		rv->flags &= ~MMB_RV_SIMPLE;
 	/* The verdict of the highest priority's rules only. */
-	if (i == 0 || rule->prio > rv->prio) {
+	if (first || rule->prio > rv->prio) {
 		rv->flags &= ~(MMB_RV_ACCEPT | MMB_RV_DROP);
 		rv->prio = rule->prio;
 	} else if (rule->prio < rv->prio) {
@@ -71,6 +86,13 @@ static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *r
 		rv->flags |= MMB_RV_ACCEPT;
 	if (rule->drop)
 		rv->flags |= MMB_RV_DROP;
+}
+
+/* Make @rule, with its @nres residues @res, rule @i of a list being built. */
+static void mmb_rvec_add(struct mmb_rvec *rv, unsigned int i, struct mmb_rule *rule,
+			 const struct mmb_resid *res, unsigned int nres)
+{
+	mmb_rvec_put(rv, i, i == 0, rule, res, nres);
 }
 
 /* @rule as an entry's rules pointer, without a list. */
@@ -840,9 +862,35 @@ static int mmb_masks_update(struct mmb_ruleset *rs, struct mmb_mask *add,
 }
 
 /*
+ * Lists of this many rules or more that a ruleset no reader sees makes get
+ * half as much room again: a batch that puts thousands of rules into one
+ * entry (port ranges of one protocol) then takes each in place, where a
+ * new list each time copied all the rules before it, n^2 / 2 in all.
+ */
+#define MMB_RVEC_ROOM_MIN	16
+
+/*
+ * Take @add (and its @nres residues @res) into @rv, a list with room for
+ * them that no reader sees, in handle order: rules come in that order in a
+ * batch, so the place is found from the end.
+ */
+static void mmb_rvec_insert(struct mmb_rvec *rv, struct mmb_rule *add,
+			    const struct mmb_resid *res, unsigned int nres)
+{
+	unsigned int i = rv->n;
+
+	while (i && rv->r[i - 1].rule->handle > add->handle)
+		i--;
+	memmove(&rv->r[i + 1], &rv->r[i], (rv->n - i) * sizeof(rv->r[0]));
+	mmb_rvec_put(rv, i, !rv->n, add, res, nres);
+	rv->n++;
+}
+
+/*
  * Publish @e's rules with @add (and its @nres residues @res) inserted in
  * handle order, or without @del: as a list, or as a lone rule if one rule
- * without residues is left.
+ * without residues is left. A list of a ruleset no reader sees takes @add
+ * in place if it has room.
  */
 static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 			    struct mmb_entry *e, struct mmb_rule *add,
@@ -850,10 +898,19 @@ static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 			    struct mmb_rule *del)
 {
 	unsigned int i, j = 0, n = mmb_entry_nrules(rs, e), kept = 0, kept_res = 0, onres;
+	unsigned int cap, res_cap;
 	struct mmb_rvec *old = mmb_entry_rules(rs, e), *rv;
 	struct mmb_table *t = mmb_tbl(rs, mask);
 	struct mmb_rule *rule, *last = add;
 	const struct mmb_resid *ores;
+
+	if (!rs->live && add && !del && !mmb_rvec_lone(old) && old->n < old->cap &&
+	    old->nres + nres <= old->res_cap) {
+		mmb_rvec_insert(old, add, res, nres);
+		mmb_entry_set_rules(e, old);
+		mmb_bucket_hint(rs, t, mmb_bucket_of(t, mmb_entry_hash(mask, e)));
+		return 0;
+	}
 
 	for (i = 0; i < n; i++) {
 		rule = mmb_entry_rule(rs, e, i, &ores, &onres);
@@ -866,7 +923,13 @@ static int mmb_rules_update(struct mmb_ruleset *rs, struct mmb_mask *mask,
 	if (kept + !!add == 1 && !kept_res && !(add && nres)) {
 		rv = mmb_rvec_of_lone(last);
 	} else {
-		rv = mmb_rvec_alloc(kept + !!add, kept_res + nres);
+		cap = kept + !!add;
+		res_cap = kept_res + nres;
+		if (!rs->live && add && cap >= MMB_RVEC_ROOM_MIN) {
+			cap += cap / 2;
+			res_cap = max(res_cap, min(res_cap + res_cap / 2, U16_MAX));
+		}
+		rv = mmb_rvec_alloc_room(kept + !!add, cap, res_cap);
 		if (!rv)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {

@@ -133,8 +133,10 @@ struct mmb_rref {
  * The rules of one entry, in handle order, never changed once published,
  * freed after a grace period; the last list of an entry takes the entry
  * along (@dead). A packet that hits a simple list counts the rules and has
- * its verdict without reading them. The residues follow the rules in the
- * same allocation (mmb_rvec_res()).
+ * its verdict without reading them. The residues follow room for @cap
+ * rules in the same allocation (mmb_rvec_res()); a list of a ruleset no
+ * reader sees may have room for more rules and residues, taken in place
+ * (mmb_rules_update()).
  */
 struct mmb_rvec {
 	struct rcu_head rcu;
@@ -144,6 +146,8 @@ struct mmb_rvec {
 	u8 dead_nkey;			/* chunks of key of @dead */
 	u16 nres;
 	u32 prio;			/* the highest of its rules' */
+	u32 cap;			/* rules it has room for, @n or more */
+	u32 res_cap;			/* residues it has room for */
 	struct mmb_rref r[];
 };
 
@@ -166,7 +170,7 @@ static __always_inline struct mmb_rule *mmb_rvec_lone(const struct mmb_rvec *rv)
 /* The residues of @rv's rules, after them. */
 static __always_inline struct mmb_resid *mmb_rvec_res(const struct mmb_rvec *rv)
 {
-	return (struct mmb_resid *)&rv->r[rv->n];
+	return (struct mmb_resid *)&rv->r[rv->cap];
 }
 
 /* Does @key hold the @n residues at @res? */

@@ -392,13 +392,12 @@ static void pr_check(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
 	}
 }
 
-static void pr_add(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
-		   struct rnd_state *rs, unsigned int i)
+/* Rule @i of @c, made from its spec, into @r. */
+static void pr_put(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r, unsigned int i)
 {
 	struct mmb_rule_err err = {};
 	struct mmb_rule *rule;
 
-	pr_rule(rs, &c->spec[i]);
 	rule = mmb_rule_create(&c->spec[i], NULL, &err);
 	if (IS_ERR(rule))
 		KUNIT_FAIL(test, "rule %u refused: %s (part %u, %u)", i, err.msg, err.part,
@@ -407,6 +406,13 @@ static void pr_add(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
 	/* Half by the image their creation left, as netlink adds them. */
 	KUNIT_ASSERT_EQ(test, mmbt_insert(r, rule, i % 2 ? &c->spec[i].img : NULL), 0);
 	c->rule[i] = rule;
+}
+
+static void pr_add(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r,
+		   struct rnd_state *rs, unsigned int i)
+{
+	pr_rule(rs, &c->spec[i]);
+	pr_put(test, c, r, i);
 }
 
 static void pr_del(struct kunit *test, struct pr_ctx *c, struct mmb_rules *r, unsigned int i)
@@ -486,6 +492,81 @@ static void prio_differential_test(struct kunit *test)
 	KUNIT_EXPECT_GT(test, c->rewritten, PR_PKTS / 20);
 	KUNIT_EXPECT_LT(test, c->decided, c->agree);
 	KUNIT_EXPECT_GT(test, hits, 0);
+}
+
+/*
+ * Rules of one key: UDP over IPv4 and a port range, an exclusion or a
+ * payload each (checked after the probe), now and then a source prefix
+ * (merged in with residues, or a table of its own), any priority and
+ * verdict. A batch puts them all into one entry, in place once its list
+ * has room (mmb_rules_update()); the verdicts and counts stay the chain's.
+ */
+static void pr_rule_key(struct rnd_state *rs, struct mmb_rule_spec *s)
+{
+	unsigned int n = 0, lo;
+
+	memset(s, 0, sizeof(*s));
+	s->m[n++] = mt(MMB_FIELD_IP_PROTO, MMB_OP_EQ, IPPROTO_UDP);
+	if (!rnd(rs, 8)) {
+		s->m[n] = mt(MMB_FIELD_IP_SADDR, MMB_OP_EQ, pr_addr4(rs));
+		s->m[n++].plen = 8 + rnd(rs, 9);
+	}
+	switch (rnd(rs, 3)) {
+	case 0:
+		lo = pr_ports[rnd(rs, ARRAY_SIZE(pr_ports))];
+		s->m[n++] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_GE, lo);
+		s->m[n++] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_LE, lo + rnd(rs, 100));
+		break;
+	case 1:
+		s->m[n++] = mt(MMB_FIELD_UDP_DPORT, MMB_OP_NE,
+			       pr_ports[rnd(rs, ARRAY_SIZE(pr_ports))]);
+		break;
+	default:
+		s->m[n] = mt(MMB_FIELD_UDP_PAYLOAD, MMB_OP_EQ, 0);
+		s->m[n].vlen = 1;
+		s->m[n++].value[0] = rnd(rs, 2);
+	}
+	s->nmatches = n;
+	s->ntargets = 1;
+	s->t[0].type = rnd(rs, 2) ? MMB_TARGET_DROP : MMB_TARGET_ACCEPT;
+	s->t[0].rate = MMB_RATE_ALWAYS;
+	s->prio = rnd(rs, 2) ? rnd(rs, 4) * 10 : rnd(rs, 1000);
+}
+
+static void prio_one_key_test(struct kunit *test)
+{
+	struct pr_ctx *c = mmbt_vzalloc(test, sizeof(*c));
+	struct mmb_rules *r = mmbt_rules_new(test);
+	struct mmb_table_info info;
+	struct rnd_state rs;
+	unsigned int i, most = 0, entries = 0;
+
+	prandom_seed_state(&rs, 0x6b6579);
+	for (i = 0; i < PR_RULES; i++) {
+		pr_rule_key(&rs, &c->spec[i]);
+		pr_put(test, c, r, i);
+	}
+	pr_check(test, c, r, &rs, "one key, added");
+	pr_rebuild(test, r);
+	for (i = 0; !mmbt_table(r, i, &info); i++)
+		if (info.rules > most) {
+			most = info.rules;
+			entries = info.entries;
+		}
+	/* One entry holds most of them: its list grew in place. */
+	KUNIT_EXPECT_GT(test, most, PR_RULES / 2);
+	KUNIT_EXPECT_EQ(test, entries, 1);
+	pr_check(test, c, r, &rs, "one key, rebuilt");
+	/* A third go, others come in their places; built again. */
+	for (i = 0; i < PR_RULES; i++)
+		if (!rnd(&rs, 3)) {
+			pr_del(test, c, r, i);
+			pr_rule_key(&rs, &c->spec[i]);
+			pr_put(test, c, r, i);
+		}
+	pr_check(test, c, r, &rs, "one key, changed");
+	pr_rebuild(test, r);
+	pr_check(test, c, r, &rs, "one key, rebuilt again");
 }
 
 /* --- the early stop ------------------------------------------------------ */
@@ -851,6 +932,7 @@ static void prio_stateful_test(struct kunit *test)
 
 static struct kunit_case prio_cases[] = {
 	KUNIT_CASE(prio_differential_test),
+	KUNIT_CASE(prio_one_key_test),
 	KUNIT_CASE(prio_early_stop_test),
 	KUNIT_CASE(prio_rewrite_test),
 	KUNIT_CASE(prio_stateful_test),
