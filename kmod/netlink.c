@@ -243,7 +243,7 @@ void *mmb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 {
 	void *hdr;
 
-	cb->seq = (u32)gen ?: 1;	/* 0 would mean "not checked" */
+	mmb_nl_dump_gen(cb, gen);
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  &mmb_genl_family, NLM_F_MULTI, cmd);
 	if (hdr)
@@ -299,26 +299,30 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	const struct mmb_enabled *e;
 	struct mmb_dev *md;
 	unsigned long i = 0;
+	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
 	rtnl_lock();
+	mmb_nl_dump_gen(cb, mn->dev_gen);
 	list_for_each_entry(md, &mn->devs, list) {
 		if (i++ < ctx->next)
 			continue;
-		if (mmb_nl_dev_fill(skb, md, cb))
+		err = mmb_nl_dev_fill(skb, md, cb);
+		if (err)
 			goto out;
 		ctx->next++;
 	}
 	list_for_each_entry(e, &mn->enabled, list) {
 		if (i++ < ctx->next)
 			continue;
-		if (mmb_nl_enabled_fill(skb, mn, e, cb))
+		err = mmb_nl_enabled_fill(skb, mn, e, cb);
+		if (err)
 			break;
 		ctx->next++;
 	}
 out:
 	rtnl_unlock();
-	return skb->len;
+	return skb->len ?: err;
 }
 
 static const struct genl_ops mmb_genl_ops[] = {

@@ -24,6 +24,16 @@ struct mmb_nl_dump_ctx {
 	u64 next;
 };
 
+/*
+ * The generation a dump's call reads (0 would mean "not checked"): set
+ * before its first message, and before the end if it writes none, so that
+ * an end after a change is flagged NLM_F_DUMP_INTR too.
+ */
+static inline void mmb_nl_dump_gen(struct netlink_callback *cb, unsigned long gen)
+{
+	cb->seq = (u32)gen ?: 1;
+}
+
 void *mmb_nl_dump_put(struct sk_buff *skb, struct netlink_callback *cb, u8 cmd,
 		      unsigned long gen);
 int mmb_nl_put_stats(struct sk_buff *skb, int type, struct mmb_pcpu_stats __percpu *pcpu,

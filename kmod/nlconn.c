@@ -210,7 +210,10 @@ int mmb_nl_conn_dump_done(struct netlink_callback *cb)
 /*
  * Each connection once (its original direction's node), live ones only.
  * A connection that did not fit is the walk's current one: the next call
- * starts with it.
+ * starts with it. A resize of the table restarts the walk from its start
+ * (-EAGAIN): what was sent comes again, so the messages after it are
+ * flagged NLM_F_DUMP_INTR (cb->args[1] counts the restarts), and mmbctl
+ * dumps again.
  */
 int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
@@ -222,15 +225,19 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 
 	rhashtable_walk_start(iter);
 	for (n = rhashtable_walk_peek(iter); n; n = rhashtable_walk_next(iter)) {
-		if (IS_ERR(n))
-			continue;	/* -EAGAIN: a resize; the walk goes on */
+		if (IS_ERR(n)) {
+			cb->args[1]++;	/* -EAGAIN: a resize; the walk goes on */
+			continue;
+		}
 		c = mmb_conn_of(n);
 		if (n->t.dir != MMB_DIR_ORIG || !mmb_conn_live(c) || mmb_conn_expired(c, now))
 			continue;
+		mmb_nl_dump_gen(cb, cb->args[1] + 1);
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_CONN_GET);
 		if (!hdr)
 			break;
+		genl_dump_check_consistent(cb, hdr);
 		if (mmb_nl_put_conn(skb, c, now)) {
 			genlmsg_cancel(skb, hdr);
 			break;
@@ -238,6 +245,7 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 		genlmsg_end(skb, hdr);
 	}
 	rhashtable_walk_stop(iter);
+	mmb_nl_dump_gen(cb, cb->args[1] + 1);	/* the end, after a resize too */
 	return skb->len;
 }
 

@@ -1106,18 +1106,24 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mmb_ruleset *rs;
 	struct mmb_rule *rule;
 	u32 handle;
+	int err = 0;
 
 	mmb_rules_lock(&mn->rules);
 	rs = mmb_rules_locked(&mn->rules);
+	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
 	while (ctx->next <= U32_MAX) {
 		handle = max_t(u64, ctx->next, 1);
 		rule = mmb_ruleset_next(rs, &handle);
-		if (!rule || mmb_nl_rule_fill(skb, rule, cb, mmb_ruleset_gen(rs)))
+		if (!rule)
+			break;
+		err = mmb_nl_rule_fill(skb, rule, cb, mmb_ruleset_gen(rs));
+		if (err)
 			break;
 		ctx->next = (u64)handle + 1;
 	}
 	mmb_rules_unlock(&mn->rules);
-	return skb->len;
+	/* A rule that an empty message cannot hold ends the dump with an error. */
+	return skb->len ?: err;
 }
 
 /* Zero @rule's counters (mmb_stats_reset()): packets, bytes, options not added. */
@@ -1244,12 +1250,17 @@ int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mmb_net *mn = mmb_pernet(sock_net(skb->sk));
 	struct mmb_table_info info;
 	struct mmb_ruleset *rs;
+	int err = 0;
 
 	mmb_rules_lock(&mn->rules);
 	rs = mmb_rules_locked(&mn->rules);
-	while (!mmb_ruleset_table(rs, ctx->next, &info) &&
-	       !mmb_nl_table_fill(skb, ctx->next, &info, cb, mmb_ruleset_gen(rs)))
+	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
+	while (!mmb_ruleset_table(rs, ctx->next, &info)) {
+		err = mmb_nl_table_fill(skb, ctx->next, &info, cb, mmb_ruleset_gen(rs));
+		if (err)
+			break;
 		ctx->next++;
+	}
 	mmb_rules_unlock(&mn->rules);
-	return skb->len;
+	return skb->len ?: err;
 }

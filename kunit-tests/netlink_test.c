@@ -636,6 +636,110 @@ static void netlink_dump_consistent_test(struct kunit *test)
 	nlt_close(&t);
 }
 
+static void nlt_flush_between(struct nlt *t)
+{
+	KUNIT_EXPECT_EQ(t->test, nlt_flush(t), 0);
+}
+
+/*
+ * A dump whose later parts find nothing left to send still says that it
+ * spanned a change: its end is flagged, not only the messages of another
+ * generation (there are none).
+ */
+static void netlink_dump_end_flagged_test(struct kunit *test)
+{
+	struct nlt t, *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	unsigned int i, j, n;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	nlt_open(test, &t);
+	nlt_open(test, u);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	for (i = 0; i < 300; i += 10) {
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		for (j = i; j < i + 10; j++)
+			nlt_op_add(&t, 0x0a010000 + j, 2000);
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_flush_between, u, &n));
+	KUNIT_EXPECT_LT(test, n, 300);
+	nlt_close(u);
+	nlt_close(&t);
+}
+
+/*
+ * The largest rule (32 payload matches of 64 bytes, 16 option targets of
+ * 38 bytes, a comment of 128) does not fit the first skb of a socket that
+ * has read nothing: its dump ends with -EMSGSIZE, not as if there were no
+ * rule.
+ */
+static void netlink_dump_big_rule_test(struct kunit *test)
+{
+	struct nlt t, *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
+	unsigned int op, rule, list, nest, i, n = 0;
+	struct nlmsghdr *nlh;
+	char cmt[MMB_COMMENT_MAX + 1];
+	bool done = false;
+	u8 val[64];
+	int rem, err = 0;
+
+	KUNIT_ASSERT_NOT_NULL(test, u);
+	memset(val, 0x5a, sizeof(val));
+	nlt_open(test, &t);
+	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
+	nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+	op = nlt_nest(&t, MMB_A_OP);
+	nlt_u8(&t, MMB_BATCH_A_CMD, MMB_CMD_RULE_ADD);
+	rule = nlt_nest(&t, MMB_BATCH_A_RULE);
+	list = nlt_nest(&t, MMB_RULE_A_MATCHES);
+	for (i = 0; i < MMB_MAX_MATCHES; i++) {
+		nest = nlt_nest(&t, i + 1);
+		nlt_u16(&t, MMB_MATCH_A_FIELD, MMB_FIELD_TCP_PAYLOAD);
+		val[0] = i;
+		nlt_put(&t, MMB_MATCH_A_VALUE, val, sizeof(val));
+		nlt_nest_end(&t, nest);
+	}
+	nlt_nest_end(&t, list);
+	list = nlt_nest(&t, MMB_RULE_A_TARGETS);
+	for (i = 0; i < MMB_MAX_TARGETS; i++) {
+		nest = nlt_nest(&t, i + 1);
+		nlt_u8(&t, MMB_TARGET_A_TYPE, MMB_TARGET_ADD);
+		nlt_u16(&t, MMB_TARGET_A_FIELD, MMB_FIELD_TCP_OPT);
+		nlt_u8(&t, MMB_TARGET_A_KIND, 240 + i);
+		nlt_put(&t, MMB_TARGET_A_VALUE, val, MMB_OPT_DATA_MAX);
+		nlt_nest_end(&t, nest);
+	}
+	nlt_nest_end(&t, list);
+	memset(cmt, 'c', MMB_COMMENT_MAX);
+	cmt[MMB_COMMENT_MAX] = 0;
+	nlt_put(&t, MMB_RULE_A_COMMENT, cmt, sizeof(cmt));
+	nlt_nest_end(&t, rule);
+	nlt_nest_end(&t, op);
+	KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+
+	nlt_open_bare(test, u, t.family);
+	nlt_begin(u, u->family, MMB_CMD_RULE_GET);
+	nlt_hdr(u)->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	nlt_xmit(u);
+	while (!done) {
+		rem = nlt_rx(u);
+		KUNIT_ASSERT_GT(test, rem, 0);
+		for (nlh = (void *)u->rx; nlmsg_ok(nlh, rem); nlh = nlmsg_next(nlh, &rem)) {
+			if (nlh->nlmsg_type == NLMSG_DONE || nlh->nlmsg_type == NLMSG_ERROR) {
+				err = *(int *)nlmsg_data(nlh);
+				done = true;
+				break;
+			}
+			n++;
+		}
+	}
+	/* The rule, or an error: never an empty list that looks whole. */
+	KUNIT_EXPECT_TRUE(test, n == 1 || err == -EMSGSIZE);
+	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
+	nlt_close(u);
+	nlt_close(&t);
+}
+
 /*
  * A rule keeps no target when it accepts or drops (its only target then);
  * a dump gives its targets back all the same, in the order they were
@@ -866,6 +970,8 @@ static struct kunit_case mmb_netlink_cases[] = {
 	KUNIT_CASE(netlink_refusals_test),
 	KUNIT_CASE(netlink_batch_test),
 	KUNIT_CASE(netlink_dump_consistent_test),
+	KUNIT_CASE(netlink_dump_end_flagged_test),
+	KUNIT_CASE(netlink_dump_big_rule_test),
 	KUNIT_CASE(netlink_dump_targets_test),
 	KUNIT_CASE(netlink_fuzz_test),
 	{}

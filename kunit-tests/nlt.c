@@ -260,6 +260,26 @@ void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
 	}
 }
 
+/*
+ * A socket that speaks @family without having read anything: its first
+ * dump's skb is NLMSG_GOODSIZE, where a socket that has read takes as
+ * much as its largest read.
+ */
+void nlt_open_bare(struct kunit *test, struct nlt *t, u16 family)
+{
+	memset(t, 0, sizeof(*t));
+	t->test = test;
+	t->family = family;
+	t->buf = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
+	t->rx = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
+	t->reply = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, t->reply);
+	KUNIT_ASSERT_NOT_NULL(test, t->buf);
+	KUNIT_ASSERT_NOT_NULL(test, t->rx);
+	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW,
+					       NETLINK_GENERIC, &t->sock), 0);
+}
+
 /* Join the events group: the socket then receives them. */
 int nlt_join_events(struct nlt *t)
 {

@@ -51,6 +51,7 @@ void nlt_recv(struct nlt *t);
 int nlt_send(struct nlt *t);
 void nlt_open(struct kunit *test, struct nlt *t);
 void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net);
+void nlt_open_bare(struct kunit *test, struct nlt *t, u16 family);
 void nlt_close(struct nlt *t);
 bool nlt_dump(struct nlt *t, u8 cmd, void (*between)(struct nlt *), struct nlt *other,
 	      unsigned int *n);
