@@ -154,7 +154,7 @@ struct mmb_rvec {
 /*
  * An entry whose one rule has no residues (the common case: one rule per
  * key, in the table of its own mask) has no list: its rules pointer is
- * the rule's, tagged with MMB_RULES_LONE. That saves the list's 64 bytes
+ * the rule's, tagged with MMB_RULES_LONE. That saves the list's 72 bytes
  * per such rule; readers see either form.
  */
 #define MMB_RULES_LONE	0x1UL
