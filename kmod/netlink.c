@@ -302,6 +302,8 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	int err = 0;
 
 	BUILD_BUG_ON(sizeof(*ctx) > sizeof(cb->ctx));
+	if (ctx->next == MMB_NL_DUMP_END)
+		return 0;
 	rtnl_lock();
 	mmb_nl_dump_gen(cb, mn->dev_gen);
 	list_for_each_entry(md, &mn->devs, list) {
@@ -317,9 +319,10 @@ static int mmb_nl_dev_dump(struct sk_buff *skb, struct netlink_callback *cb)
 			continue;
 		err = mmb_nl_enabled_fill(skb, mn, e, cb);
 		if (err)
-			break;
+			goto out;
 		ctx->next++;
 	}
+	ctx->next = MMB_NL_DUMP_END;
 out:
 	rtnl_unlock();
 	return skb->len ?: err;

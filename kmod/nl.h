@@ -19,10 +19,16 @@ enum {
 	MMB_MCGRP_LOG,		/* MMB_GENL_MCGRP_LOG */
 };
 
-/* Where a dump goes on: index of the next device or table, handle of the next rule. */
+/*
+ * Where a dump goes on: index of the next device or table, handle of the
+ * next rule; MMB_NL_DUMP_END once a call has sent the last one (the call
+ * after it only ends the dump, whatever changed since).
+ */
 struct mmb_nl_dump_ctx {
 	u64 next;
 };
+
+#define MMB_NL_DUMP_END	U64_MAX
 
 /*
  * The generation a dump's call reads (0 would mean "not checked"): set

@@ -223,7 +223,9 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mmb_conn *c;
 	void *hdr;
 
-	rhashtable_walk_start(iter);
+	/* A resize since the last call rewinds the walk to the start. */
+	if (rhashtable_walk_start_check(iter) == -EAGAIN)
+		cb->args[1]++;
 	for (n = rhashtable_walk_peek(iter); n; n = rhashtable_walk_next(iter)) {
 		if (IS_ERR(n)) {
 			cb->args[1]++;	/* -EAGAIN: a resize; the walk goes on */
@@ -237,11 +239,12 @@ int mmb_nl_conn_dump(struct sk_buff *skb, struct netlink_callback *cb)
 				  &mmb_genl_family, NLM_F_MULTI, MMB_CMD_CONN_GET);
 		if (!hdr)
 			break;
-		genl_dump_check_consistent(cb, hdr);
 		if (mmb_nl_put_conn(skb, c, now)) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
+		/* Only a message sent notes the restarts it has seen. */
+		genl_dump_check_consistent(cb, hdr);
 		genlmsg_end(skb, hdr);
 	}
 	rhashtable_walk_stop(iter);

@@ -1108,14 +1108,18 @@ int mmb_nl_rule_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	u32 handle;
 	int err = 0;
 
+	if (ctx->next == MMB_NL_DUMP_END)
+		return 0;
 	mmb_rules_lock(&mn->rules);
 	rs = mmb_rules_locked(&mn->rules);
 	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
 	while (ctx->next <= U32_MAX) {
 		handle = max_t(u64, ctx->next, 1);
 		rule = mmb_ruleset_next(rs, &handle);
-		if (!rule)
+		if (!rule) {
+			ctx->next = MMB_NL_DUMP_END;
 			break;
+		}
 		err = mmb_nl_rule_fill(skb, rule, cb, mmb_ruleset_gen(rs));
 		if (err)
 			break;
@@ -1252,10 +1256,16 @@ int mmb_nl_table_dump(struct sk_buff *skb, struct netlink_callback *cb)
 	struct mmb_ruleset *rs;
 	int err = 0;
 
+	if (ctx->next == MMB_NL_DUMP_END)
+		return 0;
 	mmb_rules_lock(&mn->rules);
 	rs = mmb_rules_locked(&mn->rules);
 	mmb_nl_dump_gen(cb, mmb_ruleset_gen(rs));
-	while (!mmb_ruleset_table(rs, ctx->next, &info)) {
+	for (;;) {
+		if (mmb_ruleset_table(rs, ctx->next, &info)) {
+			ctx->next = MMB_NL_DUMP_END;
+			break;
+		}
 		err = mmb_nl_table_fill(skb, ctx->next, &info, cb, mmb_ruleset_gen(rs));
 		if (err)
 			break;

@@ -594,7 +594,7 @@ static void nlt_op_add_fields(struct nlt *t, unsigned int set)
  * A dump takes several calls of the kernel, each resuming where the last
  * stopped; a transaction between two of them must show as NLM_F_DUMP_INTR
  * (mmbctl then dumps again), or a listing could be half of one ruleset and
- * half of the next. Rules: 300 of them, several skbs; tables: 128 masks.
+ * half of the next. Rules: 300 of them, several skbs; tables: 210 masks.
  */
 static void netlink_dump_consistent_test(struct kunit *test)
 {
@@ -618,9 +618,12 @@ static void netlink_dump_consistent_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, n, 301);
 
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
-	/* Every set of three of ten fields: 120 tables. */
+	/*
+	 * Every set of four of ten fields: 210 tables, more than the first
+	 * part of a dump holds, so that a change after it is spanned.
+	 */
 	for (i = 0, n = 0; i < BIT(10); i++) {
-		if (hweight32(i) != 3)
+		if (hweight32(i) != 4)
 			continue;
 		if (!(n++ % 8))
 			nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
@@ -628,8 +631,10 @@ static void netlink_dump_consistent_test(struct kunit *test)
 		if (!(n % 8))
 			KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
 	}
+	if (n % 8)
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
 	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_TABLE_GET, NULL, NULL, &n));
-	KUNIT_EXPECT_EQ(test, n, 120);
+	KUNIT_EXPECT_EQ(test, n, 210);
 	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_TABLE_GET, nlt_commit_one, u, &n));
 	KUNIT_EXPECT_EQ(test, nlt_flush(&t), 0);
 	nlt_close(u);
@@ -644,7 +649,8 @@ static void nlt_flush_between(struct nlt *t)
 /*
  * A dump whose later parts find nothing left to send still says that it
  * spanned a change: its end is flagged, not only the messages of another
- * generation (there are none).
+ * generation (there are none). One that had sent everything before the
+ * change is not.
  */
 static void netlink_dump_end_flagged_test(struct kunit *test)
 {
@@ -663,6 +669,20 @@ static void netlink_dump_end_flagged_test(struct kunit *test)
 	}
 	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_flush_between, u, &n));
 	KUNIT_EXPECT_LT(test, n, 300);
+	/*
+	 * Two parts (36 of these rules fill a part of 8 KiB): the first read
+	 * takes the first, and the kernel makes the second (the last rules)
+	 * as it returns; the change comes after it, before the end is made:
+	 * the listing is whole all the same.
+	 */
+	for (i = 0; i < 60; i += 10) {
+		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
+		for (j = i; j < i + 10; j++)
+			nlt_op_add(&t, 0x0a020000 + j, 2000);
+		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
+	}
+	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_flush_between, u, &n));
+	KUNIT_EXPECT_EQ(test, n, 60);
 	nlt_close(u);
 	nlt_close(&t);
 }
