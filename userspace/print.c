@@ -93,7 +93,7 @@ static void indent(void)
  * Bytes of the well-formed UTF-8 sequence at @s (RFC 3629: no overlong
  * form, no surrogate, nothing above U+10FFFF), 0 if it is not one.
  */
-static int utf8_len(const unsigned char *s)
+int print_utf8_len(const unsigned char *s)
 {
 	int n, i;
 
@@ -123,7 +123,7 @@ static void json_str(const char *s)
 		int n;
 
 		if (c >= 0x80) {
-			n = utf8_len((const unsigned char *)s);
+			n = print_utf8_len((const unsigned char *)s);
 			if (n) {
 				fwrite(s, 1, n, out);
 				s += n - 1;

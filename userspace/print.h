@@ -35,6 +35,9 @@ bool print_is_prom(void);
 void print_prom_scope(const char *scope);
 void print_prom_emit(FILE *f);
 void prom_element(void);
+void prom_escape(char *out, size_t len, const char *s);
+/* Bytes of the well-formed UTF-8 sequence at @s, 0 if it is not one. */
+int print_utf8_len(const unsigned char *s);
 void prom_label(const char *key, const char *val);
 void prom_sample(const char *path, unsigned long long value);
 

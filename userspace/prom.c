@@ -105,17 +105,30 @@ void print_prom_scope(const char *name)
 	element_label[0] = '\0';
 }
 
-/* A label value as the format quotes it: \\, \" and \n escaped. */
-static void escape(char *out, size_t len, const char *s)
+/*
+ * A label value as the format quotes it: \\, \" and \n escaped; the
+ * format is UTF-8, so a byte that is not becomes U+FFFD.
+ */
+void prom_escape(char *out, size_t len, const char *s)
 {
 	size_t o = 0;
+	int u;
 
-	for (; *s && o + 3 < len; s++) {
+	for (; *s && o + 4 < len; s++) {
 		if (*s == '\\' || *s == '"' || *s == '\n') {
 			out[o++] = '\\';
 			out[o++] = *s == '\n' ? 'n' : *s;
-		} else {
+		} else if ((unsigned char)*s < 0x80) {
 			out[o++] = *s;
+		} else if ((u = print_utf8_len((const unsigned char *)s)) && o + u + 1 < len) {
+			memcpy(out + o, s, u);
+			o += u;
+			s += u - 1;
+		} else if (!u) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+		} else {
+			break;
 		}
 	}
 	out[o] = '\0';
@@ -134,7 +147,7 @@ void prom_label(const char *key, const char *val)
 
 	if (!scope->label_key || strcmp(key, scope->label_key))
 		return;
-	escape(v, sizeof(v), val);
+	prom_escape(v, sizeof(v), val);
 	snprintf(element_label, sizeof(element_label), "%s=\"%s\"", scope->label, v);
 }
 
@@ -189,7 +202,7 @@ void prom_sample(const char *path, unsigned long long value)
 	s->order = nsamples;
 	lv[0] = '\0';
 	if (m->label)
-		escape(lv, sizeof(lv), m->value ? m->value : key);
+		prom_escape(lv, sizeof(lv), m->value ? m->value : key);
 	snprintf(s->labels, sizeof(s->labels), "%s%s%s%s%s%s", element_label,
 		 element_label[0] && m->label ? "," : "", m->label ? m->label : "",
 		 m->label ? "=\"" : "", lv, m->label ? "\"" : "");

@@ -192,6 +192,15 @@ int main(int argc, char **argv)
 	result(strstr(out, "mmb_connection_events_total{event=\"capped\"} 2012\n") &&
 	       strstr(out, "mmb_connections 7\n") && strstr(out, "# TYPE mmb_connections gauge\n"),
 	       "the connection table's counters and count");
+	{
+		char e[16];
+
+		prom_escape(e, sizeof(e), "e\xc3\xa9\xff\"");
+		result(!strcmp(e, "e\xc3\xa9\xef\xbf\xbd\\\""),
+		       "a label keeps UTF-8 and makes a stray byte U+FFFD");
+		prom_escape(e, 6, "ab\xe2\x82\xac");
+		result(!strcmp(e, "ab"), "a label cut short cuts no character in two");
+	}
 	printf("1..%d\n", n);
 	free(out);
 	free(want);
