@@ -92,8 +92,7 @@ static bool field_is_endpoint(int f)
  */
 static bool is_value(const char *w)
 {
-	return !target_by_name(w) && !starts_match(w) && strcmp(w, "ct") &&
-	       strcmp(w, "offload") && strcmp(w, "comment");
+	return !target_follows(w) && !starts_match(w) && strcmp(w, "ct");
 }
 
 /* An option kind: decimal, 0xHEX or xHEX, 0 to 255; -1 if @w is none. */

@@ -131,6 +131,7 @@ struct target_kind {
 
 extern const struct target_kind target_kinds[];
 const struct target_kind *target_by_name(const char *w);
+bool target_follows(const char *w);
 const struct target_kind *target_by_type(int type);
 const char *target_names(void);
 /* The word of reject's answer @reject (enum mmb_reject), or NULL. */

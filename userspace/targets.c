@@ -16,14 +16,19 @@
 #include "print.h"
 #include "rule.h"
 
+/* Does @w begin what may follow a target's words: a target, offload, the comment? */
+bool target_follows(const char *w)
+{
+	return target_by_name(w) || !strcmp(w, "comment") || !strcmp(w, "offload");
+}
+
 /* drop [PERCENT] */
 static int drop_parse(int argc, char **argv, int *pi, struct utarget *t)
 {
 	int i = *pi + 1;
 
 	t->rate = MMB_RATE_ALWAYS;
-	if (i < argc && !target_by_name(argv[i]) && strcmp(argv[i], "comment") &&
-	    strcmp(argv[i], "offload")) {
+	if (i < argc && !target_follows(argv[i])) {
 		char *end;
 		double pct = strtod(argv[i], &end);
 
@@ -175,7 +180,7 @@ static void masquerade_format(const struct utarget *t, char *buf, size_t len)
 static int opt_value_parse(struct utarget *t, const char *w, char *err, size_t errlen)
 {
 	uint8_t v[MMB_PAYLOAD_MAX];
-	int vlen, plen;
+	int vlen = 0, plen = 0;	/* an option's data: "0x" is none, and no prefix */
 
 	if (!field_is_opt(t->field) || field_bits(t->field)) {
 		if (value_parse(t->field, w, v, &vlen, &plen, err, errlen))
@@ -185,20 +190,14 @@ static int opt_value_parse(struct utarget *t, const char *w, char *err, size_t e
 				 TARGET_VALUE_MAX);
 			return -1;
 		}
-	} else if (!strcmp(w, "0x")) {
-		vlen = 0;
-	} else if (value_parse(MMB_FIELD_TCP_PAYLOAD, w, v, &vlen, &plen, err, errlen) ||
-		   vlen > TARGET_VALUE_MAX) {
+	} else if (strcmp(w, "0x") &&
+		   (value_parse(MMB_FIELD_TCP_PAYLOAD, w, v, &vlen, &plen, err, errlen) ||
+		    vlen > TARGET_VALUE_MAX)) {
 		snprintf(err, errlen, "TCP option data is 0x and 0 to %d hex bytes",
 			 TARGET_VALUE_MAX);
 		return -1;
-	} else {
-		plen = 0;
 	}
-	if (!field_is_opt(t->field) || field_bits(t->field))
-		t->plen = plen;
-	else
-		t->plen = 0;
+	t->plen = plen;
 	memcpy(t->value, v, vlen);
 	t->vlen = vlen;
 	return 0;
@@ -246,8 +245,7 @@ static int opt_parse(int argc, char **argv, int *pi, struct utarget *t)
 			return err_word(AT(argv + i), "tcp-opt takes a KIND, 2 to 255");
 	}
 	*pi = ++i;
-	if (i == argc || target_by_name(argv[i]) || !strcmp(argv[i], "comment") ||
-	    !strcmp(argv[i], "offload"))
+	if (i == argc || target_follows(argv[i]))
 		return 0;	/* add: the value is optional (tcp-opt-sackp has none) */
 	if (strip)
 		return err_word(AT(argv + i), "strip takes no value");
