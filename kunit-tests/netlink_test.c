@@ -557,6 +557,19 @@ static void netlink_batch_test(struct kunit *test)
 }
 
 /* A transaction commits in the middle of a dump: one more rule. */
+/* @n five-tuple drop rules, sources from @saddr up, in batches of ten. */
+static void nlt_add_rules(struct nlt *t, unsigned int n, u32 saddr)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < n; i += 10) {
+		nlt_begin(t, t->family, MMB_CMD_RULE_BATCH);
+		for (j = i; j < i + 10 && j < n; j++)
+			nlt_op_add(t, saddr + j, 2000);
+		KUNIT_ASSERT_EQ(t->test, nlt_send(t), 0);
+	}
+}
+
 static void nlt_commit_one(struct nlt *t)
 {
 	nlt_begin(t, t->family, MMB_CMD_RULE_BATCH);
@@ -599,18 +612,13 @@ static void nlt_op_add_fields(struct nlt *t, unsigned int set)
 static void netlink_dump_consistent_test(struct kunit *test)
 {
 	struct nlt t, *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
-	unsigned int i, j, n;
+	unsigned int i, n;
 
 	KUNIT_ASSERT_NOT_NULL(test, u);
 	nlt_open(test, &t);
 	nlt_open(test, u);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
-	for (i = 0; i < 300; i += 10) {
-		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-		for (j = i; j < i + 10; j++)
-			nlt_op_add(&t, 0x0a010000 + j, 2000);
-		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
-	}
+	nlt_add_rules(&t, 300, 0x0a010000);
 	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_RULE_GET, NULL, NULL, &n));
 	KUNIT_EXPECT_EQ(test, n, 300);
 	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_commit_one, u, &n));
@@ -655,18 +663,13 @@ static void nlt_flush_between(struct nlt *t)
 static void netlink_dump_end_flagged_test(struct kunit *test)
 {
 	struct nlt t, *u = kunit_kzalloc(test, sizeof(*u), GFP_KERNEL);
-	unsigned int i, j, n;
+	unsigned int n;
 
 	KUNIT_ASSERT_NOT_NULL(test, u);
 	nlt_open(test, &t);
 	nlt_open(test, u);
 	KUNIT_ASSERT_EQ(test, nlt_flush(&t), 0);
-	for (i = 0; i < 300; i += 10) {
-		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-		for (j = i; j < i + 10; j++)
-			nlt_op_add(&t, 0x0a010000 + j, 2000);
-		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
-	}
+	nlt_add_rules(&t, 300, 0x0a010000);
 	KUNIT_EXPECT_TRUE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_flush_between, u, &n));
 	KUNIT_EXPECT_LT(test, n, 300);
 	/*
@@ -675,12 +678,7 @@ static void netlink_dump_end_flagged_test(struct kunit *test)
 	 * as it returns; the change comes after it, before the end is made:
 	 * the listing is whole all the same.
 	 */
-	for (i = 0; i < 60; i += 10) {
-		nlt_begin(&t, t.family, MMB_CMD_RULE_BATCH);
-		for (j = i; j < i + 10; j++)
-			nlt_op_add(&t, 0x0a020000 + j, 2000);
-		KUNIT_ASSERT_EQ(test, nlt_send(&t), 0);
-	}
+	nlt_add_rules(&t, 60, 0x0a020000);
 	KUNIT_EXPECT_FALSE(test, nlt_dump(&t, MMB_CMD_RULE_GET, nlt_flush_between, u, &n));
 	KUNIT_EXPECT_EQ(test, n, 60);
 	nlt_close(u);

@@ -218,11 +218,9 @@ void nlt_open(struct kunit *test, struct nlt *t)
 	nlt_open_net(test, t, &init_net);
 }
 
-/* A socket in @net: the requests act on its state. */
-void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
+/* A generic netlink socket in @net and @t's buffers; nothing read or sent. */
+static void nlt_sock_new(struct kunit *test, struct nlt *t, struct net *net)
 {
-	struct nlattr *a;
-
 	memset(t, 0, sizeof(*t));
 	t->test = test;
 	t->buf = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
@@ -233,6 +231,14 @@ void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
 	KUNIT_ASSERT_NOT_NULL(test, t->rx);
 	KUNIT_ASSERT_EQ(test, sock_create_kern(net, AF_NETLINK, SOCK_RAW,
 					       NETLINK_GENERIC, &t->sock), 0);
+}
+
+/* A socket in @net: the requests act on its state. */
+void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
+{
+	struct nlattr *a;
+
+	nlt_sock_new(test, t, net);
 	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_EXT_ACK), 0);
 	KUNIT_ASSERT_EQ(test, nlt_setsockopt(t->sock, NETLINK_CAP_ACK), 0);
 
@@ -267,17 +273,8 @@ void nlt_open_net(struct kunit *test, struct nlt *t, struct net *net)
  */
 void nlt_open_bare(struct kunit *test, struct nlt *t, u16 family)
 {
-	memset(t, 0, sizeof(*t));
-	t->test = test;
+	nlt_sock_new(test, t, &init_net);
 	t->family = family;
-	t->buf = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
-	t->rx = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
-	t->reply = kunit_kzalloc(test, NLT_BUF, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, t->reply);
-	KUNIT_ASSERT_NOT_NULL(test, t->buf);
-	KUNIT_ASSERT_NOT_NULL(test, t->rx);
-	KUNIT_ASSERT_EQ(test, sock_create_kern(&init_net, AF_NETLINK, SOCK_RAW,
-					       NETLINK_GENERIC, &t->sock), 0);
 }
 
 /* Join the events group: the socket then receives them. */
